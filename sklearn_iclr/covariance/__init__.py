@@ -1,0 +1,3 @@
+"""Covariance estimators: replicable covariance and Gaussian embedding models."""
+
+__all__ = []

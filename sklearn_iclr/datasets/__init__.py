@@ -1,0 +1,9 @@
+"""Data sets: loaders for shipped real data and ``make_*`` generators.
+
+The generators reproduce the data models of the papers the estimators come
+from; tests, examples and benchmarks use them, and so can users.
+"""
+
+from ._uci import load_caesarian, load_haberman, load_voicepath
+
+__all__ = ["load_caesarian", "load_haberman", "load_voicepath"]

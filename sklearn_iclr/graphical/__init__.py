@@ -1,0 +1,3 @@
+"""Graphical models: the inverse temperature of (truncated) Ising models."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
+
+__all__ = []

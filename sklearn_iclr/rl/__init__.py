@@ -1,0 +1,3 @@
+"""Reinforcement learning: linear off-policy evaluation."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Single-index models and tensor PCA via averaged Langevin dynamics."""
+
+__all__ = []

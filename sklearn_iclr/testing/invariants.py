@@ -1,0 +1,97 @@
+"""Reusable invariant checks for fitted estimators.
+
+Each check fits fresh clones of the estimator it is given and raises an
+``AssertionError`` with a readable message when the invariant fails.
+"""
+
+import numpy as np
+from sklearn.base import clone
+
+
+def _output(estimator, X, method):
+    return np.asarray(getattr(estimator, method)(X))
+
+
+def assert_row_permutation_invariant(
+    estimator, X, y=None, *, method="predict", permutation=None, rtol=1e-7, atol=1e-9
+):
+    """Check that shuffling the training rows does not change ``method`` on X.
+
+    Parameters
+    ----------
+    estimator : estimator
+        An unfitted estimator (it is cloned).
+    X, y : array-like
+        Training data; ``y=None`` for unsupervised estimators.
+    method : str, default="predict"
+        The method whose output is compared (prefer a continuous score such
+        as ``decision_function``: labels of tied points may legitimately flip).
+    permutation : ndarray, default=None
+        The row order to try; ``None`` reverses the rows.
+    rtol, atol : float
+        Tolerances of the comparison.
+    """
+    X = np.asarray(X)
+    perm = np.arange(len(X))[::-1] if permutation is None else np.asarray(permutation)
+    args = (X,) if y is None else (X, np.asarray(y))
+    args_perm = (X[perm],) if y is None else (X[perm], np.asarray(y)[perm])
+    a = _output(clone(estimator).fit(*args), X, method)
+    b = _output(clone(estimator).fit(*args_perm), X, method)
+    np.testing.assert_allclose(
+        a, b, rtol=rtol, atol=atol, err_msg=f"{method} changed with the row order"
+    )
+
+
+def assert_refit_deterministic(estimator, X, y=None, *, attributes=("predict",)):
+    """Check that two fits of clones (same ``random_state``) agree exactly.
+
+    Parameters
+    ----------
+    estimator : estimator
+        An unfitted estimator; give it an integer ``random_state`` if it has one.
+    X, y : array-like
+        Training data; ``y=None`` for unsupervised estimators.
+    attributes : tuple of str, default=("predict",)
+        Fitted attributes (names ending in ``_``) or methods applied to X that
+        must be identical between the two fits.
+    """
+    args = (X,) if y is None else (X, y)
+    first, second = clone(estimator).fit(*args), clone(estimator).fit(*args)
+    for name in attributes:
+        a, b = getattr(first, name), getattr(second, name)
+        if callable(a):
+            a, b = a(X), b(X)
+        np.testing.assert_array_equal(
+            np.asarray(a), np.asarray(b), err_msg=f"{name} differs between two fits"
+        )
+
+
+def assert_label_relabelling_invariant(
+    estimator, X, y, *, method="decision_function", rtol=1e-7, atol=1e-9
+):
+    """Check that renaming the classes (ints to strings) leaves scores unchanged.
+
+    The labels ``c`` become the strings ``"class_<c>"``, which sort in the same
+    order, so ``classes_`` keep their order and ``method`` must give the same
+    numbers.
+
+    Parameters
+    ----------
+    estimator : estimator
+        An unfitted classifier.
+    X, y : array-like
+        Training data with integer labels.
+    method : str, default="decision_function"
+        The score to compare.
+    rtol, atol : float
+        Tolerances of the comparison.
+    """
+    y = np.asarray(y)
+    width = len(str(int(np.max(np.abs(y)))))
+    renamed = np.array([f"class_{int(c):0{width}d}" for c in y])
+    assert np.all(np.argsort(np.unique(y)) == np.argsort(np.unique(renamed)))
+    a = _output(clone(estimator).fit(X, y), X, method)
+    b = _output(clone(estimator).fit(X, renamed), X, method)
+    np.testing.assert_allclose(
+        a, b, rtol=rtol, atol=atol, err_msg=f"{method} changed when classes renamed"
+    )

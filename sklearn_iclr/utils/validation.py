@@ -1,0 +1,99 @@
+"""Input validation shared by several sklearn_iclr estimators."""
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight
+
+BINARY_ONLY_MESSAGE = "Only binary classification is supported."
+
+
+def check_binary_target(y):
+    """Validate a binary classification target and encode it as -1/+1.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Target labels, any two distinct values.
+
+    Returns
+    -------
+    classes : ndarray of shape (2,)
+        The sorted labels; ``classes[1]`` is encoded as +1.
+    y_signed : ndarray of shape (n_samples,)
+        The target as float64 in {-1, +1}.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is not a classification target, has one class, or more than two.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> classes, y = check_binary_target(np.array(["b", "a", "b"]))
+    >>> classes.tolist(), y.tolist()
+    (['a', 'b'], [1.0, -1.0, 1.0])
+    """
+    check_classification_targets(y)
+    classes, encoded = np.unique(y, return_inverse=True)
+    if len(classes) > 2:
+        raise ValueError(BINARY_ONLY_MESSAGE)
+    if len(classes) < 2:
+        raise ValueError(
+            "Classifier can't train when only one class is present: got only "
+            f"{classes[0]!r}. Provide samples of both classes."
+        )
+    return classes, np.where(encoded == 1, 1.0, -1.0)
+
+
+def check_nonnegative_sample_weight(sample_weight, X):
+    """Validate sample weights: finite, non-negative, not all zero.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_samples,) or None
+        ``None`` means unit weights.
+    X : ndarray of shape (n_samples, n_features)
+        The validated data the weights belong to.
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n_samples,)
+        The weights as float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_nonnegative_sample_weight(None, np.zeros((3, 2))).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if not np.all(np.isfinite(sw)):
+        raise ValueError("sample_weight must be finite.")
+    if np.any(sw < 0):
+        raise ValueError("Negative values in sample_weight are not allowed.")
+    if not np.any(sw > 0):
+        raise ValueError("sample_weight must not be all zero.")
+    return sw
+
+
+def check_not_constant(y, name="y"):
+    """Raise a ValueError when a target has no variation.
+
+    Parameters
+    ----------
+    y : ndarray
+        The target.
+    name : str, default="y"
+        Its name in the message.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_not_constant(np.array([0.0, 1.0]))
+    """
+    y = np.asarray(y)
+    if y.size == 0 or np.ptp(y, axis=0).max() == 0:
+        raise ValueError(
+            f"{name} is constant; the estimator needs a target that varies."
+        )
