@@ -81,3 +81,12 @@ def test_tour_rejects_unknown_names():
 
     with pytest.raises(SystemExit):
         main(["--only", "NoSuchEstimator"])
+
+
+def test_gallery_examples_compile():
+    import py_compile
+    from pathlib import Path
+
+    examples = sorted((Path(__file__).parent.parent / "examples").glob("plot_*.py"))
+    for path in examples:
+        py_compile.compile(str(path), doraise=True)
