@@ -6,8 +6,8 @@ budgets); ``EXPECTED_FAILED_CHECKS`` maps an estimator name to
 """
 
 CHECK_PARAMS = {
-    # The checks' random designs (zero weights, 1 sample, 10 features) leave A
-    # singular; LSTDQEvaluator refuses a singular A unless alpha > 0.
+    # check_sample_weight_equivalence_on_dense_data zeroes weights until fewer
+    # transitions than features remain: A is singular, refused unless alpha > 0.
     "LSTDQEvaluator": {"alpha": 1e-3},
 }
 

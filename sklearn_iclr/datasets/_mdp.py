@@ -22,6 +22,7 @@ _COMMON_CONSTRAINTS = {
     "reward_noise": [Interval(Real, 0, None, closed="left")],
     "n_init": [Interval(Integral, 1, None, closed="left"), None],
     "random_state": ["random_state"],
+    "mdp_random_state": ["random_state"],
     "return_mdp": ["boolean"],
 }
 
@@ -161,6 +162,7 @@ def make_tabular_mdp(
     reward_noise=0.1,
     n_init=None,
     random_state=None,
+    mdp_random_state=None,
     return_mdp=False,
 ):
     """Logged transitions of a random tabular MDP, with one-hot features.
@@ -193,7 +195,11 @@ def make_tabular_mdp(
         Number of sampled initial states; None returns the exact mean initial
         feature as one row.
     random_state : int, RandomState instance or None, default=None
-        Seeds the MDP, the policies and the samples.
+        Seeds the samples, and the MDP and policies unless
+        ``mdp_random_state`` is given.
+    mdp_random_state : int, RandomState instance or None, default=None
+        Seeds the MDP and the policies alone: fix it and vary
+        ``random_state`` for repeated data sets from one MDP.
     return_mdp : bool, default=False
         Also return the MDP and its exact quantities as a Bunch.
     %(returns)s
@@ -205,10 +211,11 @@ def make_tabular_mdp(
     ((200, 10), (200, 10), (1, 10))
     """
     rng = check_random_state(random_state)
-    transition = rng.dirichlet(np.ones(n_states), size=(n_states, n_actions))
-    reward = rng.uniform(size=(n_states, n_actions))
-    initial = rng.dirichlet(np.ones(n_states))
-    target, behaviour = _random_policies(n_states, n_actions, behaviour_shift, rng)
+    mdp_rng = rng if mdp_random_state is None else check_random_state(mdp_random_state)
+    transition = mdp_rng.dirichlet(np.ones(n_states), size=(n_states, n_actions))
+    reward = mdp_rng.uniform(size=(n_states, n_actions))
+    initial = mdp_rng.dirichlet(np.ones(n_states))
+    target, behaviour = _random_policies(n_states, n_actions, behaviour_shift, mdp_rng)
     features = np.eye(n_states * n_actions)
     mdp = _solve_mdp(transition, reward, target, behaviour, initial, gamma, features)
     return _dataset(mdp, n_samples, reward_noise, n_init, rng, return_mdp)
@@ -229,6 +236,7 @@ def make_linear_mdp_dataset(
     reward_noise=0.1,
     n_init=None,
     random_state=None,
+    mdp_random_state=None,
     return_mdp=False,
 ):
     """Logged transitions of a random linear (low-rank) MDP.
@@ -261,7 +269,11 @@ def make_linear_mdp_dataset(
         Number of sampled initial states; None returns the exact mean initial
         feature as one row.
     random_state : int, RandomState instance or None, default=None
-        Seeds the MDP, the policies and the samples.
+        Seeds the samples, and the MDP and policies unless
+        ``mdp_random_state`` is given.
+    mdp_random_state : int, RandomState instance or None, default=None
+        Seeds the MDP and the policies alone: fix it and vary
+        ``random_state`` for repeated data sets from one MDP.
     return_mdp : bool, default=False
         Also return the MDP and its exact quantities as a Bunch.
     %(returns)s
@@ -274,12 +286,14 @@ def make_linear_mdp_dataset(
     ((300, 4), (1, 4))
     """
     rng = check_random_state(random_state)
-    features = rng.dirichlet(np.full(n_features, 0.3), size=n_states * n_actions)
-    factors = rng.dirichlet(np.full(n_states, 0.5), size=n_features)
+    mdp_rng = rng if mdp_random_state is None else check_random_state(mdp_random_state)
+    features = mdp_rng.dirichlet(np.full(n_features, 0.3), size=n_states * n_actions)
+    factors = mdp_rng.dirichlet(np.full(n_states, 0.5), size=n_features)
     transition = (features @ factors).reshape(n_states, n_actions, n_states)
-    reward = (features @ rng.uniform(size=n_features)).reshape(n_states, n_actions)
-    initial = rng.dirichlet(np.ones(n_states))
-    target, behaviour = _random_policies(n_states, n_actions, behaviour_shift, rng)
+    weights = mdp_rng.uniform(size=n_features)
+    reward = (features @ weights).reshape(n_states, n_actions)
+    initial = mdp_rng.dirichlet(np.ones(n_states))
+    target, behaviour = _random_policies(n_states, n_actions, behaviour_shift, mdp_rng)
     mdp = _solve_mdp(transition, reward, target, behaviour, initial, gamma, features)
     return _dataset(mdp, n_samples, reward_noise, n_init, rng, return_mdp)
 
