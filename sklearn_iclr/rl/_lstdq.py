@@ -459,10 +459,12 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         if X_next is not None:
             residual += self.gamma * self._q_values(X_next)
         w = np.ones(len(y)) if sample_weight is None else sample_weight
-        weighted = w * residual**2
         phi = np.hstack([X, np.ones((len(X), 1))]) if self.fit_intercept else X
+        # Z^T Z with Z = sqrt(w) |eps| phi: numpy computes it as a symmetric
+        # rank-k update, half the work of a general product.
+        scaled = phi * (np.sqrt(w) * np.abs(residual))[:, None]
         meat = getattr(self, "_meat", {"sum": 0.0, "weight": 0.0})
-        meat["sum"] = meat["sum"] + (phi * weighted[:, None]).T @ phi
+        meat["sum"] = meat["sum"] + scaled.T @ scaled
         meat["weight"] += w.sum()
         self._meat = meat
 
