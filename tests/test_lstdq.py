@@ -443,3 +443,23 @@ def test_behaviour_shift_zero_is_on_policy():
     *_, mdp = make_tabular_mdp(1, behaviour_shift=0.0, random_state=0, return_mdp=True)
     np.testing.assert_allclose(mdp.behaviour_policy, mdp.target_policy)
     np.testing.assert_allclose(mdp.data_distribution, mdp.occupancy, atol=1e-12)
+
+
+def test_generator_random_states():
+    first = make_tabular_mdp(100, random_state=3)
+    again = make_tabular_mdp(100, random_state=3)
+    for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+    # A fixed mdp_random_state keeps the MDP (and J) while the samples change.
+    one = make_linear_mdp_dataset(100, random_state=1, mdp_random_state=0)
+    two = make_linear_mdp_dataset(100, random_state=2, mdp_random_state=0)
+    assert one[4] == two[4]
+    assert not np.array_equal(one[0], two[0])
+
+
+def test_partial_fit_refuses_a_changed_intercept_setting():
+    X, y, X_next, _, _ = make_tabular_mdp(200, random_state=0)
+    est = LSTDQEvaluator(gamma=0.5, alpha=1.0).partial_fit(X, y, X_next=X_next)
+    est.set_params(fit_intercept=True)
+    with pytest.raises(ValueError, match="fit_intercept changed"):
+        est.partial_fit(X, y, X_next=X_next)
