@@ -106,6 +106,12 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     error treats ``phibar_0`` as known (no sampling error from ``X_init``) and
     is the spread of ``J`` around its ridge-biased mean when ``alpha > 0``.
 
+    ``X_next`` reaches ``fit`` and ``score`` inside a ``Pipeline`` or
+    ``GridSearchCV`` through metadata routing
+    (``set_fit_request(X_next=True)``, ``set_score_request(X_next=True)``).
+    Steps before the evaluator transform ``X`` but not ``X_next``, so any
+    feature preprocessing must be applied to ``X_next`` by hand.
+
     The coverage is the reconstruction of the paper's feature-dynamics
     coverage (Eq. 13 and Proposition 1 of arXiv:2601.19030 are the reference
     definition): ``(1 - gamma) Sigma A^{-T} phibar_0`` is the discounted
