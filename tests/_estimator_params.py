@@ -5,6 +5,10 @@ budgets); ``EXPECTED_FAILED_CHECKS`` maps an estimator name to
 ``{check name: reason}``, each reason one line a reviewer would accept.
 """
 
-CHECK_PARAMS = {}
+CHECK_PARAMS = {
+    # check_sample_weight_equivalence_on_dense_data zeroes weights until fewer
+    # transitions than features remain: A is singular, refused unless alpha > 0.
+    "LSTDQEvaluator": {"alpha": 1e-3},
+}
 
 EXPECTED_FAILED_CHECKS = {}

@@ -4,6 +4,13 @@ The generators reproduce the data models of the papers the estimators come
 from; tests, examples and benchmarks use them, and so can users.
 """
 
+from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
-__all__ = ["load_caesarian", "load_haberman", "load_voicepath"]
+__all__ = [
+    "load_caesarian",
+    "load_haberman",
+    "load_voicepath",
+    "make_linear_mdp_dataset",
+    "make_tabular_mdp",
+]

@@ -1,3 +1,6 @@
 """Reinforcement learning: linear off-policy evaluation."""
 
-__all__ = []
+from ._fqe import fitted_q_evaluation
+from ._lstdq import LSTDQEvaluator
+
+__all__ = ["LSTDQEvaluator", "fitted_q_evaluation"]

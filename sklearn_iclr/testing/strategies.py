@@ -61,3 +61,37 @@ def regression_data(draw, min_samples=5, max_samples=60, max_features=5, bound=1
     y = draw(arrays(np.float64, n, elements=elements))
     assume(np.ptp(y) > 0)
     return X, y
+
+
+@st.composite
+def transition_data(draw, min_samples=20, max_samples=60, max_features=4, bound=10.0):
+    """Draw logged transitions ``(X, y, X_next)`` for linear policy evaluation.
+
+    ``X`` has full column rank and ``X_next`` is a random mix of the rows of
+    ``X`` (a plausible next-feature table), so LSTDQ is well posed for
+    ``gamma`` below 1 in most draws; callers ``assume`` what they need.
+
+    Parameters
+    ----------
+    min_samples, max_samples : int
+        Range of the number of transitions.
+    max_features : int
+        Largest number of features (at least one).
+    bound : float, default=10.0
+        Features and rewards lie in ``[-bound, bound]``.
+
+    Returns
+    -------
+    X, y, X_next : ndarray
+        Shapes (n_samples, n_features), (n_samples,), (n_samples, n_features).
+    """
+    n = draw(st.integers(min_samples, max_samples))
+    d = draw(st.integers(1, max_features))
+    elements = st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
+    X = draw(arrays(np.float64, (n, d), elements=elements))
+    # The Gram matrix, not X: entries like 1e-290 pass a test on X but square
+    # to zero.
+    assume(np.linalg.cond(X.T @ X) < 1e6)
+    y = draw(arrays(np.float64, n, elements=elements))
+    successors = draw(arrays(np.int64, n, elements=st.integers(0, n - 1)))
+    return X, y, X[successors]

@@ -1,0 +1,483 @@
+"""LSTDQ: linear off-policy evaluation with the feature-dynamics coverage."""
+
+import warnings
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.metrics import r2_score
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from ..utils.validation import check_nonnegative_sample_weight
+
+# Above this condition number the linear system A theta = b is refused: with
+# float64 the solution would carry a relative error of about 1e-4 or worse.
+MAX_CONDITION_NUMBER = 1e12
+
+
+class LSTDQEvaluator(RegressorMixin, BaseEstimator):
+    """Least-squares temporal-difference Q evaluation (LSTDQ) of a target policy.
+
+    Estimates the action-value function ``Q^pi(s, a) = phi(s, a)^T theta`` of a
+    target policy ``pi`` from logged transitions ``(s, a, r, s')`` gathered by
+    any behaviour policy, and from it the policy value ``J(pi)``, a standard
+    error, and the feature-dynamics coverage that says how far the data
+    support the estimate. This is the estimator analysed in "A Unifying View of
+    Coverage in Linear Off-Policy Evaluation" (Amortila, Huang, Krishnamurthy
+    and Jiang, ICLR 2026, arXiv:2601.19030).
+
+    With features ``phi_i = phi(s_i, a_i)`` (``X``), rewards ``r_i`` (``y``) and
+    next features under the target ``phi'_i = E_{a' ~ pi(s'_i)} phi(s'_i, a')``
+    (``X_next``; a zero row for a terminal transition), and weights ``w_i``::
+
+        A = sum_i w_i phi_i (phi_i - gamma phi'_i)^T / W,  b = sum_i w_i phi_i r_i / W
+        Sigma = sum_i w_i phi_i phi_i^T / W,               W = sum_i w_i
+        theta = (A + (alpha / W) I)^{-1} b,  J = phibar_0^T theta
+
+    with ``phibar_0`` the mean of ``X_init`` (initial features under ``pi``).
+    With ``gamma = 0`` or without ``X_next`` this is ridge regression of the
+    reward: ``alpha`` follows :class:`~sklearn.linear_model.Ridge`'s scale. The
+    coverage ``C = (1 - gamma)^2 phibar_0^T A^{-1} Sigma A^{-T} phibar_0`` is
+    invariant to invertible linear maps of the features, equals
+    ``1 + chi^2(d^pi || mu)`` for one-hot features and
+    ``phibar_0^T Sigma^{-1} phibar_0`` for ``gamma = 0``; with TD residual
+    variance ``sigma^2`` the standard error of ``J`` is about
+    ``sigma sqrt(C / n) / (1 - gamma)``.
+
+    Parameters
+    ----------
+    gamma : float, default=0.99
+        Discount factor, in [0, 1).
+    alpha : float, default=0.0
+        Ridge penalty on ``theta`` (not on the intercept), on the scale of
+        :class:`~sklearn.linear_model.Ridge`: the penalty is ``alpha`` against
+        the unnormalised sums. Set ``alpha > 0`` when ``A`` is singular.
+    fit_intercept : bool, default=False
+        Append a constant feature to ``X`` and ``X_next`` (and ``X_init``).
+        The constant of ``X_next`` is 1 even on zero rows, so with an
+        intercept a zero row no longer marks a terminal transition; use your
+        own constant column, zero at terminal states, instead.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        ``theta``, the weights of the linear Q-function.
+    intercept_ : float
+        The constant of the Q-function; 0.0 when ``fit_intercept=False``.
+    A_ : ndarray of shape (n_params, n_params)
+        The LSTDQ matrix ``A`` (without the ridge term); ``n_params`` is
+        ``n_features + fit_intercept``, the constant feature last.
+    b_ : ndarray of shape (n_params,)
+        ``b``, the mean of ``phi_i r_i``.
+    Sigma_ : ndarray of shape (n_params, n_params)
+        The feature second-moment matrix ``Sigma``.
+    cond_A_ : float
+        Condition number (2-norm) of ``A + (alpha / W) I``, the matrix solved.
+    cond_Sigma_ : float
+        Condition number (2-norm) of ``Sigma``.
+    n_samples_seen_ : int
+        Number of transitions accumulated by ``fit`` / ``partial_fit``.
+    n_features_in_ : int
+        Number of features seen during the first ``fit`` / ``partial_fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when ``X`` has string column names.
+
+    See Also
+    --------
+    sklearn_iclr.rl.fitted_q_evaluation : Fitted-Q evaluation by iterated ridge.
+    sklearn_iclr.datasets.make_tabular_mdp : Tabular MDP data with the exact value.
+
+    Notes
+    -----
+    All statistics are sums over transitions, so ``partial_fit`` on chunks
+    gives exactly what ``fit`` gives on their concatenation, and logs larger
+    than memory (or a Dask array, chunk by chunk) can be processed.
+
+    The standard error is the sandwich
+    ``sqrt(v^T M v / W)`` with ``v = (A + (alpha / W) I)^{-T} phibar_0`` and
+    ``M = sum_i w_i eps_i^2 phi_i phi_i^T / W``, where
+    ``eps_i = r_i + gamma phi'_i^T theta - phi_i^T theta`` is the TD residual
+    at the final ``theta``. ``M`` needs ``theta``, which is known only after
+    the last chunk; exact one-pass accumulation would need fourth moments
+    (``O(n_features^4)`` memory), so streaming takes a second pass: after the
+    last ``partial_fit``, feed the chunks (or a random subset of them) to
+    :meth:`accumulate_residuals`. :meth:`fit` does both passes itself. The
+    error treats ``phibar_0`` as known (no sampling error from ``X_init``) and
+    is the spread of ``J`` around its ridge-biased mean when ``alpha > 0``.
+
+    ``X_next`` reaches ``fit`` and ``score`` inside a ``Pipeline`` or
+    ``GridSearchCV`` through metadata routing
+    (``set_fit_request(X_next=True)``, ``set_score_request(X_next=True)``).
+    Steps before the evaluator transform ``X`` but not ``X_next``, so any
+    feature preprocessing must be applied to ``X_next`` by hand.
+
+    The coverage is the reconstruction of the paper's feature-dynamics
+    coverage (Eq. 13 and Proposition 1 of arXiv:2601.19030 are the reference
+    definition): ``(1 - gamma) Sigma A^{-T} phibar_0`` is the discounted
+    feature occupancy of the induced linear system ``x_{t+1} = M^T x_t``,
+    ``M = Sigma^{-1} E[phi phi'^T]``, and ``C`` is its squared
+    ``Sigma^{-1}``-norm.
+
+    References
+    ----------
+    P. Amortila, A. Huang, A. Krishnamurthy and N. Jiang, "A Unifying View of
+    Coverage in Linear Off-Policy Evaluation", ICLR 2026, arXiv:2601.19030.
+
+    M. G. Lagoudakis and R. Parr, "Least-Squares Policy Iteration", JMLR 4,
+    2003 (LSTDQ).
+
+    Examples
+    --------
+    >>> from sklearn_iclr.datasets import make_tabular_mdp
+    >>> from sklearn_iclr.rl import LSTDQEvaluator
+    >>> X, y, X_next, X_init, value = make_tabular_mdp(
+    ...     2000, n_states=3, gamma=0.5, random_state=0)
+    >>> est = LSTDQEvaluator(gamma=0.5).fit(X, y, X_next=X_next)
+    >>> J, se = est.estimate_value(X_init, return_std=True)
+    >>> print(f"true {value:.3f}, estimate {J:.3f} +- {se:.3f}")
+    true 1.614, estimate 1.623 +- 0.007
+    >>> print(f"coverage {est.coverage(X_init):.2f}")
+    coverage 1.51
+    """
+
+    _parameter_constraints = {
+        "gamma": [Interval(Real, 0, 1, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_intercept": ["boolean"],
+    }
+
+    def __init__(self, gamma=0.99, alpha=0.0, fit_intercept=False):
+        self.gamma = gamma
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, X_next=None, sample_weight=None):
+        """Fit the linear Q-function of the target policy.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features ``phi(s_i, a_i)`` of the logged state-action pairs.
+        y : array-like of shape (n_samples,)
+            Rewards ``r_i``.
+        X_next : array-like of shape (n_samples, n_features), default=None
+            Next features under the target policy, ``E_{a' ~ pi} phi(s'_i, a')``;
+            a zero row for a terminal transition. None means no discounted
+            term: ridge regression of the reward.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative transition weights (frequency weights).
+
+        Returns
+        -------
+        self : LSTDQEvaluator
+            The fitted estimator.
+        """
+        for name in ("_sums", "_meat", "_A_solved", "coef_", "intercept_"):
+            self.__dict__.pop(name, None)
+        X, y, X_next, sample_weight = self._validate_transitions(
+            X, y, X_next, sample_weight, reset=True
+        )
+        self._accumulate(X, y, X_next, sample_weight)
+        self._solve(raise_if_singular=True)
+        self._accumulate_meat(X, y, X_next, sample_weight)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, X_next=None, sample_weight=None):
+        """Add a chunk of transitions and refit.
+
+        Chunk after chunk gives the same model as :meth:`fit` on all of them.
+        While ``A`` is still singular (early chunks that miss part of the
+        feature space) a warning is raised and the estimator stays unfitted.
+        For the standard error, pass the chunks again through
+        :meth:`accumulate_residuals` after the last call.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features ``phi(s_i, a_i)``.
+        y : array-like of shape (n_samples,)
+            Rewards ``r_i``.
+        X_next : array-like of shape (n_samples, n_features), default=None
+            Next features under the target policy; None for no discounted term.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative transition weights.
+
+        Returns
+        -------
+        self : LSTDQEvaluator
+            The updated estimator.
+        """
+        first = not hasattr(self, "_sums")
+        X, y, X_next, sample_weight = self._validate_transitions(
+            X, y, X_next, sample_weight, reset=first
+        )
+        self._accumulate(X, y, X_next, sample_weight)
+        self._solve(raise_if_singular=False)
+        return self
+
+    def accumulate_residuals(self, X, y, X_next=None, sample_weight=None):
+        """Second pass for the standard error: add TD residuals of a chunk.
+
+        Accumulates ``sum_i w_i eps_i^2 phi_i phi_i^T`` at the current
+        ``coef_``. Call it on the chunks (all, or a random subset) after the
+        last :meth:`partial_fit`; a later ``partial_fit`` discards the sums.
+        :meth:`fit` makes this pass itself.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features ``phi(s_i, a_i)``.
+        y : array-like of shape (n_samples,)
+            Rewards ``r_i``.
+        X_next : array-like of shape (n_samples, n_features), default=None
+            Next features under the target policy.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative transition weights.
+
+        Returns
+        -------
+        self : LSTDQEvaluator
+            The estimator, ready for ``estimate_value(..., return_std=True)``.
+        """
+        check_is_fitted(self)
+        X, y, X_next, sample_weight = self._validate_transitions(
+            X, y, X_next, sample_weight, reset=False
+        )
+        self._accumulate_meat(X, y, X_next, sample_weight)
+        return self
+
+    def predict(self, X):
+        """Predict Q-values ``phi(s, a)^T theta``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features of state-action pairs.
+
+        Returns
+        -------
+        q_values : ndarray of shape (n_samples,)
+            The estimated ``Q^pi(s, a)``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self._q_values(X)
+
+    def estimate_value(self, X_init, return_std=False):
+        """Estimate the policy value ``J(pi) = phibar_0^T theta``.
+
+        Parameters
+        ----------
+        X_init : array-like of shape (n_init, n_features)
+            Initial features under the target policy,
+            ``phi(s_0, pi) = E_{a ~ pi(s_0)} phi(s_0, a)`` for initial states
+            ``s_0``; their mean is ``phibar_0``. One row holding the exact
+            mean is fine.
+        return_std : bool, default=False
+            Also return the standard error (see Notes of the class).
+
+        Returns
+        -------
+        value : float
+            The estimated policy value.
+        std : float
+            The standard error; only when ``return_std=True``. A 95%
+            interval is ``value +- 1.96 * std``.
+        """
+        check_is_fitted(self)
+        phibar = self._mean_initial_feature(X_init)
+        value = float(phibar[: len(self.coef_)] @ self.coef_ + self.intercept_)
+        if not return_std:
+            return value
+        if not hasattr(self, "_meat"):
+            raise ValueError(
+                "The standard error needs the TD residuals at the final coef_: "
+                "after the last partial_fit, pass the chunks (or a random subset) "
+                "through accumulate_residuals(X, y, X_next), then call "
+                "estimate_value again. fit makes this pass itself."
+            )
+        v = np.linalg.solve(self._A_solved.T, phibar)
+        meat = self._meat["sum"] / self._meat["weight"]
+        return value, float(np.sqrt(max(v @ meat @ v, 0.0) / self._sums["weight"]))
+
+    def coverage(self, X_init):
+        """Feature-dynamics coverage ``C`` of the target policy by the data.
+
+        ``C = (1 - gamma)^2 phibar_0^T A^{-1} Sigma A^{-T} phibar_0``, with the
+        ridge term in ``A`` when ``alpha > 0``. It is 1 for on-policy tabular
+        data and grows as the data miss where the target policy goes; the
+        value error scales like ``sqrt(C / n)``.
+
+        Parameters
+        ----------
+        X_init : array-like of shape (n_init, n_features)
+            Initial features under the target policy (see
+            :meth:`estimate_value`).
+
+        Returns
+        -------
+        coverage : float
+            The coverage ``C``.
+        """
+        check_is_fitted(self)
+        phibar = self._mean_initial_feature(X_init)
+        v = np.linalg.solve(self._A_solved.T, phibar)
+        return float((1 - self.gamma) ** 2 * (v @ self.Sigma_ @ v))
+
+    def score(self, X, y, X_next=None, sample_weight=None):
+        """R^2 of the Q-values against the one-step Bellman targets.
+
+        The targets are ``y + gamma * predict(X_next)`` (just ``y`` without
+        ``X_next``, which gives the usual R^2). Higher is better. On held-out
+        data with random transitions the squared TD error also holds the
+        variance of the next value (double sampling), so as a model-selection
+        criterion it leans towards smoother Q-functions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features ``phi(s_i, a_i)``.
+        y : array-like of shape (n_samples,)
+            Rewards ``r_i``.
+        X_next : array-like of shape (n_samples, n_features), default=None
+            Next features under the target policy.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            ``R^2`` of ``predict(X)`` against the Bellman targets.
+        """
+        check_is_fitted(self)
+        X, y, X_next, sample_weight = self._validate_transitions(
+            X, y, X_next, sample_weight, reset=False
+        )
+        targets = y if X_next is None else y + self.gamma * self._q_values(X_next)
+        return r2_score(targets, self._q_values(X), sample_weight=sample_weight)
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "coef_")
+
+    def _validate_transitions(self, X, y, X_next, sample_weight, reset):
+        X, y = validate_data(self, X, y, reset=reset, dtype=np.float64, y_numeric=True)
+        if X_next is not None:
+            names = getattr(X_next, "columns", None)
+            expected = getattr(self, "feature_names_in_", None)
+            if names is not None and expected is not None:
+                if list(map(str, names)) != list(expected):
+                    raise ValueError(
+                        "X_next has different columns from X: give both the same "
+                        "features in the same order."
+                    )
+            X_next = check_array(X_next, dtype=np.float64, input_name="X_next")
+            if X_next.shape != X.shape:
+                raise ValueError(
+                    f"X_next has shape {X_next.shape} but X has shape {X.shape}: row "
+                    "i of X_next must hold the next features of transition i under "
+                    "the target policy (a zero row for a terminal transition)."
+                )
+        if sample_weight is not None:
+            sample_weight = check_nonnegative_sample_weight(sample_weight, X)
+        return X, y, X_next, sample_weight
+
+    def _accumulate(self, X, y, X_next, sample_weight):
+        """Add the chunk's sums to the sufficient statistics."""
+        n, d = X.shape
+        p = d + self.fit_intercept
+        if not hasattr(self, "_sums"):
+            self._sums = {
+                "weight": 0.0,
+                "phi_phi": np.zeros((p, p)),
+                "phi_next": np.zeros((p, p)),
+                "phi_r": np.zeros(p),
+            }
+            self.n_samples_seen_ = 0
+        elif self._sums["phi_r"].shape[0] != p:
+            raise ValueError(
+                "fit_intercept changed between partial_fit calls; call fit to "
+                "start again with the new setting."
+            )
+        weighted = X if sample_weight is None else X * sample_weight[:, None]
+        w = np.ones(n) if sample_weight is None else sample_weight
+        s = self._sums
+        s["weight"] += w.sum()
+        s["phi_phi"][:d, :d] += weighted.T @ X
+        s["phi_r"][:d] += weighted.T @ y
+        if X_next is not None:
+            s["phi_next"][:d, :d] += weighted.T @ X_next
+        if self.fit_intercept:
+            col = weighted.sum(axis=0)
+            s["phi_phi"][:d, d] += col
+            s["phi_phi"][d, :d] += col
+            s["phi_phi"][d, d] += w.sum()
+            s["phi_r"][d] += w @ y
+            if X_next is not None:
+                # The constant feature is 1 in the next state too.
+                s["phi_next"][:d, d] += col
+                s["phi_next"][d, :d] += w @ X_next
+                s["phi_next"][d, d] += w.sum()
+        self.n_samples_seen_ += n
+        self.__dict__.pop("_meat", None)
+
+    def _solve(self, raise_if_singular):
+        """Solve ``(A + alpha / W I) theta = b`` from the accumulated sums."""
+        s = self._sums
+        p = s["phi_r"].shape[0]
+        self.Sigma_ = s["phi_phi"] / s["weight"]
+        self.A_ = (s["phi_phi"] - self.gamma * s["phi_next"]) / s["weight"]
+        self.b_ = s["phi_r"] / s["weight"]
+        penalty = np.full(p, self.alpha / s["weight"])
+        if self.fit_intercept:
+            penalty[-1] = 0.0
+        A_solved = self.A_ + np.diag(penalty)
+        self.cond_A_ = float(np.linalg.cond(A_solved))
+        self.cond_Sigma_ = float(np.linalg.cond(self.Sigma_))
+        if not self.cond_A_ < MAX_CONDITION_NUMBER:
+            message = (
+                f"The LSTDQ matrix A{' + alpha I' if self.alpha else ''} is singular "
+                f"or ill-conditioned: condition number {self.cond_A_:.3g} > "
+                f"{MAX_CONDITION_NUMBER:.0e} after n_samples = {self.n_samples_seen_} "
+                "transitions. Set alpha > 0 (ridge), remove redundant features, or "
+                "add transitions that cover the feature space."
+            )
+            if raise_if_singular:
+                raise ValueError(message)
+            warnings.warn(
+                message + " The estimator stays unfitted.", UserWarning, stacklevel=3
+            )
+            for name in ("coef_", "intercept_", "_A_solved"):
+                self.__dict__.pop(name, None)
+            return
+        theta = np.linalg.solve(A_solved, self.b_)
+        self._A_solved = A_solved
+        if self.fit_intercept:
+            self.coef_, self.intercept_ = theta[:-1], float(theta[-1])
+        else:
+            self.coef_, self.intercept_ = theta, 0.0
+
+    def _accumulate_meat(self, X, y, X_next, sample_weight):
+        """Add ``sum_i w_i eps_i^2 phi_i phi_i^T`` at the current ``theta``."""
+        residual = y - self._q_values(X)
+        if X_next is not None:
+            residual += self.gamma * self._q_values(X_next)
+        w = np.ones(len(y)) if sample_weight is None else sample_weight
+        phi = np.hstack([X, np.ones((len(X), 1))]) if self.fit_intercept else X
+        # Z^T Z with Z = sqrt(w) |eps| phi: numpy computes it as a symmetric
+        # rank-k update, half the work of a general product.
+        scaled = phi * (np.sqrt(w) * np.abs(residual))[:, None]
+        meat = getattr(self, "_meat", {"sum": 0.0, "weight": 0.0})
+        meat["sum"] = meat["sum"] + scaled.T @ scaled
+        meat["weight"] += w.sum()
+        self._meat = meat
+
+    def _q_values(self, X):
+        return X @ self.coef_ + self.intercept_
+
+    def _mean_initial_feature(self, X_init):
+        X_init = validate_data(self, X_init, reset=False, dtype=np.float64)
+        phibar = X_init.mean(axis=0)
+        return np.append(phibar, 1.0) if self.fit_intercept else phibar
