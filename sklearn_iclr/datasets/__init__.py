@@ -4,6 +4,16 @@ The generators reproduce the data models of the papers the estimators come
 from; tests, examples and benchmarks use them, and so can users.
 """
 
+from ._cnf import make_random_kcnf, read_dimacs_cnf
+from ._ising import make_regular_coupling, make_truncated_ising
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
-__all__ = ["load_caesarian", "load_haberman", "load_voicepath"]
+__all__ = [
+    "load_caesarian",
+    "load_haberman",
+    "load_voicepath",
+    "make_random_kcnf",
+    "make_regular_coupling",
+    "make_truncated_ising",
+    "read_dimacs_cnf",
+]
