@@ -142,7 +142,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
     >>> X = make_truncated_ising(A, beta=0.8, n_sweeps=100, random_state=0)
     >>> est = PseudoLikelihoodIsing(coupling=A).fit(X)
     >>> print(f"{est.beta_:.1f} +- {est.standard_error_:.2f}")
-    0.8 +- 0.05
+    0.8 +- 0.04
     """
 
     _parameter_constraints = {
@@ -259,7 +259,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
             row, col = np.argwhere(bad)[0]
             raise ValueError(
                 f"With binarize=None, X must contain only -1 and +1; X[{row}, "
-                f"{col}] = {X[row, col]!r}. Set binarize to a threshold (e.g. 0.0) "
+                f"{col}] = {float(X[row, col])!r}. Set binarize to a threshold (e.g. 0.0) "
                 "to map X > threshold to +1 and the rest to -1."
             )
         return X
@@ -303,7 +303,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
                 f"beta_ = {beta} (at_bound_=True). More vertices or samples are "
                 "needed to resolve beta.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
             return beta, 0, True
         lo, hi = -bound, bound
@@ -313,7 +313,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
                     f"The MPLE lies outside [-{bound}, {bound}]; returning beta_ = "
                     f"{beta} (at_bound_=True). Increase beta_bound.",
                     UserWarning,
-                    stacklevel=3,
+                    stacklevel=4,
                 )
                 return beta, 0, True
         beta = 0.0
@@ -341,6 +341,6 @@ class PseudoLikelihoodIsing(BaseEstimator):
             f"Newton did not converge in max_iter={self.max_iter} steps; the "
             f"bracket is [{lo:.6g}, {hi:.6g}]. Increase max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
         return beta, self.max_iter, False
