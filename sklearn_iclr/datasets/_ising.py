@@ -169,13 +169,17 @@ def make_truncated_ising(
     rng = check_random_state(random_state)
     A = check_coupling(coupling)
     cnf = check_cnf(clauses, A.shape[0])
-    sampler = _ColourSweepSampler(A, cnf, rng)
-    spins = moser_tardos(cnf, n_samples, rng).T.astype(np.float64)
-    return sampler.run(spins, float(beta), n_sweeps, rng).T
+    sampler = _ColourSweepSampler(A, cnf, n_samples, rng)
+    spins = moser_tardos(cnf, n_samples, rng).astype(np.float64)
+    return sampler.run(spins.ravel(), float(beta), n_sweeps, rng).reshape(spins.shape)
 
 
 class _ColourSweepSampler:
     """Heat-bath Glauber dynamics on S, one conflict-graph colour class at a time.
+
+    The ``n_chains`` chains are run as disjoint copies of the graph (a block
+    diagonal system of ``n_chains * n`` spins), so every operation of a sweep
+    is a one-dimensional gather or scatter.
 
     Parameters
     ----------
@@ -183,13 +187,16 @@ class _ColourSweepSampler:
         Validated coupling.
     cnf : CNF
         Validated formula.
+    n_chains : int
+        Number of independent chains.
     rng : numpy.random.RandomState
         Randomness of the colouring order.
     """
 
-    def __init__(self, A, cnf, rng):
+    def __init__(self, A, cnf, n_chains, rng):
         self.A = A
         self.cnf = cnf
+        self.n_chains = n_chains
         self._occurrences = cnf.vertex_literals() if cnf.n_clauses else None
         self.classes = [
             self._class_data(idx) for idx in _colour_classes(self._conflicts(), rng)
@@ -212,46 +219,56 @@ class _ColourSweepSampler:
         return sp.csr_array(pattern)
 
     def _class_data(self, idx):
-        data = {"idx": idx, "rows": self.A[idx]}
+        """Index arrays of one colour class, replicated over the chains."""
+        n, chains = self.A.shape[0], self.n_chains
+        offsets = np.arange(chains) * n
+        rows = self.A[idx]
+        indptr = (rows.indptr[:-1] + rows.nnz * np.arange(chains)[:, None]).ravel()
+        block = sp.csr_array(
+            (
+                np.tile(rows.data, chains),
+                (offsets[:, None] + rows.indices).ravel(),
+                np.append(indptr, chains * rows.nnz),
+            ),
+            shape=(chains * len(idx), chains * n),
+        )
+        data = {"idx": (offsets[:, None] + idx).ravel(), "rows": block}
         cnf = self.cnf
         if cnf.n_clauses:
             order, ptr = self._occurrences
             counts = ptr[idx + 1] - ptr[idx]
-            offsets = np.repeat(ptr[idx] - np.cumsum(counts) + counts, counts)
-            lits = order[offsets + np.arange(counts.sum())]
-            has = counts > 0
+            starts = np.repeat(ptr[idx] - np.cumsum(counts) + counts, counts)
+            lits = order[starts + np.arange(counts.sum())]
+            seg = np.repeat(np.arange(len(idx)), counts)
+            clause_offsets = np.arange(chains) * cnf.n_clauses
             data.update(
-                seg=np.repeat(np.arange(len(idx)), counts),
-                sign=cnf.lit_sign[lits][:, None],
-                clause=cnf.clause_of_lit[lits],
-                has=has,
-                starts=(np.cumsum(counts) - counts)[has],
+                seg=(np.arange(chains)[:, None] * len(idx) + seg).ravel(),
+                sign=np.tile(cnf.lit_sign[lits], chains),
+                clause=(clause_offsets[:, None] + cnf.clause_of_lit[lits]).ravel(),
             )
         return data
 
     def run(self, spins, beta, n_sweeps, rng):
-        """Run ``n_sweeps`` sweeps on ``spins`` (n_vertices, n_chains), in place."""
+        """Run ``n_sweeps`` sweeps on the flat ``spins`` (chain-major), in place."""
         cnf = self.cnf
         if cnf.n_clauses:
-            true = cnf.true_literals(spins.T.astype(np.int8))
-            counts = np.ascontiguousarray(cnf.true_counts(true).T)
+            true = cnf.true_literals(spins.reshape(self.n_chains, -1))
+            counts = cnf.true_counts(true).ravel()
         for _ in range(n_sweeps):
             for c in self.classes:
                 idx = c["idx"]
                 old = spins[idx]
-                fields = c["rows"] @ spins
-                p_plus = 0.5 * (1.0 + np.tanh(beta * fields))
-                new = np.where(rng.random_sample(old.shape) < p_plus, 1.0, -1.0)
+                p_plus = 0.5 * (1.0 + np.tanh(beta * (c["rows"] @ spins)))
+                new = np.where(rng.random_sample(len(idx)) < p_plus, 1.0, -1.0)
                 if cnf.n_clauses and len(c["seg"]):
-                    true_old = old[c["seg"]] == c["sign"]
-                    critical = true_old & (counts[c["clause"]] == 1)
-                    stuck = np.zeros(old.shape, dtype=bool)
-                    stuck[c["has"]] = np.logical_or.reduceat(critical, c["starts"])
-                    new = np.where(stuck, old, new)
-                    true_new = new[c["seg"]] == c["sign"]
-                    counts[c["clause"]] += true_new.view(np.int8) - true_old.view(
-                        np.int8
+                    seg, sign, clause = c["seg"], c["sign"], c["clause"]
+                    old_lit = old[seg] * sign
+                    critical = np.flatnonzero(
+                        (old_lit > 0) & (counts[clause] == 1)
                     )
+                    new[seg[critical]] = old[seg[critical]]
+                    flips = np.flatnonzero(new[seg] != old[seg])
+                    counts[clause[flips]] -= old_lit[flips].astype(np.int32)
                 spins[idx] = new
         return spins
 
@@ -260,7 +277,10 @@ def _colour_classes(graph, rng):
     """Independent sets covering the vertices: greedy colouring in random order.
 
     Jones-Plassmann rounds: a vertex whose random priority beats every
-    uncoloured neighbour's joins the current class. Each class is independent.
+    uncoloured neighbour's is coloured now, with the smallest colour none of
+    its (already coloured, higher-priority) neighbours has. This is exactly
+    sequential greedy colouring in priority order, so at most ``max degree + 1``
+    colours are used, and each round is vectorised.
 
     Parameters
     ----------
@@ -272,14 +292,13 @@ def _colour_classes(graph, rng):
     Returns
     -------
     classes : list of ndarray
-        Vertex indices of each class, in increasing order.
+        Vertex indices of each colour class, in increasing order.
     """
     n = graph.shape[0]
     priority = rng.permutation(n)
     colour = np.full(n, -1)
     starts = graph.indptr[:-1]
     nonempty = np.diff(graph.indptr) > 0
-    classes = []
     while np.any(colour < 0):
         live = colour < 0
         neighbour = np.where(live[graph.indices], priority[graph.indices], -1)
@@ -287,6 +306,20 @@ def _colour_classes(graph, rng):
         if graph.nnz:
             best[nonempty] = np.maximum.reduceat(neighbour, starts[nonempty])
         winners = np.flatnonzero(live & (priority > best))
-        colour[winners] = len(classes)
-        classes.append(winners)
-    return classes
+        colour[winners] = _smallest_free_colour(graph[winners], colour)
+    return [np.flatnonzero(colour == c) for c in range(colour.max() + 1)]
+
+
+def _smallest_free_colour(rows, colour):
+    """For each row of ``rows`` (CSR), the least colour absent from its neighbours."""
+    n_rows = rows.shape[0]
+    row = np.repeat(np.arange(n_rows), np.diff(rows.indptr))
+    used = colour[rows.indices]
+    width = int(colour.max()) + 2
+    key = np.unique(row[used >= 0] * width + used[used >= 0])
+    row, used = key // width, key % width
+    rank = np.arange(len(key)) - np.searchsorted(row, row)
+    free = np.bincount(row, minlength=n_rows)
+    gap = used != rank
+    np.minimum.at(free, row[gap], rank[gap])
+    return free
