@@ -169,9 +169,11 @@ def make_truncated_ising(
     rng = check_random_state(random_state)
     A = check_coupling(coupling)
     cnf = check_cnf(clauses, A.shape[0])
-    sampler = _ColourSweepSampler(A, cnf, n_samples, rng)
     spins = moser_tardos(cnf, n_samples, rng).astype(np.float64)
-    return sampler.run(spins.ravel(), float(beta), n_sweeps, rng).reshape(spins.shape)
+    if n_sweeps:
+        sampler = _ColourSweepSampler(A, cnf, n_samples, rng)
+        sampler.run(spins.reshape(-1), float(beta), n_sweeps, rng)
+    return spins
 
 
 class _ColourSweepSampler:
@@ -297,16 +299,18 @@ def _colour_classes(graph, rng):
     n = graph.shape[0]
     priority = rng.permutation(n)
     colour = np.full(n, -1)
-    starts = graph.indptr[:-1]
-    nonempty = np.diff(graph.indptr) > 0
+    # Edges between uncoloured vertices, sorted by source (CSR order).
+    src = np.repeat(np.arange(n), np.diff(graph.indptr))
+    dst = graph.indices
     while np.any(colour < 0):
-        live = colour < 0
-        neighbour = np.where(live[graph.indices], priority[graph.indices], -1)
         best = np.full(n, -1)
-        if graph.nnz:
-            best[nonempty] = np.maximum.reduceat(neighbour, starts[nonempty])
-        winners = np.flatnonzero(live & (priority > best))
+        if len(src):
+            starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
+            best[src[starts]] = np.maximum.reduceat(priority[dst], starts)
+        winners = np.flatnonzero((colour < 0) & (priority > best))
         colour[winners] = _smallest_free_colour(graph[winners], colour)
+        keep = (colour[src] < 0) & (colour[dst] < 0)
+        src, dst = src[keep], dst[keep]
     return [np.flatnonzero(colour == c) for c in range(colour.max() + 1)]
 
 
