@@ -58,19 +58,30 @@ def bench_rmse(reps=16, beta=0.5):
     for n in (1_000, 3_000, 10_000, 30_000, 100_000):
         A = make_regular_coupling(n, DELTA, random_state=n)
         clauses = make_random_kcnf(n, 3, 5, random_state=n)
-        X = make_truncated_ising(A, beta, clauses, n_samples=reps, n_sweeps=SWEEPS,
-                                 random_state=n)
+        X = make_truncated_ising(
+            A, beta, clauses, n_samples=reps, n_sweeps=SWEEPS, random_state=n
+        )
         est = fit_rows(X, A, clauses)
-        rows.append({"n": n, "reps": reps, "bias": est.mean() - beta,
-                     "sd": est.std(ddof=1),
-                     "rmse": np.sqrt(np.mean((est - beta) ** 2)),
-                     "rmse*sqrt(n)": np.sqrt(n * np.mean((est - beta) ** 2))})
-    slope = np.polyfit(np.log([r["n"] for r in rows]),
-                       np.log([r["rmse"] for r in rows]), 1)[0]
-    report("ising_rmse", rows,
-           title=f"RMSE vs n, beta*={beta}, 3-regular, k=3 CNF with 5 clauses/var; "
-                 f"fitted slope {slope:.3f} (theory -0.5)",
-           meta={"beta": beta, "sweeps": SWEEPS, "slope": slope})
+        rows.append(
+            {
+                "n": n,
+                "reps": reps,
+                "bias": est.mean() - beta,
+                "sd": est.std(ddof=1),
+                "rmse": np.sqrt(np.mean((est - beta) ** 2)),
+                "rmse*sqrt(n)": np.sqrt(n * np.mean((est - beta) ** 2)),
+            }
+        )
+    slope = np.polyfit(
+        np.log([r["n"] for r in rows]), np.log([r["rmse"] for r in rows]), 1
+    )[0]
+    report(
+        "ising_rmse",
+        rows,
+        title=f"RMSE vs n, beta*={beta}, 3-regular, k=3 CNF with 5 clauses/var; "
+        f"fitted slope {slope:.3f} (theory -0.5)",
+        meta={"beta": beta, "sweeps": SWEEPS, "slope": slope},
+    )
     return slope
 
 
@@ -84,13 +95,26 @@ def bench_spread(reps=200):
         fits = [est.fit(x[None]) for x in X]
         betas = np.array([f.beta_ for f in fits])
         curvature = np.mean([f.standard_error_ for f in fits])
-        sandwich = np.mean([sandwich_se(x, A, f.beta_) for x, f in zip(X, fits)])
+        sandwich = np.mean(
+            [sandwich_se(x, A, f.beta_) for x, f in zip(X, fits, strict=True)]
+        )
         theory = np.sqrt(2 * DELTA / n)
-        rows.append({"n": n, "reps": reps, "simulated_sd": betas.std(ddof=1),
-                     "sqrt(2D/n)": theory, "sd/theory": betas.std(ddof=1) / theory,
-                     "curvature_se": curvature, "sandwich_se": sandwich})
-    report("ising_spread", rows,
-           title="beta*=0, no truncation: spread of beta_ vs sqrt(2*Delta/n)")
+        rows.append(
+            {
+                "n": n,
+                "reps": reps,
+                "simulated_sd": betas.std(ddof=1),
+                "sqrt(2D/n)": theory,
+                "sd/theory": betas.std(ddof=1) / theory,
+                "curvature_se": curvature,
+                "sandwich_se": sandwich,
+            }
+        )
+    report(
+        "ising_spread",
+        rows,
+        title="beta*=0, no truncation: spread of beta_ vs sqrt(2*Delta/n)",
+    )
 
 
 def bench_naive(n=10_000, reps=8):
@@ -106,18 +130,29 @@ def bench_naive(n=10_000, reps=8):
     rows = []
     for name, clauses in settings.items():
         for beta in (0.0, 0.5, 1.0):
-            X = make_truncated_ising(A, beta, clauses, n_samples=reps,
-                                     n_sweeps=150, random_state=1)
+            X = make_truncated_ising(
+                A, beta, clauses, n_samples=reps, n_sweeps=150, random_state=1
+            )
             aware, naive = fit_rows(X, A, clauses), fit_rows(X, A)
             flippable = PseudoLikelihoodIsing(coupling=A, clauses=clauses).fit(X)
-            rows.append({"clauses": name, "beta*": beta,
-                         "flippable": flippable.n_flippable_.mean() / n,
-                         "aware_bias": aware.mean() - beta, "aware_sd": aware.std(ddof=1),
-                         "naive_bias": naive.mean() - beta, "naive_sd": naive.std(ddof=1),
-                         "naive_bias/se": (naive.mean() - beta)
-                         / (naive.std(ddof=1) / np.sqrt(reps))})
-    report("ising_naive", rows,
-           title=f"truncation-aware vs naive MPLE, n={n}, {reps} chains x 150 sweeps")
+            rows.append(
+                {
+                    "clauses": name,
+                    "beta*": beta,
+                    "flippable": flippable.n_flippable_.mean() / n,
+                    "aware_bias": aware.mean() - beta,
+                    "aware_sd": aware.std(ddof=1),
+                    "naive_bias": naive.mean() - beta,
+                    "naive_sd": naive.std(ddof=1),
+                    "naive_bias/se": (naive.mean() - beta)
+                    / (naive.std(ddof=1) / np.sqrt(reps)),
+                }
+            )
+    report(
+        "ising_naive",
+        rows,
+        title=f"truncation-aware vs naive MPLE, n={n}, {reps} chains x 150 sweeps",
+    )
 
 
 def bench_fit_time():
@@ -128,36 +163,60 @@ def bench_fit_time():
         X = make_truncated_ising(A, 0.5, clauses, n_sweeps=0, random_state=0)
         est = PseudoLikelihoodIsing(coupling=A, clauses=clauses)
         seconds, fitted = median_time(lambda est=est, X=X: est.fit(X), repeats=3)
-        rows.append({"n": n, "clauses": len(clauses), "fit_s": seconds,
-                     "us_per_vertex": 1e6 * seconds / n, "n_iter": fitted.n_iter_})
-    report("ising_fit_time", rows,
-           title="fit time vs n (3-regular coupling, 3-CNF with n clauses)")
+        rows.append(
+            {
+                "n": n,
+                "clauses": len(clauses),
+                "fit_s": seconds,
+                "us_per_vertex": 1e6 * seconds / n,
+                "n_iter": fitted.n_iter_,
+            }
+        )
+    report(
+        "ising_fit_time",
+        rows,
+        title="fit time vs n (3-regular coupling, 3-CNF with n clauses)",
+    )
 
 
 def bench_sampler(n=100_000, sweeps=20):
     A = make_regular_coupling(n, DELTA, random_state=0)
     rows = []
-    for name, clauses in (("none", None),
-                          ("k=3, 5/var", make_random_kcnf(n, 3, 5, random_state=0)),
-                          ("k=8, 5/var", make_random_kcnf(n, 8, 5, random_state=0))):
+    for name, clauses in (
+        ("none", None),
+        ("k=3, 5/var", make_random_kcnf(n, 3, 5, random_state=0)),
+        ("k=8, 5/var", make_random_kcnf(n, 8, 5, random_state=0)),
+    ):
         for chains in (1, 4):
             start = time.perf_counter()
-            make_truncated_ising(A, 0.5, clauses, n_samples=chains, n_sweeps=0,
-                                 random_state=0)
+            make_truncated_ising(
+                A, 0.5, clauses, n_samples=chains, n_sweeps=0, random_state=0
+            )
             start_s = time.perf_counter() - start
             start = time.perf_counter()
-            make_truncated_ising(A, 0.5, clauses, n_samples=chains, n_sweeps=1,
-                                 random_state=0)
+            make_truncated_ising(
+                A, 0.5, clauses, n_samples=chains, n_sweeps=1, random_state=0
+            )
             setup_s = time.perf_counter() - start
             start = time.perf_counter()
-            make_truncated_ising(A, 0.5, clauses, n_samples=chains,
-                                 n_sweeps=sweeps + 1, random_state=0)
+            make_truncated_ising(
+                A, 0.5, clauses, n_samples=chains, n_sweeps=sweeps + 1, random_state=0
+            )
             sweep_s = time.perf_counter() - start - setup_s
-            rows.append({"clauses": name, "chains": chains,
-                         "moser_tardos_s": start_s, "setup_s": setup_s - start_s,
-                         "updates_per_s": n * chains * sweeps / sweep_s})
-    report("ising_sampler", rows,
-           title=f"sampler throughput, n={n}, {sweeps} sweeps (setup = colouring)")
+            rows.append(
+                {
+                    "clauses": name,
+                    "chains": chains,
+                    "moser_tardos_s": start_s,
+                    "setup_s": setup_s - start_s,
+                    "updates_per_s": n * chains * sweeps / sweep_s,
+                }
+            )
+    report(
+        "ising_sampler",
+        rows,
+        title=f"sampler throughput, n={n}, {sweeps} sweeps (setup = colouring)",
+    )
 
 
 if __name__ == "__main__":

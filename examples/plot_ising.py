@@ -49,12 +49,14 @@ rng = np.random.RandomState(0)
 for n in sizes:
     A = make_regular_coupling(n, 3, random_state=n)
     clauses = make_random_kcnf(n, 3, 5, random_state=n)
-    X = make_truncated_ising(A, beta_true, clauses, n_samples=chains,
-                             n_sweeps=100, random_state=n)
+    X = make_truncated_ising(
+        A, beta_true, clauses, n_samples=chains, n_sweeps=100, random_state=n
+    )
     random_cnf[n] = one_sample_estimates(X, A, clauses)
     pins = (rng.choice(n, 3 * n // 10, replace=False) + 1)[:, None]
-    X = make_truncated_ising(A, beta_true, pins, n_samples=chains, n_sweeps=100,
-                             random_state=n)
+    X = make_truncated_ising(
+        A, beta_true, pins, n_samples=chains, n_sweeps=100, random_state=n
+    )
     pinned_aware[n] = one_sample_estimates(X, A, pins)
     pinned_naive[n] = one_sample_estimates(X, A, None)
 
@@ -65,20 +67,36 @@ n_grid = np.array(sizes, dtype=float)
 C = np.sqrt(np.mean([n * np.mean((random_cnf[n] - beta_true) ** 2) for n in sizes]))
 fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
 ax = axes[0]
-ax.fill_between(n_grid, beta_true - 2 * C / np.sqrt(n_grid),
-                beta_true + 2 * C / np.sqrt(n_grid), alpha=0.2,
-                label=r"$\beta^* \pm 2C/\sqrt{n}$")
+ax.fill_between(
+    n_grid,
+    beta_true - 2 * C / np.sqrt(n_grid),
+    beta_true + 2 * C / np.sqrt(n_grid),
+    alpha=0.2,
+    label=r"$\beta^* \pm 2C/\sqrt{n}$",
+)
 for n in sizes:
     ax.scatter(np.full(chains, n), random_cnf[n], s=12, color="C0")
 ax.axhline(beta_true, color="k", lw=1)
-ax.set(xscale="log", xlabel="n (vertices)", ylabel=r"$\hat\beta$ from one sample",
-       title=f"random 3-CNF, 5 clauses/var (C = {C:.2f})")
+ax.set(
+    xscale="log",
+    xlabel="n (vertices)",
+    ylabel=r"$\hat\beta$ from one sample",
+    title=f"random 3-CNF, 5 clauses/var (C = {C:.2f})",
+)
 ax.legend()
 ax = axes[1]
-ax.plot(sizes, [pinned_aware[n].mean() for n in sizes], "o-",
-        label="truncation-aware (mean of 8)")
-ax.plot(sizes, [pinned_naive[n].mean() for n in sizes], "s--",
-        label="naive, ignores the CNF (mean of 8)")
+ax.plot(
+    sizes,
+    [pinned_aware[n].mean() for n in sizes],
+    "o-",
+    label="truncation-aware (mean of 8)",
+)
+ax.plot(
+    sizes,
+    [pinned_naive[n].mean() for n in sizes],
+    "s--",
+    label="naive, ignores the CNF (mean of 8)",
+)
 ax.axhline(beta_true, color="k", lw=1)
 ax.set(xscale="log", xlabel="n (vertices)", title="30% of spins pinned to +1")
 ax.legend()

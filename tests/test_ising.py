@@ -5,7 +5,6 @@ import warnings
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from scipy.optimize import minimize_scalar
 
@@ -60,8 +59,11 @@ def small_problem():
     A = A + A.T
     clauses = [(1, -2, 3), (-4, 5), (2, 6, -7), (-8, -9, 10), (1, 4), (-3, 7, 9)]
     X = np.array(
-        [s for s in (rng.choice([-1.0, 1.0], size=n) for _ in range(200))
-         if _satisfies(s, clauses)][:3]
+        [
+            s
+            for s in (rng.choice([-1.0, 1.0], size=n) for _ in range(200))
+            if _satisfies(s, clauses)
+        ][:3]
     )
     return X, A, clauses
 
@@ -83,14 +85,15 @@ def test_mple_and_curvature_match_brute_force(small_problem):
     def neg_pl(beta):
         return -_brute_log_pl(X, A, clauses, beta)
 
-    brute = minimize_scalar(neg_pl, bounds=(-10, 10), method="bounded",
-                            options={"xatol": 1e-9})
+    brute = minimize_scalar(
+        neg_pl, bounds=(-10, 10), method="bounded", options={"xatol": 1e-9}
+    )
     assert est.beta_ == pytest.approx(brute.x, abs=1e-6)
     # l'(beta_) = 0 and -l''(beta_) = standard_error_**-2, by central differences
     # (step 1e-4: truncation error ~1e-8 for the first, ~1e-6 relative for the second).
     h = 1e-4
     first = (neg_pl(est.beta_ + h) - neg_pl(est.beta_ - h)) / (2 * h)
-    second = (neg_pl(est.beta_ + h) - 2 * neg_pl(est.beta_) + neg_pl(est.beta_ - h))
+    second = neg_pl(est.beta_ + h) - 2 * neg_pl(est.beta_) + neg_pl(est.beta_ - h)
     second /= h * h
     assert abs(first) < 1e-6
     assert est.standard_error_ == pytest.approx(second**-0.5, rel=1e-4)
@@ -105,9 +108,12 @@ def test_reducible_clauses_pin_both_spins():
     X = np.array([[1, -1, 1, 1], [-1, 1, 1, -1], [1, -1, -1, -1]], dtype=float)
     est = PseudoLikelihoodIsing(coupling=A, clauses=clauses, binarize=None).fit(X)
     assert est.n_flippable_.tolist() == [2, 2, 2]
-    brute = minimize_scalar(lambda b: -_brute_log_pl(X, A, clauses, b),
-                            bounds=(-10, 10), method="bounded",
-                            options={"xatol": 1e-9})
+    brute = minimize_scalar(
+        lambda b: -_brute_log_pl(X, A, clauses, b),
+        bounds=(-10, 10),
+        method="bounded",
+        options={"xatol": 1e-9},
+    )
     assert est.beta_ == pytest.approx(brute.x, abs=1e-6)
     # Only the two pinned spins: nothing to learn from, and the estimator says so.
     with pytest.raises(ValueError, match="not identifiable"):
@@ -128,11 +134,11 @@ def test_default_coupling_is_curie_weiss():
 def test_sparse_dense_and_clause_formats_agree():
     A = make_regular_coupling(300, 3, signed=True, random_state=0)
     clauses = make_random_kcnf(300, 3, 2, random_state=0)
-    X = make_truncated_ising(A, 0.5, clauses, n_samples=2, n_sweeps=20,
-                             random_state=0)
+    X = make_truncated_ising(A, 0.5, clauses, n_samples=2, n_sweeps=20, random_state=0)
     a = PseudoLikelihoodIsing(coupling=A, clauses=clauses).fit(X)
-    b = PseudoLikelihoodIsing(coupling=A.toarray(),
-                              clauses=[list(c) for c in clauses]).fit(X)
+    b = PseudoLikelihoodIsing(
+        coupling=A.toarray(), clauses=[list(c) for c in clauses]
+    ).fit(X)
     assert a.beta_ == pytest.approx(b.beta_, abs=1e-12)
 
 
@@ -167,13 +173,13 @@ def test_finite_mple_outside_bound_is_clipped():
 
 
 def _mple(X, A, clauses, bound=50.0):
-    est = PseudoLikelihoodIsing(coupling=A, clauses=clauses, binarize=None,
-                                beta_bound=bound)
+    est = PseudoLikelihoodIsing(
+        coupling=A, clauses=clauses, binarize=None, beta_bound=bound
+    )
     return est.fit(X).beta_
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(truncated_ising_data())
 def test_symmetries_of_the_mple(data):
     X, A, clauses = data
@@ -187,10 +193,12 @@ def test_symmetries_of_the_mple(data):
         # Relabelling the vertices (columns, coupling and clauses) changes nothing.
         perm = np.random.RandomState(X.shape[1]).permutation(X.shape[1])
         new_label = np.argsort(perm) + 1
-        relabelled = [tuple(int(np.sign(v)) * new_label[abs(v) - 1] for v in c)
-                      for c in clauses]
+        relabelled = [
+            tuple(int(np.sign(v)) * new_label[abs(v) - 1] for v in c) for c in clauses
+        ]
         assert _mple(X[:, perm], A[np.ix_(perm, perm)], relabelled) == (
-            pytest.approx(beta, abs=1e-9))
+            pytest.approx(beta, abs=1e-9)
+        )
         # Row order changes nothing.
         assert _mple(X[::-1], A, clauses) == pytest.approx(beta, abs=1e-9)
         # Global spin flip with negated literals: the law is flip-symmetric.
@@ -227,8 +235,10 @@ def test_spread_at_beta_zero_is_sqrt_two_delta_over_n():
     n, delta = 3000, 3
     A = make_regular_coupling(n, delta, random_state=1)
     rng = np.random.RandomState(2)
-    fits = [PseudoLikelihoodIsing(coupling=A).fit(rng.choice([-1.0, 1.0], (1, n)))
-            for _ in range(150)]
+    fits = [
+        PseudoLikelihoodIsing(coupling=A).fit(rng.choice([-1.0, 1.0], (1, n)))
+        for _ in range(150)
+    ]
     spread = np.std([f.beta_ for f in fits])
     assert spread == pytest.approx(np.sqrt(2 * delta / n), rel=0.25)
     curvature = np.mean([f.standard_error_ for f in fits])
@@ -250,8 +260,9 @@ def test_naive_pseudolikelihood_is_fooled_by_pinned_spins():
     clauses = (pinned + 1)[:, None]
     X = rng.choice([-1.0, 1.0], size=(10, n))
     X[:, pinned] = 1.0
-    aware = [PseudoLikelihoodIsing(coupling=A, clauses=clauses).fit(r[None]).beta_
-             for r in X]
+    aware = [
+        PseudoLikelihoodIsing(coupling=A, clauses=clauses).fit(r[None]).beta_ for r in X
+    ]
     naive = [PseudoLikelihoodIsing(coupling=A).fit(r[None]).beta_ for r in X]
     # Means of 10 fits: sd ~ 0.016, so 0.06 is a > 3.5 sigma margin for both.
     assert abs(np.mean(aware)) < 0.06
@@ -288,8 +299,11 @@ def test_verbose_prints_iterations(capsys):
         ({"clauses": [(1, 0)]}, np.ones((1, 3)), "literal 0"),
         ({"clauses": [()]}, np.ones((1, 3)), "empty"),
         ({"clauses": [(1.5,)]}, np.ones((1, 3)), "integer"),
-        ({"clauses": [(1, 2), (-3,)]}, np.array([[1, -1, -1], [1, 1, 1]]),
-         r"row 1 violates clause 1 \(-3,\)"),
+        (
+            {"clauses": [(1, 2), (-3,)]},
+            np.array([[1, -1, -1], [1, 1, 1]]),
+            r"row 1 violates clause 1 \(-3,\)",
+        ),
         ({"binarize": None}, np.array([[1, 0.5, -1]]), r"X\[0, 1\] = 0.5"),
         ({}, np.ones((2, 1)), "n_features = 1"),
         ({"coupling": np.zeros((3, 3))}, np.ones((1, 3)), "not identifiable"),

@@ -42,8 +42,9 @@ def _single_flip_components(states, sat):
     rows = np.repeat(idx, n)
     cols = (idx[:, None] ^ (1 << np.arange(n))).ravel()
     keep = sat[cols]
-    graph = sp.coo_array((np.ones(keep.sum()), (rows[keep], cols[keep])),
-                         shape=(len(states),) * 2)
+    graph = sp.coo_array(
+        (np.ones(keep.sum()), (rows[keep], cols[keep])), shape=(len(states),) * 2
+    )
     return connected_components(graph, directed=False)[1]
 
 
@@ -63,8 +64,9 @@ def test_sampler_matches_exact_truncated_law(with_clauses):
     components = _single_flip_components(states, sat)
     assert len(np.unique(components[sat])) == 1  # precondition: irreducible on S
     n_draws = 20000
-    X = make_truncated_ising(A, 0.9, clauses or None, n_samples=n_draws,
-                             n_sweeps=40, random_state=0)
+    X = make_truncated_ising(
+        A, 0.9, clauses or None, n_samples=n_draws, n_sweeps=40, random_state=0
+    )
     empirical = np.bincount(_index(X), minlength=len(p)) / n_draws
     assert empirical[~sat].sum() == 0
     assert 0.5 * np.abs(empirical - p).sum() < _tv_tolerance(p, n_draws)
@@ -80,8 +82,9 @@ def test_sampler_matches_enumeration_through_the_estimator_convention():
     clauses = [(1, 2, -3), (4, -5, 6), (-7, 8, 9)]
     from sklearn_iclr.graphical import PseudoLikelihoodIsing
 
-    X = make_truncated_ising(A, beta, clauses, n_samples=4000, n_sweeps=30,
-                             random_state=0)
+    X = make_truncated_ising(
+        A, beta, clauses, n_samples=4000, n_sweeps=30, random_state=0
+    )
     est = PseudoLikelihoodIsing(coupling=A, clauses=clauses).fit(X)
     # 4000 rows x ~8 flippable spins: sd ~ 0.02-0.05; 0.15 rules out 2x and 0.5x.
     assert est.beta_ == pytest.approx(beta, abs=0.15)
@@ -98,12 +101,13 @@ def test_reducible_case_is_exact_within_components_only():
     components = _single_flip_components(states, sat)
     assert len(np.unique(components[sat])) == 2
     n_draws = 20000
-    start = make_truncated_ising(A, 1.0, clauses, n_samples=n_draws, n_sweeps=0,
-                                 random_state=0)
-    X = make_truncated_ising(A, 1.0, clauses, n_samples=n_draws, n_sweeps=30,
-                             random_state=0)
-    np.testing.assert_array_equal(components[_index(X)],
-                                  components[_index(start)])
+    start = make_truncated_ising(
+        A, 1.0, clauses, n_samples=n_draws, n_sweeps=0, random_state=0
+    )
+    X = make_truncated_ising(
+        A, 1.0, clauses, n_samples=n_draws, n_sweeps=30, random_state=0
+    )
+    np.testing.assert_array_equal(components[_index(X)], components[_index(start)])
     for comp in np.unique(components[sat]):
         inside = components == comp
         rows = components[_index(X)] == comp
@@ -116,19 +120,20 @@ def test_reducible_case_is_exact_within_components_only():
 def test_samples_satisfy_the_clauses_and_are_reproducible():
     A = make_regular_coupling(500, 3, signed=True, random_state=0)
     clauses = make_random_kcnf(500, 3, 5, random_state=0)
-    X = make_truncated_ising(A, 1.0, clauses, n_samples=3, n_sweeps=10,
-                             random_state=7)
+    X = make_truncated_ising(A, 1.0, clauses, n_samples=3, n_sweeps=10, random_state=7)
     lits = np.abs(clauses) - 1
     assert np.all(np.any(X[:, lits] * np.sign(clauses) > 0, axis=2))
-    again = make_truncated_ising(A, 1.0, clauses, n_samples=3, n_sweeps=10,
-                                 random_state=7)
+    again = make_truncated_ising(
+        A, 1.0, clauses, n_samples=3, n_sweeps=10, random_state=7
+    )
     np.testing.assert_array_equal(X, again)
     assert set(np.unique(X)) == {-1.0, 1.0}
 
 
 def test_colour_classes_are_independent_and_cover():
-    graph = sp.csr_array(make_regular_coupling(300, 5, random_state=0) != 0,
-                         dtype=float)
+    graph = sp.csr_array(
+        make_regular_coupling(300, 5, random_state=0) != 0, dtype=float
+    )
     classes = _colour_classes(graph, np.random.RandomState(0))
     assert np.array_equal(np.sort(np.concatenate(classes)), np.arange(300))
     for idx in classes:
@@ -138,16 +143,18 @@ def test_colour_classes_are_independent_and_cover():
 
 @pytest.mark.parametrize("signed", [False, True])
 def test_regular_coupling_is_simple_symmetric_and_regular(signed):
-    A = make_regular_coupling(101 if not signed else 100, 4, signed=signed,
-                              random_state=3)
+    A = make_regular_coupling(
+        101 if not signed else 100, 4, signed=signed, random_state=3
+    )
     dense = A.toarray()
     assert np.array_equal(dense, dense.T) and np.all(np.diag(dense) == 0)
     assert np.all((dense != 0).sum(axis=1) == 4)
     assert set(np.unique(np.abs(dense[dense != 0]))) == {0.25}
     assert (dense < 0).any() == signed
     np.testing.assert_array_equal(
-        dense, make_regular_coupling(A.shape[0], 4, signed=signed,
-                                     random_state=3).toarray())
+        dense,
+        make_regular_coupling(A.shape[0], 4, signed=signed, random_state=3).toarray(),
+    )
 
 
 def test_random_kcnf_structure():

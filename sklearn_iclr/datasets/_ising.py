@@ -265,9 +265,7 @@ class _ColourSweepSampler:
                 if cnf.n_clauses and len(c["seg"]):
                     seg, sign, clause = c["seg"], c["sign"], c["clause"]
                     old_lit = old[seg] * sign
-                    critical = np.flatnonzero(
-                        (old_lit > 0) & (counts[clause] == 1)
-                    )
+                    critical = np.flatnonzero((old_lit > 0) & (counts[clause] == 1))
                     new[seg[critical]] = old[seg[critical]]
                     flips = np.flatnonzero(new[seg] != old[seg])
                     counts[clause[flips]] -= old_lit[flips].astype(np.int32)

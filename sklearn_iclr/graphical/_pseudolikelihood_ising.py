@@ -259,8 +259,8 @@ class PseudoLikelihoodIsing(BaseEstimator):
             row, col = np.argwhere(bad)[0]
             raise ValueError(
                 f"With binarize=None, X must contain only -1 and +1; X[{row}, "
-                f"{col}] = {float(X[row, col])!r}. Set binarize to a threshold (e.g. 0.0) "
-                "to map X > threshold to +1 and the rest to -1."
+                f"{col}] = {float(X[row, col])!r}. Set binarize to a threshold "
+                "(e.g. 0.0) to map X > threshold to +1 and the rest to -1."
             )
         return X
 

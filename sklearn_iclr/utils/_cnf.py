@@ -202,7 +202,9 @@ def _canonical(lit_var, lit_sign, ptr, n_vars):
     new_var, new_sign, lengths = [], [], []
     for c in range(len(ptr) - 1):
         literals = dict.fromkeys(
-            zip(lit_var[ptr[c] : ptr[c + 1]], lit_sign[ptr[c] : ptr[c + 1]])
+            zip(
+                lit_var[ptr[c] : ptr[c + 1]], lit_sign[ptr[c] : ptr[c + 1]], strict=True
+            )
         )
         variables = [v for v, _ in literals]
         if len(set(variables)) < len(variables):
