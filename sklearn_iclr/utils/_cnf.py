@@ -225,7 +225,9 @@ def moser_tardos(cnf, n_samples, random_state, max_rounds=10_000):
     """Satisfying assignments by parallel Moser-Tardos resampling.
 
     Starts from uniform random spins and, round after round, redraws every
-    spin of every violated clause, independently for each sample.
+    spin of every violated clause, independently for each sample. Only the
+    clauses touching a redrawn spin are re-checked, so a round costs time
+    proportional to the number of violated clauses, not to the formula.
 
     Parameters
     ----------
@@ -243,21 +245,46 @@ def moser_tardos(cnf, n_samples, random_state, max_rounds=10_000):
     spins : ndarray of shape (n_samples, n_vars), dtype int8
         Each row satisfies ``cnf``.
     """
-    spins = np.where(random_state.random_sample((n_samples, cnf.n_vars)) < 0.5, -1, 1)
+    n, m = cnf.n_vars, cnf.n_clauses
+    spins = np.where(random_state.random_sample(n_samples * n) < 0.5, -1, 1)
     spins = spins.astype(np.int8)
-    if cnf.n_clauses == 0:
-        return spins
+    if m == 0:
+        return spins.reshape(n_samples, n)
+    order, ptr = cnf.vertex_literals()
+    # Flat ids: spin j*n + v and clause j*m + c belong to sample j.
+    candidates = np.arange(n_samples * m)
     for _ in range(max_rounds):
-        violated = cnf.true_counts(cnf.true_literals(spins)) == 0
+        sample, clause = np.divmod(candidates, m)
+        lits = _segments(cnf.clause_ptr, clause)
+        owner = np.repeat(sample, cnf.clause_ptr[clause + 1] - cnf.clause_ptr[clause])
+        true = spins[owner * n + cnf.lit_var[lits]] == cnf.lit_sign[lits]
+        starts = np.cumsum(cnf.clause_ptr[clause + 1] - cnf.clause_ptr[clause])
+        violated = ~np.logical_or.reduceat(true, np.r_[0, starts[:-1]])
         if not violated.any():
-            return spins
-        rows, lits = np.nonzero(violated[:, cnf.clause_of_lit])
-        redraw = np.zeros(spins.shape, dtype=bool)
-        redraw[rows, cnf.lit_var[lits]] = True
-        count = int(redraw.sum())
-        spins[redraw] = np.where(random_state.random_sample(count) < 0.5, -1, 1)
+            return spins.reshape(n_samples, n)
+        bad = np.repeat(violated, np.diff(np.r_[0, starts]))
+        redraw = _distinct(owner[bad] * n + cnf.lit_var[lits[bad]], n_samples * n)
+        spins[redraw] = np.where(random_state.random_sample(len(redraw)) < 0.5, -1, 1)
+        sample, vertex = np.divmod(redraw, n)
+        touched = order[_segments(ptr, vertex)]
+        owner = np.repeat(sample, ptr[vertex + 1] - ptr[vertex])
+        candidates = _distinct(owner * m + cnf.clause_of_lit[touched], n_samples * m)
     raise ValueError(
         f"Moser-Tardos found no satisfying assignment in {max_rounds} rounds; the "
         "CNF may be unsatisfiable or too dense (use longer clauses or fewer clauses "
         "per variable)."
     )
+
+
+def _distinct(ids, size):
+    """Sorted distinct values of ``ids`` in ``range(size)`` (a mask, no sort)."""
+    mask = np.zeros(size, dtype=bool)
+    mask[ids] = True
+    return np.flatnonzero(mask)
+
+
+def _segments(ptr, rows):
+    """Concatenated ranges ``ptr[r]:ptr[r + 1]`` for ``r`` in ``rows``."""
+    lengths = ptr[rows + 1] - ptr[rows]
+    shift = np.repeat(ptr[rows] - np.cumsum(lengths) + lengths, lengths)
+    return shift + np.arange(lengths.sum())
