@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
 
-from ..utils._cnf import check_cnf, moser_tardos
+from ..utils._cnf import check_cnf, concatenated_ranges, moser_tardos
 from ..utils._coupling import check_coupling
 
 
@@ -238,13 +238,11 @@ class _ColourSweepSampler:
         cnf = self.cnf
         if cnf.n_clauses:
             order, ptr = self._occurrences
-            counts = ptr[idx + 1] - ptr[idx]
-            starts = np.repeat(ptr[idx] - np.cumsum(counts) + counts, counts)
-            lits = order[starts + np.arange(counts.sum())]
-            seg = np.repeat(np.arange(len(idx)), counts)
+            lits = order[concatenated_ranges(ptr, idx)[0]]
+            lengths = np.tile(ptr[idx + 1] - ptr[idx], chains)
             clause_offsets = np.arange(chains) * cnf.n_clauses
             data.update(
-                seg=(np.arange(chains)[:, None] * len(idx) + seg).ravel(),
+                lit_ptr=np.r_[0, np.cumsum(lengths)],
                 sign=np.tile(cnf.lit_sign[lits], chains),
                 clause=(clause_offsets[:, None] + cnf.clause_of_lit[lits]).ravel(),
             )
@@ -262,25 +260,29 @@ class _ColourSweepSampler:
                 old = spins[idx]
                 p_plus = 0.5 * (1.0 + np.tanh(beta * (c["rows"] @ spins)))
                 new = np.where(rng.random_sample(len(idx)) < p_plus, 1.0, -1.0)
-                if cnf.n_clauses and len(c["seg"]):
-                    seg, sign, clause = c["seg"], c["sign"], c["clause"]
-                    old_lit = old[seg] * sign
-                    critical = np.flatnonzero((old_lit > 0) & (counts[clause] == 1))
-                    new[seg[critical]] = old[seg[critical]]
-                    flips = np.flatnonzero(new[seg] != old[seg])
-                    counts[clause[flips]] -= old_lit[flips].astype(np.int32)
+                if cnf.n_clauses:
+                    # Only spins that want to change can be blocked by a clause.
+                    moving = np.flatnonzero(new != old)
+                    lits, lengths = concatenated_ranges(c["lit_ptr"], moving)
+                    owner = np.repeat(moving, lengths)
+                    clause = c["clause"][lits]
+                    old_lit = (old[owner] * c["sign"][lits]).astype(np.int32)
+                    blocked = owner[(old_lit > 0) & (counts[clause] == 1)]
+                    new[blocked] = old[blocked]
+                    flips = new[owner] != old[owner]
+                    counts[clause[flips]] -= old_lit[flips]
                 spins[idx] = new
         return spins
 
 
 def _colour_classes(graph, rng):
-    """Independent sets covering the vertices: greedy colouring in random order.
+    """Independent sets covering the vertices: speculative greedy colouring.
 
-    Jones-Plassmann rounds: a vertex whose random priority beats every
-    uncoloured neighbour's is coloured now, with the smallest colour none of
-    its (already coloured, higher-priority) neighbours has. This is exactly
-    sequential greedy colouring in priority order, so at most ``max degree + 1``
-    colours are used, and each round is vectorised.
+    Every uncoloured vertex takes the smallest colour absent from its coloured
+    neighbours; when two adjacent uncoloured vertices pick the same colour, the
+    one with the lower random priority gives it back and tries again in the
+    next round (Gebremedhin-Manne). Each round is vectorised; at most
+    ``max degree + 1`` colours are used.
 
     Parameters
     ----------
@@ -297,17 +299,20 @@ def _colour_classes(graph, rng):
     n = graph.shape[0]
     priority = rng.permutation(n)
     colour = np.full(n, -1)
-    # Edges between uncoloured vertices, sorted by source (CSR order).
+    todo = np.arange(n)
+    # Edges between uncoloured vertices (both directions).
     src = np.repeat(np.arange(n), np.diff(graph.indptr))
     dst = graph.indices
-    while np.any(colour < 0):
-        best = np.full(n, -1)
-        if len(src):
-            starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
-            best[src[starts]] = np.maximum.reduceat(priority[dst], starts)
-        winners = np.flatnonzero((colour < 0) & (priority > best))
-        colour[winners] = _smallest_free_colour(graph[winners], colour)
-        keep = (colour[src] < 0) & (colour[dst] < 0)
+    while len(todo):
+        tentative = colour.copy()
+        tentative[todo] = _smallest_free_colour(graph[todo], colour)
+        clash = (tentative[src] == tentative[dst]) & (priority[src] < priority[dst])
+        losers = np.zeros(n, dtype=bool)
+        losers[src[clash]] = True
+        winners = todo[~losers[todo]]
+        colour[winners] = tentative[winners]
+        todo = todo[losers[todo]]
+        keep = losers[src] & losers[dst]
         src, dst = src[keep], dst[keep]
     return [np.flatnonzero(colour == c) for c in range(colour.max() + 1)]
 
@@ -315,8 +320,17 @@ def _colour_classes(graph, rng):
 def _smallest_free_colour(rows, colour):
     """For each row of ``rows`` (CSR), the least colour absent from its neighbours."""
     n_rows = rows.shape[0]
-    row = np.repeat(np.arange(n_rows), np.diff(rows.indptr))
     used = colour[rows.indices]
+    lengths = np.diff(rows.indptr)
+    if colour.max() < 62:
+        bits = np.where(used >= 0, np.left_shift(1, used.clip(0)), 0)
+        mask = np.zeros(n_rows, dtype=np.int64)
+        nonempty = lengths > 0
+        if rows.nnz:
+            mask[nonempty] = np.bitwise_or.reduceat(bits, rows.indptr[:-1][nonempty])
+        lowest_free = ~mask & (mask + 1)
+        return np.log2(lowest_free).astype(np.intp)
+    row = np.repeat(np.arange(n_rows), lengths)
     width = int(colour.max()) + 2
     key = np.unique(row[used >= 0] * width + used[used >= 0])
     row, used = key // width, key % width

@@ -255,19 +255,19 @@ def moser_tardos(cnf, n_samples, random_state, max_rounds=10_000):
     candidates = np.arange(n_samples * m)
     for _ in range(max_rounds):
         sample, clause = np.divmod(candidates, m)
-        lits = _segments(cnf.clause_ptr, clause)
-        owner = np.repeat(sample, cnf.clause_ptr[clause + 1] - cnf.clause_ptr[clause])
+        lits, lengths = concatenated_ranges(cnf.clause_ptr, clause)
+        owner = np.repeat(sample, lengths)
         true = spins[owner * n + cnf.lit_var[lits]] == cnf.lit_sign[lits]
-        starts = np.cumsum(cnf.clause_ptr[clause + 1] - cnf.clause_ptr[clause])
-        violated = ~np.logical_or.reduceat(true, np.r_[0, starts[:-1]])
+        violated = ~np.logical_or.reduceat(true, np.cumsum(lengths) - lengths)
         if not violated.any():
             return spins.reshape(n_samples, n)
-        bad = np.repeat(violated, np.diff(np.r_[0, starts]))
+        bad = np.repeat(violated, lengths)
         redraw = _distinct(owner[bad] * n + cnf.lit_var[lits[bad]], n_samples * n)
         spins[redraw] = np.where(random_state.random_sample(len(redraw)) < 0.5, -1, 1)
         sample, vertex = np.divmod(redraw, n)
-        touched = order[_segments(ptr, vertex)]
-        owner = np.repeat(sample, ptr[vertex + 1] - ptr[vertex])
+        touched, lengths = concatenated_ranges(ptr, vertex)
+        touched = order[touched]
+        owner = np.repeat(sample, lengths)
         candidates = _distinct(owner * m + cnf.clause_of_lit[touched], n_samples * m)
     raise ValueError(
         f"Moser-Tardos found no satisfying assignment in {max_rounds} rounds; the "
@@ -283,8 +283,23 @@ def _distinct(ids, size):
     return np.flatnonzero(mask)
 
 
-def _segments(ptr, rows):
-    """Concatenated ranges ``ptr[r]:ptr[r + 1]`` for ``r`` in ``rows``."""
+def concatenated_ranges(ptr, rows):
+    """The ranges ``ptr[r]:ptr[r + 1]`` for ``r`` in ``rows``, concatenated.
+
+    Parameters
+    ----------
+    ptr : ndarray of shape (n_rows + 1,)
+        CSR-style pointers.
+    rows : ndarray of int
+        Rows whose ranges are wanted, in output order.
+
+    Returns
+    -------
+    positions : ndarray of int
+        ``concatenate([arange(ptr[r], ptr[r + 1]) for r in rows])``.
+    lengths : ndarray of int
+        ``ptr[rows + 1] - ptr[rows]``.
+    """
     lengths = ptr[rows + 1] - ptr[rows]
     shift = np.repeat(ptr[rows] - np.cumsum(lengths) + lengths, lengths)
-    return shift + np.arange(lengths.sum())
+    return shift + np.arange(lengths.sum()), lengths
