@@ -14,6 +14,10 @@ from sklearn_iclr.datasets import (
     make_truncated_ising,
 )
 from sklearn_iclr.graphical import PseudoLikelihoodIsing
+from sklearn_iclr.testing.invariants import (
+    assert_refit_deterministic,
+    assert_row_permutation_invariant,
+)
 from sklearn_iclr.testing.strategies import truncated_ising_data
 
 
@@ -267,6 +271,17 @@ def test_naive_pseudolikelihood_is_fooled_by_pinned_spins():
     # Means of 10 fits: sd ~ 0.016, so 0.06 is a > 3.5 sigma margin for both.
     assert abs(np.mean(aware)) < 0.06
     assert np.mean(naive) == pytest.approx(3 * f**2 / (1 + 2 * f**2), abs=0.06)
+
+
+def test_shared_invariants_row_order_and_refit():
+    A = make_regular_coupling(200, 3, signed=True, random_state=0)
+    clauses = make_random_kcnf(200, 4, 2, random_state=0)
+    X = make_truncated_ising(A, 0.7, clauses, n_samples=6, n_sweeps=20, random_state=0)
+    est = PseudoLikelihoodIsing(coupling=A, clauses=clauses)
+    assert_row_permutation_invariant(est, X, method="score_samples", rtol=1e-10)
+    assert_refit_deterministic(
+        est, X, attributes=("beta_", "standard_error_", "n_flippable_", "score_samples")
+    )
 
 
 def test_pickle_and_pandas():
