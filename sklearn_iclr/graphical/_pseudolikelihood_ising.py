@@ -138,11 +138,13 @@ class PseudoLikelihoodIsing(BaseEstimator):
     --------
     >>> from sklearn_iclr.datasets import make_regular_coupling, make_truncated_ising
     >>> from sklearn_iclr.graphical import PseudoLikelihoodIsing
-    >>> A = make_regular_coupling(2000, 3, random_state=0)
+    >>> A = make_regular_coupling(10_000, 3, random_state=0)
     >>> X = make_truncated_ising(A, beta=0.8, n_sweeps=100, random_state=0)
     >>> est = PseudoLikelihoodIsing(coupling=A).fit(X)
-    >>> print(f"{est.beta_:.1f} +- {est.standard_error_:.2f}")
-    0.8 +- 0.04
+    >>> print(f"{est.beta_:.1f}")
+    0.8
+    >>> bool(abs(est.beta_ - 0.8) < 3 * est.standard_error_)
+    True
     """
 
     _parameter_constraints = {
