@@ -350,7 +350,8 @@ def test_bad_input_raises_clear_value_error(params, X, match):
 
 
 def test_score_rejects_rows_that_violate_the_clauses():
-    X = np.array([[1.0, 1.0, -1.0], [1.0, -1.0, 1.0]])
+    X = np.array([[1.0, 1.0, -1.0], [1.0, -1.0, 1.0], [1.0, 1.0, 1.0]])
     est = PseudoLikelihoodIsing(clauses=[(1,)]).fit(X)
+    assert not est.at_bound_
     with pytest.raises(ValueError, match="row 0 violates clause 0"):
         est.score(-X)

@@ -125,7 +125,9 @@ def make_truncated_ising(
     A sweep updates every spin once, one colour class at a time: the classes are
     independent sets of the conflict graph (Ising edges plus clause
     co-membership, coloured greedily in random order), so a whole class is
-    updated at once, vectorised over vertices and chains.
+    updated at once, vectorised over vertices and chains. The sampler is built
+    for sparse couplings: with a dense one (e.g. Curie-Weiss) every class is a
+    single vertex and a sweep costs ``n`` vectorised steps.
 
     Every update leaves the truncated law invariant, but single-spin dynamics
     can be *reducible* on ``S``: with the clauses ``(x1 or x2)`` and
