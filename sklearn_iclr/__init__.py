@@ -9,3 +9,6 @@ from .rl import LSTDQEvaluator
 __version__ = "0.1.0.dev0"
 
 __all__ = ["LSTDQEvaluator", "__version__"]
+from .graphical import PseudoLikelihoodIsing  # noqa: E402
+
+__all__ = ["PseudoLikelihoodIsing", "__version__"]

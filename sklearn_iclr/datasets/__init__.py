@@ -5,6 +5,8 @@ from; tests, examples and benchmarks use them, and so can users.
 """
 
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
+from ._cnf import make_random_kcnf, read_dimacs_cnf
+from ._ising import make_regular_coupling, make_truncated_ising
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
 __all__ = [
@@ -13,4 +15,8 @@ __all__ = [
     "load_voicepath",
     "make_linear_mdp_dataset",
     "make_tabular_mdp",
+    "make_random_kcnf",
+    "make_regular_coupling",
+    "make_truncated_ising",
+    "read_dimacs_cnf",
 ]

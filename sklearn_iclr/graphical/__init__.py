@@ -1,3 +1,5 @@
 """Graphical models: the inverse temperature of (truncated) Ising models."""
 
-__all__ = []
+from ._pseudolikelihood_ising import PseudoLikelihoodIsing
+
+__all__ = ["PseudoLikelihoodIsing"]

@@ -95,3 +95,47 @@ def transition_data(draw, min_samples=20, max_samples=60, max_features=4, bound=
     y = draw(arrays(np.float64, n, elements=elements))
     successors = draw(arrays(np.int64, n, elements=st.integers(0, n - 1)))
     return X, y, X[successors]
+def truncated_ising_data(draw, max_vertices=9, max_samples=4, max_clauses=6):
+    """Draw spins, a coupling and a CNF that every drawn configuration satisfies.
+
+    The coupling is symmetric with a zero diagonal and random signed weights on
+    a random edge set; clauses of 1 to 3 literals are drawn at random and only
+    those satisfied by every row are kept, so the data are always valid input
+    for :class:`~sklearn_iclr.graphical.PseudoLikelihoodIsing`.
+
+    Parameters
+    ----------
+    max_vertices : int, default=9
+        Largest number of spins (at least 3 are drawn).
+    max_samples : int, default=4
+        Largest number of configurations.
+    max_clauses : int, default=6
+        Number of clauses drawn before filtering.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_vertices)
+        Spins in {-1.0, +1.0}.
+    coupling : ndarray of shape (n_vertices, n_vertices)
+    clauses : list of tuple of int
+        DIMACS literals (variable ``v`` is column ``v - 1``).
+    """
+    n = draw(st.integers(3, max_vertices))
+    s = draw(st.integers(1, max_samples))
+    X = np.array(
+        draw(arrays(np.int8, (s, n), elements=st.sampled_from([-1, 1]))), float
+    )
+    weights = draw(
+        arrays(np.float64, (n, n), elements=st.sampled_from([-1.0, 0.0, 0.5, 1.0]))
+    )
+    coupling = np.triu(weights, 1)
+    coupling = coupling + coupling.T
+    clauses = []
+    for _ in range(draw(st.integers(0, max_clauses))):
+        size = draw(st.integers(1, min(3, n)))
+        variables = draw(st.permutations(range(1, n + 1)))[:size]
+        signs = draw(st.lists(st.sampled_from([-1, 1]), min_size=size, max_size=size))
+        clause = tuple(v * g for v, g in zip(variables, signs, strict=True))
+        if all(any(row[abs(v) - 1] * np.sign(v) > 0 for v in clause) for row in X):
+            clauses.append(clause)
+    return X, coupling, clauses
