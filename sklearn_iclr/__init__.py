@@ -4,11 +4,13 @@ Every public estimator is re-exported here. Importing the package never imports
 torch: the torch-backed estimators load it inside ``fit``.
 """
 
+from .graphical import PseudoLikelihoodIsing
 from .rl import LSTDQEvaluator
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["LSTDQEvaluator", "__version__"]
-from .graphical import PseudoLikelihoodIsing  # noqa: E402
-
-__all__ = ["PseudoLikelihoodIsing", "__version__"]
+__all__ = [
+    "LSTDQEvaluator",
+    "PseudoLikelihoodIsing",
+    "__version__",
+]

@@ -4,9 +4,9 @@ The generators reproduce the data models of the papers the estimators come
 from; tests, examples and benchmarks use them, and so can users.
 """
 
-from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._cnf import make_random_kcnf, read_dimacs_cnf
 from ._ising import make_regular_coupling, make_truncated_ising
+from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
 __all__ = [

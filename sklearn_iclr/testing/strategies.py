@@ -95,6 +95,9 @@ def transition_data(draw, min_samples=20, max_samples=60, max_features=4, bound=
     y = draw(arrays(np.float64, n, elements=elements))
     successors = draw(arrays(np.int64, n, elements=st.integers(0, n - 1)))
     return X, y, X[successors]
+
+
+@st.composite
 def truncated_ising_data(draw, max_vertices=9, max_samples=4, max_clauses=6):
     """Draw spins, a coupling and a CNF that every drawn configuration satisfies.
 
