@@ -4,6 +4,13 @@ The generators reproduce the data models of the papers the estimators come
 from; tests, examples and benchmarks use them, and so can users.
 """
 
+from ._single_index import make_single_index, make_tensor_pca
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
-__all__ = ["load_caesarian", "load_haberman", "load_voicepath"]
+__all__ = [
+    "load_caesarian",
+    "load_haberman",
+    "load_voicepath",
+    "make_single_index",
+    "make_tensor_pca",
+]
