@@ -57,7 +57,7 @@ def make_single_index(
 
     Examples
     --------
-    >>> X, y, direction = make_single_index(100, 5, information_exponent=2, random_state=0)
+    >>> X, y, direction = make_single_index(100, 5, 2, random_state=0)
     >>> X.shape, y.shape, round(float(direction @ direction), 6)
     ((100, 5), (100,), 1.0)
     """

@@ -136,7 +136,8 @@ def fit_hermite_link(z, y, degree):
     --------
     >>> import numpy as np
     >>> z = np.linspace(-2, 2, 9)
-    >>> np.round(fit_hermite_link(z, 3 * z**2, 2), 6).tolist()  # 3 z^2 = 3 + 3 sqrt(2) h_2
+    >>> # 3 z^2 = 3 h_0 + 3 sqrt(2) h_2
+    >>> np.round(fit_hermite_link(z, 3 * z**2, 2), 6).tolist()
     [3.0, 0.0, 4.242641]
     """
     coef, *_ = np.linalg.lstsq(hermite_design(z, degree), y, rcond=None)
