@@ -19,9 +19,11 @@ from ..utils.validation import check_not_constant
 from ._information_exponent import estimate_information_exponent
 from ._langevin_chains import direction_from_averages, run_chains
 
-# Gradient evaluations of the automatic budget, per d**k*; 0.5 d^4 recovers the
-# k* = 4, d = 32 direction at n = 10 d^2 with overlap ~0.99 (benchmarks/).
-AUTO_BUDGET_PER_DK = 0.5
+# Gradient evaluations of the automatic budget, per d**k*, for odd and even k*.
+# Measured at n = 10 d^2: 0.5 d^4 gives overlap ~0.99 for k* = 4 (second
+# moment) at d = 32 and 64; the first moment (odd k*) needs more, 16 d^3 gives
+# ~0.98 for k* = 3 at d = 32 (benchmarks/README_langevin.md).
+AUTO_BUDGET_PER_DK = {1: 16.0, 0: 0.5}
 AUTO_MIN_STEPS = 200
 # Per-step move sqrt(h d) of the automatic learning rate (h << 1 / d).
 AUTO_STEP_MOVE = 0.2
@@ -62,6 +64,16 @@ def sign_from_odd_coefficients(t, y, max_degree):
         if sd > 0 and abs(products.mean()) * math.sqrt(len(t)) > SIGN_Z_THRESHOLD * sd:
             return 1.0 if products.mean() > 0 else -1.0
     return 0.0
+
+
+def auto_n_steps(n_features, exponent, n_chains, batch_size):
+    """Steps per chain of the automatic budget ``c d^k*`` gradient evaluations.
+
+    ``c`` is ``AUTO_BUDGET_PER_DK[k* % 2]``; at least ``AUTO_MIN_STEPS`` steps
+    (a few relaxation times of the chains).
+    """
+    budget = AUTO_BUDGET_PER_DK[exponent % 2] * float(n_features) ** exponent
+    return max(AUTO_MIN_STEPS, math.ceil(budget / (n_chains * batch_size)))
 
 
 def canonical_sign(vector):
@@ -118,9 +130,10 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         ``0.2 * sqrt(batch_size / (k* d))``, a per-step move of about 0.2 on
         the sphere.
     n_steps : int or "auto", default="auto"
-        Steps of every chain. ``"auto"`` spends ``0.5 d^k*`` gradient
-        evaluations in total (``n_steps * n_chains * batch_size``), with at
-        least 200 steps. The work needed grows like ``d^k*``.
+        Steps of every chain. ``"auto"`` spends ``16 d^k*`` (odd ``k*``) or
+        ``0.5 d^k*`` (even ``k*``) gradient evaluations in total
+        (``n_steps * n_chains * batch_size``), with at least 200 steps. The
+        work needed grows like ``d^k*``.
     n_chains : int, default=1024
         Independent chains, advanced together as one ``(n_chains, d)`` matrix.
         Only the total work matters statistically; more chains per step are
@@ -301,9 +314,9 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
     def _resolve_n_steps(self, n_features):
         if self.n_steps != "auto":
             return int(self.n_steps)
-        budget = AUTO_BUDGET_PER_DK * float(n_features) ** self.information_exponent_
-        per_step = self.n_chains * self.batch_size
-        return max(AUTO_MIN_STEPS, math.ceil(budget / per_step))
+        return auto_n_steps(
+            n_features, self.information_exponent_, self.n_chains, self.batch_size
+        )
 
     def _run_chains(self, X_std, y_std, device):
         torch = import_torch()

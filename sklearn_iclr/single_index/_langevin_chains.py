@@ -62,7 +62,20 @@ def run_chains(increment, n_chains, n_features, n_steps, device, verbose=0, labe
     averages : ChainAverages
     """
     torch = import_torch()
+    threads = torch.get_num_threads()
+    if not str(device).startswith("cuda"):
+        # The per-step tensors are small: one thread is faster, and much faster
+        # on a shared machine, than a thread pool that syncs every operation.
+        torch.set_num_threads(1)
+    try:
+        return _run_chains(
+            torch, increment, n_chains, n_features, n_steps, device, verbose, label
+        )
+    finally:
+        torch.set_num_threads(threads)
 
+
+def _run_chains(torch, increment, n_chains, n_features, n_steps, device, verbose, label):
     theta = torch.randn(n_chains, n_features, device=device)
     theta /= theta.norm(dim=1, keepdim=True)
     sum_theta = torch.zeros(n_features, dtype=torch.float64, device=device)

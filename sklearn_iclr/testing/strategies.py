@@ -61,3 +61,27 @@ def regression_data(draw, min_samples=5, max_samples=60, max_features=5, bound=1
     y = draw(arrays(np.float64, n, elements=elements))
     assume(np.ptp(y) > 0)
     return X, y
+
+
+@st.composite
+def column_affine_maps(draw, n_features, max_log10_scale=1.0, max_shift=1e2):
+    """Draw a positive per-column scale and a shift, ``x -> scale * x + shift``.
+
+    Parameters
+    ----------
+    n_features : int
+        Number of columns.
+    max_log10_scale : float, default=1.0
+        Scales lie in ``[10^-m, 10^m]``.
+    max_shift : float, default=1e2
+        Shifts lie in ``[-max_shift, max_shift]``.
+
+    Returns
+    -------
+    scale, shift : ndarray of shape (n_features,)
+    """
+    exponents = st.floats(-max_log10_scale, max_log10_scale, allow_nan=False)
+    shifts = st.floats(-max_shift, max_shift, allow_nan=False, allow_infinity=False)
+    scale = 10.0 ** draw(arrays(np.float64, n_features, elements=exponents))
+    shift = draw(arrays(np.float64, n_features, elements=shifts))
+    return scale, shift
