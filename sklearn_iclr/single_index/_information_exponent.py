@@ -140,8 +140,6 @@ def estimate_information_exponent(X, y, threshold=4.0):
         f"using information_exponent={best}, the largest score. Pass "
         "information_exponent explicitly when you know it.",
         UserWarning,
-        stacklevel=2,
+        stacklevel=3,
     )
     return best
-
-

@@ -75,13 +75,13 @@ def run_chains(increment, n_chains, n_features, n_steps, device, verbose=0, labe
         torch.set_num_threads(threads)
 
 
-def _run_chains(torch, increment, n_chains, n_features, n_steps, device, verbose, label):
+def _run_chains(
+    torch, increment, n_chains, n_features, n_steps, device, verbose, label
+):
     theta = torch.randn(n_chains, n_features, device=device)
     theta /= theta.norm(dim=1, keepdim=True)
     sum_theta = torch.zeros(n_features, dtype=torch.float64, device=device)
-    sum_outer = torch.zeros(
-        n_features, n_features, dtype=torch.float64, device=device
-    )
+    sum_outer = torch.zeros(n_features, n_features, dtype=torch.float64, device=device)
     report_every = max(1, n_steps // 10)
     start = time.perf_counter()
     for step in range(1, n_steps + 1):
