@@ -259,3 +259,14 @@ def test_cuda_request_without_cuda_is_refused(k3_data):
     X, y, _ = k3_data
     with pytest.raises(ValueError, match="CUDA is not available"):
         AveragedLangevinRegressor(device="cuda", **FAST).fit(X, y)
+
+
+def test_device_auto_without_cuda_equals_cpu(k3_data):
+    torch = import_torch()
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here: 'auto' picks the GPU")
+    X, y, _ = k3_data
+    params = dict(information_exponent=3, random_state=0, **FAST)
+    auto = AveragedLangevinRegressor(device="auto", **params).fit(X, y)
+    cpu = AveragedLangevinRegressor(device="cpu", **params).fit(X, y)
+    np.testing.assert_array_equal(auto.direction_, cpu.direction_)

@@ -50,20 +50,23 @@ def standardize_columns(X):
 
 
 def sign_from_odd_coefficients(t, y, max_degree):
-    """+1 or -1 so that the first significant odd Hermite coefficient is > 0.
+    """+1 or -1 making the most significant odd Hermite coefficient positive.
 
-    ``c_j = mean(y h_j(t))`` for odd ``j <= max_degree``; a coefficient counts
-    when its z-score exceeds ``SIGN_Z_THRESHOLD``. Returns 0 when no odd
-    coefficient is significant (an even link: the sign is not identifiable).
+    ``c_j = mean(y h_j(t))`` for odd ``j <= max_degree``; the one with the
+    largest z-score decides, if that z-score exceeds ``SIGN_Z_THRESHOLD``.
+    Returns 0 when no odd coefficient is significant (an even link: the sign
+    is not identifiable).
     """
     yc = y - y.mean()
     basis = hermite_basis(t, max(max_degree, 1))
+    best_z, best_sign = SIGN_Z_THRESHOLD, 0.0
     for j in range(1, len(basis), 2):
         products = yc * basis[j]
         sd = products.std()
-        if sd > 0 and abs(products.mean()) * math.sqrt(len(t)) > SIGN_Z_THRESHOLD * sd:
-            return 1.0 if products.mean() > 0 else -1.0
-    return 0.0
+        z = abs(products.mean()) * math.sqrt(len(t)) / sd if sd > 0 else 0.0
+        if z > best_z:
+            best_z, best_sign = z, (1.0 if products.mean() > 0 else -1.0)
+    return best_sign
 
 
 def auto_n_steps(n_features, exponent, n_chains, batch_size):
@@ -153,7 +156,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
     ----------
     direction_ : ndarray of shape (n_features,)
         The estimated unit direction ``theta*`` in the original feature space.
-        Its sign makes the first significant odd Hermite coefficient of the
+        Its sign makes the most significant odd Hermite coefficient of the
         link positive (for an even link, the largest entry is positive).
     link_coef_ : ndarray of shape (link_degree + 1,)
         Hermite coefficients of the fitted link ``f(z) = sum_k c_k h_k(z)`` of
