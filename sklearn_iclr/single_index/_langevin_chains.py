@@ -83,7 +83,7 @@ def _run_chains(
     sum_theta = torch.zeros(n_features, dtype=torch.float64, device=device)
     sum_outer = torch.zeros(n_features, n_features, dtype=torch.float64, device=device)
     report_every = max(1, n_steps // 10)
-    start = time.perf_counter()
+    began = time.perf_counter()
     for step in range(1, n_steps + 1):
         delta = increment(theta)
         delta -= (delta * theta).sum(dim=1, keepdim=True) * theta
@@ -94,7 +94,7 @@ def _run_chains(
         if verbose > 0 and (step % report_every == 0 or step == n_steps):
             print(
                 f"[{label}] step {step}/{n_steps} of {n_chains} chains, "
-                f"{time.perf_counter() - start:.1f}s"
+                f"{time.perf_counter() - began:.1f}s"
             )
     count = n_chains * n_steps
     return ChainAverages(
