@@ -76,7 +76,7 @@ def main():
     args = parser.parse_args()
     if args.quick:
         args.dims, args.seeds = [16, 32], 1
-    ratios = args.ratios or [1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64]
+    ratios = args.ratios or [1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 64]
     cells = []
     start = time.perf_counter()
     for k in (3, 4):

@@ -16,6 +16,10 @@ from ..utils._hermite import hermite_derivative
 from ..utils.validation import check_not_constant
 
 PARTIAL_TRACE_ORDERS = (1, 2, 3, 4)
+# Online SGD runs its last 20% of samples at a tenth of the learning rate: the
+# heavy-tailed gradients y h_k'(z) x otherwise keep the final overlap of a
+# successful run near 0.6-0.8 (measured, k = 3, d = 16).
+REFINE_START, REFINE_FACTOR = 0.8, 0.1
 
 
 def _check_single_index_data(X, y):
@@ -53,7 +57,9 @@ def online_sgd_direction(
         theta <- normalize(theta + lr * P_perp y h_k'(theta . x) x)
 
     (SGD on the correlation loss with the link ``h_k``, ``k`` the information
-    exponent). It needs about ``d^(k-1)`` samples for ``k >= 3``.
+    exponent); the last 20% of the samples run at a tenth of ``lr`` to refine
+    (the two phases of Damian et al., 2023). It needs about ``d^(k-1)``
+    samples for ``k >= 3``.
 
     Parameters
     ----------
@@ -92,9 +98,11 @@ def online_sgd_direction(
         lr = min(0.5 * n_features ** (-information_exponent / 2), 0.1 / n_features)
     theta = rng.standard_normal(n_features)
     theta /= np.linalg.norm(theta)
-    for i in rng.permutation(n_samples):
+    refine_from = int(REFINE_START * n_samples)
+    for t, i in enumerate(rng.permutation(n_samples)):
         x = X[i]
-        step = lr * y[i] * hermite_derivative(theta @ x, information_exponent) * x
+        rate = lr if t < refine_from else lr * REFINE_FACTOR
+        step = rate * y[i] * hermite_derivative(theta @ x, information_exponent) * x
         step -= (step @ theta) * theta
         theta += step
         theta /= np.linalg.norm(theta)
