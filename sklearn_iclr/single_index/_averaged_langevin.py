@@ -193,9 +193,12 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
 
     Notes
     -----
-    The averages are accumulated in float64; the chains run in float32. The
-    CUDA path is the same code with tensors on the GPU; it has not been run on
-    a GPU by the tests of this package.
+    The averages are accumulated in float64; the chains run in float32. On
+    CPU the chains run on one torch thread (the per-step matrices are small;
+    a thread pool only adds synchronisation, badly so on a busy machine): the
+    parallelism is the vectorisation over chains. The CUDA path is the same
+    code with tensors on the GPU; it has not been run on a GPU by the tests of
+    this package.
 
     References
     ----------
