@@ -35,9 +35,10 @@ def test_claim_k4_average_succeeds_where_last_iterate_and_online_sgd_fail():
     # The paper's Fig. 2 setting, scaled down: k* = 4 (link h_4), d = 32,
     # n = 10 d^2. Online SGD needs ~d^3 samples and the last iterate of the
     # chains stays near the equator (overlap ~ 1/sqrt(d) = 0.18), while the top
-    # eigenvector of the averaged second moment recovers theta*. Repeated runs
-    # gave average 0.99 per seed, last-iterate medians 0.23-0.31 and online SGD
-    # 0.01-0.29, so the thresholds below leave wide margins.
+    # eigenvector of the averaged second moment recovers theta*. These seeds
+    # gave average 0.993-0.996, last-iterate medians 0.25-0.28 and online SGD
+    # 0.02, 0.07, 0.13, 0.45, 0.91 (median 0.13: 10 d^2 is a third of d^3, so
+    # a lucky start sometimes escapes), hence medians with wide margins.
     d = 32
     average, last, online = [], [], []
     for seed in range(5):
@@ -82,9 +83,10 @@ def test_direction_follows_sign_of_planted_direction(k3_data):
 
 def test_same_total_work_split_differently_gives_the_same_quality(k3_data):
     # Chains start in the stationary law of the noise, so only chains x steps
-    # matters: 4 splits of 2^18 gradient evaluations recover theta* equally
-    # well. Across repeated seeds the overlaps were 0.96-0.99 with spreads
-    # below 0.03, so 0.05 is a wide tolerance.
+    # matters once every chain is well past its relaxation time (~50 steps):
+    # 3 splits of 2^18 gradient evaluations into chains of 2048 to 512 steps.
+    # Over random_state 0-5 the overlaps were 0.983-0.996 and the spread
+    # within a seed at most 0.007; the tolerances leave about 3x margin.
     X, y, theta = k3_data
     overlaps = [
         overlap(
@@ -98,10 +100,10 @@ def test_same_total_work_split_differently_gives_the_same_quality(k3_data):
             .direction_,
             theta,
         )
-        for chains in (128, 512, 2048)
+        for chains in (128, 256, 512)
     ]
-    assert min(overlaps) > 0.93, overlaps
-    assert max(overlaps) - min(overlaps) < 0.05, overlaps
+    assert min(overlaps) > 0.96, overlaps
+    assert max(overlaps) - min(overlaps) < 0.02, overlaps
 
 
 def test_random_state_determinism_and_clone(k3_data):

@@ -139,8 +139,10 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         work needed grows like ``d^k*``.
     n_chains : int, default=1024
         Independent chains, advanced together as one ``(n_chains, d)`` matrix.
-        Only the total work matters statistically; more chains per step are
-        faster per gradient evaluation.
+        Only the total work matters statistically as long as every chain runs
+        well past its relaxation time (about 50 steps at the automatic
+        learning rate; with 128-step chains the overlap dropped by 0.01-0.05
+        in our runs). More chains per step are faster per gradient evaluation.
     batch_size : int, default=1
         Samples per chain and step, drawn with replacement from the data.
         The paper's simulations use 1.
