@@ -4,6 +4,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from sklearn_iclr.datasets import make_single_index, make_tensor_pca
 from sklearn_iclr.metrics import overlap
@@ -14,6 +16,7 @@ from sklearn_iclr.single_index import (
     partial_trace_direction,
     tensor_pca_langevin,
 )
+from sklearn_iclr.testing.strategies import orthogonal_matrices
 
 PAIRS = list(itertools.combinations(range(4), 2))
 
@@ -156,3 +159,38 @@ def test_overlap_ignores_sign_and_rejects_bad_vectors():
         overlap([1.0], [1.0, 2.0])
     with pytest.raises(ValueError, match="non-zero"):
         overlap([0.0, 0.0], [1.0, 2.0])
+
+
+@settings(max_examples=25, deadline=None)
+@given(Q=orthogonal_matrices(5), k=st.integers(1, 4))
+def test_partial_trace_is_rotation_equivariant(Q, k):
+    # x -> Q^T x maps theta* to Q^T theta*: the estimate must follow exactly
+    # (up to the sign, arbitrary for even k), since |x|^2 is invariant.
+    X, y, _ = make_single_index(400, 5, information_exponent=k, random_state=k)
+    rotated = partial_trace_direction(X @ Q, y, k)
+    assert overlap(rotated, Q.T @ partial_trace_direction(X, y, k)) > 1 - 1e-9
+
+
+@settings(max_examples=25, deadline=None)
+@given(Q=orthogonal_matrices(6))
+def test_exponent_scores_are_rotation_invariant(Q):
+    # The statistics need no direction: they depend on x only through |x|^2
+    # and inner products, so rotating the inputs changes nothing.
+    X, y, _ = make_single_index(300, 6, information_exponent=2, random_state=0)
+    np.testing.assert_allclose(
+        hermite_exponent_scores(X @ Q, y), hermite_exponent_scores(X, y), atol=1e-8
+    )
+
+
+@given(
+    u=st.lists(st.floats(-10, 10), min_size=3, max_size=3),
+    v=st.lists(st.floats(-10, 10), min_size=3, max_size=3),
+    a=st.floats(0.1, 10) | st.floats(-10, -0.1),
+)
+def test_overlap_is_symmetric_scale_and_sign_invariant(u, v, a):
+    u, v = np.array(u), np.array(v)
+    assume(np.linalg.norm(u) > 1e-3 and np.linalg.norm(v) > 1e-3)
+    value = overlap(u, v)
+    assert 0.0 <= value <= 1.0
+    assert value == pytest.approx(overlap(v, u))
+    assert value == pytest.approx(overlap(a * u, v))

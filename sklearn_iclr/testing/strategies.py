@@ -85,3 +85,24 @@ def column_affine_maps(draw, n_features, max_log10_scale=1.0, max_shift=1e2):
     scale = 10.0 ** draw(arrays(np.float64, n_features, elements=exponents))
     shift = draw(arrays(np.float64, n_features, elements=shifts))
     return scale, shift
+
+
+@st.composite
+def orthogonal_matrices(draw, size):
+    """Draw a ``size x size`` orthogonal matrix (QR of a bounded random matrix).
+
+    Parameters
+    ----------
+    size : int
+        Number of rows and columns.
+
+    Returns
+    -------
+    Q : ndarray of shape (size, size)
+        ``Q.T @ Q`` is the identity up to rounding.
+    """
+    elements = st.floats(-1.0, 1.0, allow_nan=False, allow_infinity=False)
+    A = draw(arrays(np.float64, (size, size), elements=elements))
+    assume(abs(np.linalg.det(A)) > 1e-3)
+    Q, R = np.linalg.qr(A)
+    return Q * np.sign(np.diag(R))
