@@ -278,7 +278,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, y_numeric=True, dtype=np.float64, ensure_min_samples=2
         )
-        n_samples, n_features = X.shape
+        n_features = X.shape[1]
         if n_features < 2:
             raise ValueError(
                 f"{type(self).__name__} needs at least 2 features, got 1 feature(s): "
