@@ -6,10 +6,12 @@ torch: the torch-backed estimators load it inside ``fit``.
 
 from .graphical import PseudoLikelihoodIsing
 from .rl import LSTDQEvaluator
+from .single_index import AveragedLangevinRegressor
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "AveragedLangevinRegressor",
     "LSTDQEvaluator",
     "PseudoLikelihoodIsing",
     "__version__",

@@ -9,6 +9,7 @@ CHECK_PARAMS = {
     # check_sample_weight_equivalence_on_dense_data zeroes weights until fewer
     # transitions than features remain: A is singular, refused unless alpha > 0.
     "LSTDQEvaluator": {"alpha": 1e-3},
+    "AveragedLangevinRegressor": {"n_chains": 32, "n_steps": 50, "random_state": 0},
 }
 
 EXPECTED_FAILED_CHECKS = {}

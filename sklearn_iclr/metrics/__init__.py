@@ -1,3 +1,5 @@
 """Metrics for the methods of sklearn_iclr (group robustness, overlap, ...)."""
 
-__all__ = []
+from ._overlap import overlap
+
+__all__ = ["overlap"]

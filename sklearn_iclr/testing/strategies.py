@@ -142,3 +142,48 @@ def truncated_ising_data(draw, max_vertices=9, max_samples=4, max_clauses=6):
         if all(any(row[abs(v) - 1] * np.sign(v) > 0 for v in clause) for row in X):
             clauses.append(clause)
     return X, coupling, clauses
+
+
+@st.composite
+def column_affine_maps(draw, n_features, max_log10_scale=1.0, max_shift=1e2):
+    """Draw a positive per-column scale and a shift, ``x -> scale * x + shift``.
+
+    Parameters
+    ----------
+    n_features : int
+        Number of columns.
+    max_log10_scale : float, default=1.0
+        Scales lie in ``[10^-m, 10^m]``.
+    max_shift : float, default=1e2
+        Shifts lie in ``[-max_shift, max_shift]``.
+
+    Returns
+    -------
+    scale, shift : ndarray of shape (n_features,)
+    """
+    exponents = st.floats(-max_log10_scale, max_log10_scale, allow_nan=False)
+    shifts = st.floats(-max_shift, max_shift, allow_nan=False, allow_infinity=False)
+    scale = 10.0 ** draw(arrays(np.float64, n_features, elements=exponents))
+    shift = draw(arrays(np.float64, n_features, elements=shifts))
+    return scale, shift
+
+
+@st.composite
+def orthogonal_matrices(draw, size):
+    """Draw a ``size x size`` orthogonal matrix (QR of a bounded random matrix).
+
+    Parameters
+    ----------
+    size : int
+        Number of rows and columns.
+
+    Returns
+    -------
+    Q : ndarray of shape (size, size)
+        ``Q.T @ Q`` is the identity up to rounding.
+    """
+    elements = st.floats(-1.0, 1.0, allow_nan=False, allow_infinity=False)
+    A = draw(arrays(np.float64, (size, size), elements=elements))
+    assume(abs(np.linalg.det(A)) > 1e-3)
+    Q, R = np.linalg.qr(A)
+    return Q * np.sign(np.diag(R))
