@@ -209,7 +209,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             PolynomialFeatures(self.degree, include_bias=False).fit(X).powers_
         )
         features = _monomials(X, self.powers_)
-        scaled, low, span = _min_max_scale(features)
+        # Samples of zero weight play no part, not even in the scaling.
+        scaled, low, span = _min_max_scale(features, weight > 0)
         problem = _Problem.from_samples(scaled, y_signed, weight)
         labels, optimal, n_candidates = self._search(problem)
         w, b = _max_margin_separator(problem.points, labels)
@@ -404,8 +405,8 @@ def _monomials(X, powers):
     return np.prod(X[:, None, :] ** powers[None, :, :], axis=2)
 
 
-def _min_max_scale(F):
-    low, span = F.min(axis=0), np.ptp(F, axis=0)
+def _min_max_scale(F, rows):
+    low, span = F[rows].min(axis=0), np.ptp(F[rows], axis=0)
     return np.where(span > 0, 2.0 * (F - low) / _safe(span) - 1.0, 0.0), low, span
 
 
