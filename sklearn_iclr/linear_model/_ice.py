@@ -406,7 +406,12 @@ def _monomials(X, powers):
 
 
 def _min_max_scale(F, rows):
-    low, span = F[rows].min(axis=0), np.ptp(F[rows], axis=0)
+    """Scale columns to [-1, 1]; a column is constant (0) when its range is
+    below 1e-12 of its magnitude or too small to invert (< 1e-290)."""
+    low, high = F[rows].min(axis=0), F[rows].max(axis=0)
+    span = high - low
+    magnitude = np.maximum(np.abs(low), np.abs(high))
+    span = np.where(span > np.maximum(1e-12 * magnitude, 1e-290), span, 0.0)
     return np.where(span > 0, 2.0 * (F - low) / _safe(span) - 1.0, 0.0), low, span
 
 
