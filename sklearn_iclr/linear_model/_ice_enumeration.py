@@ -159,18 +159,21 @@ class _Sweep:
     in its two orientations, ``n_on_plane`` (B, m).
     """
 
-    def __init__(self, Z, y, w, pencils, d):
+    def __init__(self, Z, signed_weight, pencils, d):
         n_pencils, m = len(pencils), len(Z)
         basis, valid = _pencil_bases(Z, pencils, d)
         projected = np.matmul(Z, basis)  # (B, m, 2)
         alpha, beta = projected[..., 0], projected[..., 1]
-        on_flat = np.hypot(alpha, beta) <= FLAT_TOL
-        # Directions are lines: fold them into the upper half-plane.
-        flip = (beta < 0) | ((beta == 0) & (alpha < 0))
-        direction = np.where(flip, -1.0, 1.0)
-        angle = np.arctan2(direction * beta, direction * alpha)
+        # Directions are lines: fold them into the upper half-plane and sort
+        # them by a pseudo-angle in [0, 2), monotone in the true angle.
+        direction = np.where((beta < 0) | ((beta == 0) & (alpha < 0)), -1.0, 1.0)
+        alpha *= direction
+        beta *= direction
+        norm = np.abs(alpha) + beta
+        on_flat = norm <= FLAT_TOL
+        angle = 1.0 - alpha / np.where(on_flat, 1.0, norm)
         angle[on_flat] = np.inf
-        order = np.argsort(angle, axis=1, kind="stable")
+        order = np.argsort(angle, axis=1)
         angle = _take(angle, order)
         n_swept = m - on_flat.sum(axis=1)
         position = np.arange(m)
@@ -178,54 +181,59 @@ class _Sweep:
         safe_n = np.maximum(n_swept, 1)[:, None]
         following = np.where(position + 1 < n_swept[:, None], position + 1, 0)
         gap = _take(angle, following) - angle
-        gap = np.where(position == n_swept[:, None] - 1, gap + np.pi, gap)
-        gap = np.where(swept, gap, -np.inf)
+        gap[:, :] = np.where(position == n_swept[:, None] - 1, gap + 2.0, gap)
+        gap[~swept] = -np.inf
         # Start the sweep right after the widest gap: no group straddles it.
         first = (np.argmax(gap, axis=1)[:, None] + 1) % safe_n
         rotation = np.where(swept, (position + first) % safe_n, position)
         order = _take(order, rotation)
-        gap_before = _take(gap, (rotation - 1) % safe_n)
-        is_first = swept & ((position == 0) | (gap_before > ANGLE_TOL))
+        is_first = _take(gap, (rotation - 1) % safe_n) > ANGLE_TOL
+        is_first &= swept
+        is_first[:, 0] = True
 
-        rows = np.arange(n_pencils)[:, None]
-        direction = direction[rows, order]
         # Before the plane meets a point, its side is the folded direction's
         # sign, reversed for points that were folded back across the start.
-        wrapped = rotation < first
-        self.sign = np.where(wrapped, -direction, direction)
-        weight = np.where(swept, w[order], 0.0)
-        before = np.where(self.sign == y[order], 0.0, weight)  # error before
-        after = weight - before  # error after the plane has passed the point
-
-        before_sum = _cumsum0(before)
-        after_sum = _cumsum0(after)
-        weight_sum = _cumsum0(weight)
-        group_start = np.maximum.accumulate(np.where(is_first, position, 0), axis=1)
-        marks = np.where(is_first, position, m)
-        next_first = np.minimum.accumulate(marks[:, ::-1], axis=1)[:, ::-1]
-        group_stop = np.minimum(
-            np.concatenate([next_first[:, 1:], np.full((n_pencils, 1), m)], axis=1),
-            n_swept[:, None],
-        )
-        self.cost_plus = (
-            _take(after_sum, group_start)
-            + before_sum[:, -1:]
-            - _take(before_sum, group_stop)
-        )
+        self.sign = _take(direction, order)
+        self.sign[rotation < first] *= -1
+        signed = np.where(swept, signed_weight[order], 0.0)
+        weight_sum = _cumsum0(np.abs(signed))
+        # error while the plane has not passed the point (after: the rest)
+        before_sum = _cumsum0(np.maximum(-self.sign * signed, 0.0))
+        if is_first[swept].all():  # general position: one point per plane
+            group_start = np.broadcast_to(position, order.shape)
+            group_stop = np.broadcast_to(position + 1, order.shape)
+        else:
+            group_start = np.maximum.accumulate(
+                np.where(is_first, position, 0), axis=1
+            )
+            marks = np.where(is_first, position, m)
+            next_first = np.minimum.accumulate(marks[:, ::-1], axis=1)[:, ::-1]
+            group_stop = np.minimum(
+                np.concatenate(
+                    [next_first[:, 1:], np.full((n_pencils, 1), m)], axis=1
+                ),
+                n_swept[:, None],
+            )
+        passed = _take(weight_sum, group_start) - _take(before_sum, group_start)
+        self.cost_plus = passed + before_sum[:, -1:] - _take(before_sum, group_stop)
         off_plane = weight_sum[:, -1:] - (
             _take(weight_sum, group_stop) - _take(weight_sum, group_start)
         )
         self.cost_minus = off_plane - self.cost_plus
         self.n_on_plane = group_stop - group_start + (m - n_swept)[:, None]
-        self.is_first = is_first & valid[:, None]
+        self.is_first = is_first & swept & valid[:, None]
         self.order, self.n_swept = order, n_swept
         self.start, self.stop = group_start, group_stop
-        # The least point index of each group (a segmented minimum), used to
-        # tell which pencil owns a plane that several pencils contain.
-        segment = is_first | (position == 0) | (position == n_swept[:, None])
-        starts = np.flatnonzero(segment)
-        least = np.minimum.reduceat(order.ravel(), starts)
-        self.group_min = least[np.cumsum(segment.ravel()) - 1].reshape(order.shape)
+        self._segment = is_first | (position == n_swept[:, None])
+
+    @property
+    def group_min(self):
+        """The least point index of each position's group (segmented minimum),
+        used to tell which pencil owns a plane that several pencils contain."""
+        starts = np.flatnonzero(self._segment)
+        least = np.minimum.reduceat(self.order.ravel(), starts)
+        index = np.cumsum(self._segment.ravel()) - 1
+        return least[index].reshape(self.order.shape)
 
     def on_plane(self, b, j):
         """Indices of the points on the plane of group position (b, j)."""
@@ -302,12 +310,13 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
     """
     m, d = X.shape
     Z = np.column_stack([X, np.ones(m)])
+    signed_weight = y * w
     cache = {} if cache is None else cache
     best_cost, best_key, best_labels = float(upper_bound), None, None
     n_examined = 0
     step = max(1, BATCH_ENTRIES // m)
     for offset in range(0, len(pencils), step):
-        sweep = _Sweep(Z, y, w, pencils[offset : offset + step], d)
+        sweep = _Sweep(Z, signed_weight, pencils[offset : offset + step], d)
         lower = np.minimum(sweep.cost_plus, sweep.cost_minus)
         n_examined += int(sweep.is_first.sum())
         simple = sweep.is_first & (sweep.n_on_plane == d)
@@ -328,11 +337,12 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
         # the on-plane sub-problem, when the off-plane part leaves room.
         batch = pencils[offset : offset + step]
         if exhaustive and d > 1:
-            # An owner's points have the least indices of the plane, so a
-            # group with a point of smaller index belongs to another pencil.
-            tied &= sweep.group_min > batch[:, -1:]
             # Extra points on the pencil's own flat need an explicit check.
             to_check = m - sweep.n_swept > d - 1
+            if tied.any():
+                # An owner's points have the least indices of the plane, so a
+                # group with a point of smaller index belongs to another one.
+                tied &= sweep.group_min > batch[:, -1:]
         rows, cols = np.nonzero(tied & (lower <= best_cost))
         for b, j in sorted(zip(rows, cols, strict=True), key=lambda t: lower[t]):
             key = (offset + int(b), int(j))
