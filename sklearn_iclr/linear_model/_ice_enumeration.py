@@ -203,15 +203,11 @@ class _Sweep:
             group_start = np.broadcast_to(position, order.shape)
             group_stop = np.broadcast_to(position + 1, order.shape)
         else:
-            group_start = np.maximum.accumulate(
-                np.where(is_first, position, 0), axis=1
-            )
+            group_start = np.maximum.accumulate(np.where(is_first, position, 0), axis=1)
             marks = np.where(is_first, position, m)
             next_first = np.minimum.accumulate(marks[:, ::-1], axis=1)[:, ::-1]
             group_stop = np.minimum(
-                np.concatenate(
-                    [next_first[:, 1:], np.full((n_pencils, 1), m)], axis=1
-                ),
+                np.concatenate([next_first[:, 1:], np.full((n_pencils, 1), m)], axis=1),
                 n_swept[:, None],
             )
         passed = _take(weight_sum, group_start) - _take(before_sum, group_start)
@@ -367,12 +363,16 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
 
 def _owner(Z, on_plane, d):
     """The d - 1 affinely independent points of least index, chosen greedily."""
-    chosen = []
+    chosen, basis = [], []
     for index in on_plane:
-        trial = Z[chosen + [index]]
-        singular = np.linalg.svd(trial, compute_uv=False)
-        if singular[-1] > RANK_TOL * singular[0]:
+        # Gram-Schmidt residual of the homogeneous point against the chosen.
+        residual = Z[index].copy()
+        for unit in basis:
+            residual -= (unit @ residual) * unit
+        norm = np.linalg.norm(residual)
+        if norm > RANK_TOL * np.linalg.norm(Z[index]):
             chosen.append(index)
+            basis.append(residual / norm)
             if len(chosen) == d - 1:
                 break
     return np.array(chosen)
