@@ -135,3 +135,16 @@ def test_degree_two_matches_highs_milp(seed, kind):
     clf = ICEClassifier(degree=2, search="exact").fit(X, y)
     embedded = PolynomialFeatures(2, include_bias=False).fit_transform(X)
     assert clf.n_errors_ == pytest.approx(milp_01_loss(embedded, y, np.ones(n)))
+
+
+@pytest.mark.parametrize("seed", [70, 71, 74, 77])
+def test_higher_dimensional_grid_matches_highs_milp(seed):
+    # 4 and 5 features on {0, 1, 2}: planes through many points, recursion
+    # two levels deep, and pencils with extra points on their own flat.
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(4, 6))
+    n = 28 if d == 4 else 22
+    X = rng.integers(0, 3, size=(n, d)).astype(float)
+    y = (X.sum(1) + 3 * rng.standard_normal(n) > np.median(X.sum(1))).astype(int)
+    clf = ICEClassifier(search="exact").fit(X, y)
+    assert clf.n_errors_ == pytest.approx(milp_01_loss(X, y, np.ones(n), box=1e4))

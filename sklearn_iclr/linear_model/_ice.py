@@ -24,8 +24,9 @@ from ._ice_enumeration import (
     scan_pencils,
 )
 
-# Examinations per second and core, measured on the development machine
-# (2 shared cores); only used for the time estimate of a refused search.
+# Examinations per second and core for the time estimate of a refused search:
+# 5e6-9e6 per CPU second were measured, ~3e6 per wall second on the loaded
+# 2-core development machine; the conservative figure is used.
 _EXAMINATIONS_PER_SECOND = 3e6
 # Pencils per parallel task: coarse enough to amortise the task overhead.
 _EXAMINATIONS_PER_CHUNK = 2_000_000
