@@ -5,6 +5,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 """
 
 from .graphical import PseudoLikelihoodIsing
+from .linear_model import ICEClassifier
 from .rl import LSTDQEvaluator
 from .single_index import AveragedLangevinRegressor
 
@@ -12,6 +13,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "AveragedLangevinRegressor",
+    "ICEClassifier",
     "LSTDQEvaluator",
     "PseudoLikelihoodIsing",
     "__version__",

@@ -187,3 +187,42 @@ def orthogonal_matrices(draw, size):
     assume(abs(np.linalg.det(A)) > 1e-3)
     Q, R = np.linalg.qr(A)
     return Q * np.sign(np.diag(R))
+
+
+@st.composite
+def grid_classification_data(
+    draw, min_samples=4, max_samples=12, max_features=3, grid=3, weighted=False
+):
+    """Draw binary data on a small integer grid: ties, duplicates, collinearity.
+
+    Points on ``{0, .., grid - 1}^d`` put many of them on one line or plane
+    and repeat some feature vectors (possibly with both labels), the
+    degenerate inputs an exact 0-1 loss method must handle.
+
+    Parameters
+    ----------
+    min_samples, max_samples : int
+        Range of the number of rows.
+    max_features : int
+        Largest number of columns (at least one).
+    grid : int, default=3
+        Values per coordinate.
+    weighted : bool, default=False
+        Also draw integer sample weights in {1, 2, 3}.
+
+    Returns
+    -------
+    X, y : ndarray
+        Float features and labels in {0, 1} (both present).
+    sample_weight : ndarray or None
+        Only when ``weighted``: returned as a third element.
+    """
+    n = draw(st.integers(min_samples, max_samples))
+    d = draw(st.integers(1, max_features))
+    X = draw(arrays(np.int64, (n, d), elements=st.integers(0, grid - 1)))
+    y = draw(arrays(np.int64, n, elements=st.integers(0, 1)))
+    assume(len(np.unique(y)) == 2)
+    if not weighted:
+        return X.astype(np.float64), y
+    weight = draw(arrays(np.int64, n, elements=st.integers(1, 3)))
+    return X.astype(np.float64), y, weight.astype(np.float64)

@@ -1,0 +1,468 @@
+"""The exact search behind :class:`ICEClassifier`: pencil sweeps with ties.
+
+The problem solved here is: given distinct points ``X`` (m, d) whose affine
+hull is all of R^d, labels ``y`` in {-1, +1} and positive weights ``w``, find
+an affine function whose strict sign pattern minimises the weighted number of
+disagreements with ``y``.
+
+Candidates. Every optimal cell of the arrangement of the m dual hyperplanes
+has an extreme ray in its closure; that ray is a hyperplane H through d
+affinely independent data points. The best cell next to H costs the weighted
+errors of the points off H for one orientation of H plus the optimum of the
+same problem restricted to the points on H, in the (d - 1)-dimensional
+coordinates of H: a small perturbation of H can induce on H any affine
+function of those coordinates while no off-plane point changes side.
+
+Enumeration. The hyperplanes through d - 1 affinely independent points S form
+a one-parameter family, a *pencil*. Rotating a plane once around the flat
+aff(S) meets every other point exactly once, so sorting the points by the
+angle at which they are met and accumulating their costs evaluates every
+hyperplane of the pencil (both orientations at once) in O(m log m). Each
+hyperplane through d affinely independent points lies in the pencil of any
+d - 1 of them, so the sweeps over all (d - 1)-subsets examine every candidate,
+d times C(m, d) examinations in O(m^d log m) time. Points met at the same
+angle lie on one plane together: their optimal labelling is the recursive
+sub-problem, solved once per on-plane set and cached.
+"""
+
+from math import comb
+
+import numpy as np
+
+# Relative tolerance of affine dependence (singular values, QR diagonals).
+RANK_TOL = 1e-9
+# A point whose homogeneous coordinates are within this distance of the
+# (d - 2)-flat of a pencil lies on every plane of the pencil.
+FLAT_TOL = 1e-9
+# Two points met by the rotating plane at angles closer than this lie on the
+# same plane.
+ANGLE_TOL = 1e-9
+# Entries (pencils x points) processed per vectorised batch.
+BATCH_ENTRIES = 1 << 18
+
+
+def combinations_array(n, k):
+    """All k-subsets of ``range(n)`` in lexicographic order.
+
+    Parameters
+    ----------
+    n, k : int
+        Ground set size and subset size.
+
+    Returns
+    -------
+    subsets : ndarray of shape (comb(n, k), k), dtype int64
+
+    Examples
+    --------
+    >>> combinations_array(4, 2).tolist()
+    [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
+    """
+    subsets = np.zeros((1, 0), dtype=np.int64)
+    for j in range(k):
+        last = subsets[:, -1] if j else np.full(len(subsets), -1, dtype=np.int64)
+        # Extend each subset by every element after its last one that still
+        # leaves room for the k - j - 1 elements that follow.
+        counts = np.maximum(n - (k - j - 1) - (last + 1), 0)
+        rows = np.repeat(np.arange(len(subsets)), counts)
+        first_row = np.cumsum(counts) - counts
+        offsets = np.arange(counts.sum()) - np.repeat(first_row, counts)
+        subsets = np.column_stack([subsets[rows], last[rows] + 1 + offsets])
+    return subsets
+
+
+def count_examinations(m, d):
+    """Number of (pencil, point) examinations of an exhaustive sweep.
+
+    Parameters
+    ----------
+    m : int
+        Distinct points.
+    d : int
+        Dimension of their affine hull.
+
+    Returns
+    -------
+    count : int
+        ``d * comb(m, d)``: each hyperplane through d points is examined once
+        from each of the d pencils that contain it.
+
+    Examples
+    --------
+    >>> count_examinations(10, 2)
+    90
+    """
+    return d * comb(m, d) if d > 0 else 0
+
+
+def affine_coordinates(X):
+    """Coordinates of points in their affine hull, scaled to [-1, 1].
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, p)
+        Points.
+
+    Returns
+    -------
+    Y : ndarray of shape (m, d)
+        Coordinates in an orthonormal basis of the hull (``d`` its dimension),
+        each column min-max scaled to [-1, 1]. The 0-1 loss problem is
+        invariant under invertible affine maps, so ``Y`` and ``X`` have the
+        same optimal labellings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> affine_coordinates(np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])).ravel()
+    array([-1.,  0.,  1.])
+    """
+    centred = X - X.mean(axis=0)
+    if len(X) < 2:
+        return np.zeros((len(X), 0))
+    _, singular, vt = np.linalg.svd(centred, full_matrices=False)
+    scale = singular[0] if singular.size else 0.0
+    rank = int(np.sum(singular > RANK_TOL * max(scale, np.finfo(float).tiny)))
+    Y = centred @ vt[:rank].T
+    low, high = Y.min(axis=0), Y.max(axis=0)
+    return 2.0 * (Y - low) / (high - low) - 1.0
+
+
+def _pencil_bases(Z, pencils, d):
+    """Orthonormal bases of the 2-dimensional null spaces of the pencils.
+
+    Returns ``basis`` (B, d + 1, 2) and ``valid`` (B,), False when the d - 1
+    points of a pencil are affinely dependent.
+    """
+    if d == 1:
+        return np.broadcast_to(np.eye(2), (len(pencils), 2, 2)), np.ones(
+            len(pencils), dtype=bool
+        )
+    rows = np.swapaxes(Z[pencils], 1, 2)  # (B, d + 1, d - 1)
+    q, r = np.linalg.qr(rows, mode="complete")
+    diagonal = np.abs(np.diagonal(r, axis1=1, axis2=2))
+    # Gram-Schmidt order: R_kk is the residual of point k against the others.
+    valid = diagonal.min(axis=1) > RANK_TOL * np.linalg.norm(rows, axis=1).max(axis=1)
+    return q[:, :, d - 1 :], valid
+
+
+class _Sweep:
+    """Every hyperplane of a batch of pencils, evaluated in both orientations.
+
+    Attributes (B pencils, m points; position ``j`` counts along the sweep):
+    ``order`` (B, m) the point met at each position (points on the pencil's
+    flat last), ``sign`` (B, m) that point's side just before the sweep meets
+    it, ``n_swept`` (B,) points not on the flat, ``start``/``stop`` (B, m)
+    the positions of the group (plane) a position belongs to, ``is_first``
+    (B, m) True at the first position of each group, ``cost_plus`` and
+    ``cost_minus`` (B, m) the weighted off-plane errors of the group's plane
+    in its two orientations, ``n_on_plane`` (B, m).
+    """
+
+    def __init__(self, Z, signed_weight, pencils, d):
+        n_pencils, m = len(pencils), len(Z)
+        basis, valid = _pencil_bases(Z, pencils, d)
+        projected = np.matmul(Z, basis)  # (B, m, 2)
+        alpha, beta = projected[..., 0], projected[..., 1]
+        # Directions are lines: fold them into the upper half-plane and sort
+        # them by a pseudo-angle in [0, 2), monotone in the true angle.
+        direction = np.where((beta < 0) | ((beta == 0) & (alpha < 0)), -1.0, 1.0)
+        alpha *= direction
+        beta *= direction
+        norm = np.abs(alpha) + beta
+        on_flat = norm <= FLAT_TOL
+        angle = 1.0 - alpha / np.where(on_flat, 1.0, norm)
+        angle[on_flat] = np.inf
+        order = np.argsort(angle, axis=1)
+        angle = _take(angle, order)
+        n_swept = m - on_flat.sum(axis=1)
+        position = np.arange(m)
+        swept = position < n_swept[:, None]
+        safe_n = np.maximum(n_swept, 1)[:, None]
+        following = np.where(position + 1 < n_swept[:, None], position + 1, 0)
+        gap = _take(angle, following) - angle
+        gap[:, :] = np.where(position == n_swept[:, None] - 1, gap + 2.0, gap)
+        gap[~swept] = -np.inf
+        # Start the sweep right after the widest gap: no group straddles it.
+        first = (np.argmax(gap, axis=1)[:, None] + 1) % safe_n
+        rotation = np.where(swept, (position + first) % safe_n, position)
+        order = _take(order, rotation)
+        is_first = _take(gap, (rotation - 1) % safe_n) > ANGLE_TOL
+        is_first &= swept
+        is_first[:, 0] = True
+
+        # Before the plane meets a point, its side is the folded direction's
+        # sign, reversed for points that were folded back across the start.
+        self.sign = _take(direction, order)
+        self.sign[rotation < first] *= -1
+        signed = np.where(swept, signed_weight[order], 0.0)
+        weight_sum = _cumsum0(np.abs(signed))
+        # error while the plane has not passed the point (after: the rest)
+        before_sum = _cumsum0(np.maximum(-self.sign * signed, 0.0))
+        if is_first[swept].all():  # general position: one point per plane
+            group_start = np.broadcast_to(position, order.shape)
+            group_stop = np.broadcast_to(position + 1, order.shape)
+        else:
+            group_start = np.maximum.accumulate(np.where(is_first, position, 0), axis=1)
+            marks = np.where(is_first, position, m)
+            next_first = np.minimum.accumulate(marks[:, ::-1], axis=1)[:, ::-1]
+            group_stop = np.minimum(
+                np.concatenate([next_first[:, 1:], np.full((n_pencils, 1), m)], axis=1),
+                n_swept[:, None],
+            )
+        passed = _take(weight_sum, group_start) - _take(before_sum, group_start)
+        self.cost_plus = passed + before_sum[:, -1:] - _take(before_sum, group_stop)
+        off_plane = weight_sum[:, -1:] - (
+            _take(weight_sum, group_stop) - _take(weight_sum, group_start)
+        )
+        self.cost_minus = off_plane - self.cost_plus
+        self.n_on_plane = group_stop - group_start + (m - n_swept)[:, None]
+        self.is_first = is_first & swept & valid[:, None]
+        self.order, self.n_swept = order, n_swept
+        self.start, self.stop = group_start, group_stop
+        self._segment = is_first | (position == n_swept[:, None])
+
+    @property
+    def group_min(self):
+        """The least point index of each position's group (segmented minimum),
+        used to tell which pencil owns a plane that several pencils contain."""
+        starts = np.flatnonzero(self._segment)
+        least = np.minimum.reduceat(self.order.ravel(), starts)
+        index = np.cumsum(self._segment.ravel()) - 1
+        return least[index].reshape(self.order.shape)
+
+    def on_plane(self, b, j):
+        """Indices of the points on the plane of group position (b, j)."""
+        flat = self.order[b, self.n_swept[b] :]
+        return np.sort(
+            np.concatenate([self.order[b, self.start[b, j] : self.stop[b, j]], flat])
+        )
+
+    def labels(self, b, j, on_plane_labels, y):
+        """The full labelling of the best cell next to group (b, j).
+
+        Off-plane points take the side of the cheaper orientation, on-plane
+        points the labels of the on-plane sub-problem.
+        """
+        side = self.sign[b].copy()
+        side[: self.start[b, j]] *= -1
+        if self.cost_minus[b, j] < self.cost_plus[b, j]:
+            side = -side
+        labels = np.empty(len(y), dtype=np.int8)
+        labels[self.order[b]] = side
+        on_plane = self.on_plane(b, j)
+        labels[on_plane] = on_plane_labels
+        return labels
+
+
+def _take(values, index):
+    """``np.take_along_axis(values, index, axis=1)`` for 2-d arrays, faster."""
+    rows = np.arange(values.shape[0])[:, None] * values.shape[1]
+    return values.ravel()[rows + index]
+
+
+def _cumsum0(values):
+    out = np.zeros((values.shape[0], values.shape[1] + 1))
+    np.cumsum(values, axis=1, out=out[:, 1:])
+    return out
+
+
+def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=True):
+    """Find the best candidate hyperplane over the given pencils.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+        Distinct points, affine hull of full dimension d >= 1, scaled to
+        [-1, 1].
+    y : ndarray of shape (m,)
+        Labels in {-1, +1}.
+    w : ndarray of shape (m,)
+        Positive weights.
+    pencils : ndarray of shape (n_pencils, d - 1)
+        Indices of the d - 1 points that define each pencil.
+    upper_bound : float, default=inf
+        Only candidates of cost at most this are of interest.
+    cache : dict, default=None
+        On-plane sub-problem solutions keyed by the on-plane index set; shared
+        between calls on the same points.
+    exhaustive : bool, default=True
+        Whether ``pencils`` are part of an enumeration of all pencils. Then a
+        plane with more than d points is evaluated only in the pencil that
+        owns it (its d - 1 greedily chosen affinely independent points of
+        least index), not once per pencil it lies in.
+
+    Returns
+    -------
+    cost : float
+        The least weighted 0-1 loss of a cell next to a candidate, ``inf``
+        when no candidate reaches ``upper_bound``.
+    key : tuple of int or None
+        ``(pencil row, sweep position)`` of the first candidate reaching it.
+    labels : ndarray of shape (m,) or None
+        The labelling (in {-1, +1}) of that cell.
+    n_examined : int
+        Candidate hyperplanes examined (sweep groups).
+    """
+    m, d = X.shape
+    Z = np.column_stack([X, np.ones(m)])
+    signed_weight = y * w
+    cache = {} if cache is None else cache
+    best_cost, best_key, best_labels = float(upper_bound), None, None
+    n_examined = 0
+    step = max(1, BATCH_ENTRIES // m)
+    for offset in range(0, len(pencils), step):
+        sweep = _Sweep(Z, signed_weight, pencils[offset : offset + step], d)
+        lower = np.minimum(sweep.cost_plus, sweep.cost_minus)
+        n_examined += int(sweep.is_first.sum())
+        simple = sweep.is_first & (sweep.n_on_plane == d)
+        # (All m points on one plane cannot happen in full dimension; the
+        # guard keeps a numerically flat input from recursing forever.)
+        tied = sweep.is_first & (sweep.n_on_plane > d) & (sweep.n_on_plane < m)
+        batch_best = None
+        # Candidates through exactly d points: every on-plane labelling is
+        # reachable, so the cell costs the off-plane errors alone.
+        flat_cost = np.where(simple, lower, np.inf).ravel()
+        index = int(np.argmin(flat_cost))
+        b, j = divmod(index, m)
+        if _better(flat_cost[index], (offset + b, j), best_cost, best_key):
+            best_cost, best_key = float(flat_cost[index]), (offset + b, j)
+            on_plane = sweep.on_plane(b, j)
+            batch_best = (b, j, y[on_plane].astype(np.int8))
+        # Candidates with more than d points on the plane: add the optimum of
+        # the on-plane sub-problem, when the off-plane part leaves room.
+        batch = pencils[offset : offset + step]
+        if exhaustive and d > 1:
+            # Extra points on the pencil's own flat need an explicit check.
+            to_check = m - sweep.n_swept > d - 1
+            if tied.any():
+                # An owner's points have the least indices of the plane, so a
+                # group with a point of smaller index belongs to another one.
+                tied &= sweep.group_min > batch[:, -1:]
+        rows, cols = np.nonzero(tied & (lower <= best_cost))
+        for b, j in sorted(zip(rows, cols, strict=True), key=lambda t: lower[t]):
+            key = (offset + int(b), int(j))
+            if not _better(lower[b, j], key, best_cost, best_key):
+                continue
+            on_plane = sweep.on_plane(b, j)
+            if exhaustive and d > 1 and to_check[b]:
+                if not np.array_equal(_owner(Z, on_plane, d), batch[b]):
+                    continue
+            sub_cost, sub_labels = _solve_cached(X, y, w, on_plane, cache)
+            cost = float(lower[b, j]) + sub_cost
+            if _better(cost, key, best_cost, best_key):
+                best_cost, best_key = cost, key
+                batch_best = (int(b), int(j), sub_labels)
+        if batch_best is not None:
+            b, j, on_plane_labels = batch_best
+            best_labels = sweep.labels(b, j, on_plane_labels, y)
+    if best_key is None:
+        return np.inf, None, None, n_examined
+    return best_cost, best_key, best_labels, n_examined
+
+
+def _owner(Z, on_plane, d):
+    """The d - 1 affinely independent points of least index, chosen greedily."""
+    chosen, basis = [], []
+    for index in on_plane:
+        # Gram-Schmidt residual of the homogeneous point against the chosen.
+        residual = Z[index].copy()
+        for unit in basis:
+            residual -= (unit @ residual) * unit
+        norm = np.linalg.norm(residual)
+        if norm > RANK_TOL * np.linalg.norm(Z[index]):
+            chosen.append(index)
+            basis.append(residual / norm)
+            if len(chosen) == d - 1:
+                break
+    return np.array(chosen)
+
+
+def _better(cost, key, best_cost, best_key):
+    """Lexicographic (cost, key) comparison; ``best_key=None`` is a bound."""
+    if not np.isfinite(cost):
+        return False
+    if cost < best_cost:
+        return True
+    return cost == best_cost and (best_key is None or key < best_key)
+
+
+def _solve_cached(X, y, w, on_plane, cache):
+    key = on_plane.tobytes()
+    if key not in cache:
+        cache[key] = solve_exact(X[on_plane], y[on_plane], w[on_plane])
+    return cache[key]
+
+
+def solve_exact(X, y, w):
+    """Exact minimum weighted 0-1 loss labelling of distinct points (serial).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, p)
+        Distinct points (any affine hull).
+    y : ndarray of shape (m,)
+        Labels in {-1, +1}.
+    w : ndarray of shape (m,)
+        Positive weights.
+
+    Returns
+    -------
+    cost : float
+        The optimum.
+    labels : ndarray of shape (m,), dtype int8
+        An optimal strict labelling (realisable by an affine function that is
+        non-zero on every point).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> cost, labels = solve_exact(X, np.array([-1, 1, -1, 1]), np.ones(4))
+    >>> cost, labels.tolist()
+    (1.0, [-1, -1, -1, 1])
+    """
+    y = y.astype(np.int8)
+    positive, negative = w[y > 0].sum(), w[y < 0].sum()
+    if positive == 0 or negative == 0 or len(X) == 1:
+        return 0.0, y.copy()
+    Y = affine_coordinates(X)
+    d = Y.shape[1]
+    if d >= len(Y) - 1:  # affinely independent points: every labelling
+        return 0.0, y.copy()
+    constant = 1 if positive >= negative else -1
+    bound = float(min(positive, negative))
+    cost, _, labels, _ = scan_pencils(Y, y, w, combinations_array(len(Y), d - 1), bound)
+    if labels is None:  # the constant classifier is optimal
+        return bound, np.full(len(y), constant, dtype=np.int8)
+    return cost, labels
+
+
+def exhaustive_chunks(m, d, target):
+    """All (d - 1)-subsets of ``range(m)``, lexicographic, in chunks.
+
+    Parameters
+    ----------
+    m, d : int
+        Points and hull dimension (d >= 1).
+    target : int
+        Approximate number of pencils per chunk; chunks are whole runs of
+        subsets sharing their least element.
+
+    Yields
+    ------
+    pencils : ndarray of shape (n_pencils, d - 1)
+    """
+    if d == 1:
+        yield np.zeros((1, 0), dtype=np.int64)
+        return
+    parts, size = [], 0
+    for first in range(m - d + 2):
+        rest = combinations_array(m - 1 - first, d - 2) + first + 1
+        parts.append(np.column_stack([np.full(len(rest), first), rest]))
+        size += len(rest)
+        if size >= target:
+            yield np.concatenate(parts)
+            parts, size = [], 0
+    if parts:
+        yield np.concatenate(parts)

@@ -1,0 +1,318 @@
+"""ICEClassifier: properties, real data, parallelism, bad input, API details."""
+
+import pickle
+
+import joblib
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import LinearSVC
+
+from sklearn_iclr.datasets import load_haberman, load_voicepath
+from sklearn_iclr.linear_model import ICEClassifier
+from sklearn_iclr.testing.invariants import (
+    assert_label_relabelling_invariant,
+    assert_refit_deterministic,
+    assert_row_permutation_invariant,
+)
+from sklearn_iclr.testing.strategies import (
+    classification_data,
+    grid_classification_data,
+)
+
+PROPERTY = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def weighted_errors(model, X, y, weight=None):
+    weight = np.ones(len(y)) if weight is None else weight
+    return float(np.sum(weight[model.predict(X) != y]))
+
+
+# ---------------------------------------------------------------- properties
+
+
+@PROPERTY
+@given(grid_classification_data(max_samples=14), st.integers(0, 2**31 - 1))
+def test_no_linear_classifier_makes_fewer_errors(data, seed):
+    X, y = data
+    clf = ICEClassifier().fit(X, y)
+    assert clf.optimal_
+    # predict on the training data makes exactly the reported errors
+    assert weighted_errors(clf, X, y) == clf.n_errors_
+    rivals = [LogisticRegression(C=100.0), LinearSVC(C=10.0), LinearSVC(C=0.1)]
+    for rival in rivals:
+        assert clf.n_errors_ <= weighted_errors(rival.fit(X, y), X, y)
+    # ... nor does any random hyperplane, in either orientation
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        w, b = rng.standard_normal(X.shape[1]), rng.standard_normal()
+        positive = X @ w + b > 0
+        errors = np.sum(positive != (y == 1))
+        assert clf.n_errors_ <= min(errors, len(y) - errors)
+
+
+@PROPERTY
+@given(classification_data(max_samples=25, max_features=3, bound=10.0))
+def test_predictions_reproduce_the_reported_loss(data):
+    X, y = data
+    clf = ICEClassifier().fit(X, y)
+    assert weighted_errors(clf, X, y) == clf.n_errors_
+    # strictly: no training point on the boundary
+    assert np.all(clf.decision_function(X) != 0)
+
+
+@PROPERTY
+@given(grid_classification_data(max_samples=12, weighted=True))
+def test_integer_weights_equal_duplication(data):
+    X, y, weight = data
+    repeats = weight.astype(int)
+    weighted = ICEClassifier().fit(X, y, sample_weight=weight)
+    repeated = ICEClassifier().fit(np.repeat(X, repeats, 0), np.repeat(y, repeats))
+    assert weighted.n_errors_ == repeated.n_errors_
+    np.testing.assert_allclose(
+        weighted.decision_function(X), repeated.decision_function(X), atol=1e-9
+    )
+    assert weighted_errors(weighted, X, y, weight) == weighted.n_errors_
+
+
+@PROPERTY
+@given(grid_classification_data(max_samples=12), st.randoms(use_true_random=False))
+def test_row_order_does_not_change_the_model(data, rnd):
+    X, y = data
+    permutation = np.array(rnd.sample(range(len(y)), len(y)))
+    assert_row_permutation_invariant(
+        ICEClassifier(), X, y, method="decision_function", permutation=permutation
+    )
+
+
+@PROPERTY
+@given(
+    grid_classification_data(max_samples=12),
+    st.floats(0.01, 100.0),
+    st.floats(-50.0, 50.0),
+)
+def test_positive_affine_rescaling_changes_nothing(data, scale, shift):
+    X, y = data
+    moved_X = scale * X + shift
+    base = ICEClassifier().fit(X, y)
+    moved = ICEClassifier().fit(moved_X, y)
+    assert moved.n_errors_ == base.n_errors_
+    assert weighted_errors(moved, moved_X, y) == base.n_errors_
+    # (Predictions may differ only where a tie leaves a location free, e.g.
+    # a feature vector with as many rows of each label.)
+
+
+@PROPERTY
+@given(grid_classification_data(max_samples=12))
+def test_swapping_the_labels_keeps_the_loss(data):
+    X, y = data
+    swapped = ICEClassifier().fit(X, 1 - y)
+    assert swapped.n_errors_ == ICEClassifier().fit(X, y).n_errors_
+
+
+def test_relabelling_and_refit_are_deterministic():
+    X, y = load_voicepath(return_X_y=True)
+    X, y = X[::5], y[::5]
+    assert_label_relabelling_invariant(ICEClassifier(), X, y)
+    assert_refit_deterministic(
+        ICEClassifier(), X, y, attributes=("coef_", "intercept_", "decision_function")
+    )
+
+
+# ------------------------------------------------------------ paper's claims
+
+
+def test_voice_path_exact_optimum_beats_the_surrogates():
+    # Paper (ICLR 2026, Table 1): 19 errors on the 704 distinct points,
+    # 97.30% against SVM 96.88, LR 96.59, LDA 96.59. The raw file has 707
+    # rows; its 3 repeated rows have one label each and are classified right.
+    X, y = load_voicepath(return_X_y=True)
+    clf = ICEClassifier(search="exact").fit(X, y)
+    assert clf.optimal_ and clf.n_errors_ == 19
+    distinct = len(np.unique(X, axis=0))
+    assert round(100 * (1 - clf.n_errors_ / distinct), 2) == 97.30
+    for rival in (LogisticRegression(), LinearSVC(), LinearDiscriminantAnalysis()):
+        assert weighted_errors(rival.fit(X, y), X, y) > clf.n_errors_
+    # the sweep examines each hyperplane through 2 points once per point
+    assert clf.n_candidates_ <= 2 * distinct * (distinct - 1) // 2
+
+
+@pytest.mark.slow
+def test_haberman_raw_optimum_settles_the_bracket():
+    # Without jitter the reference note brackets the optimum in [61, 65]
+    # (ties on integer data); the exact search with on-plane recursion gives
+    # 65, the paper's jittered figure, and a boundary that achieves it.
+    X, y = load_haberman(return_X_y=True)
+    clf = ICEClassifier(search="exact").fit(X, y)
+    assert clf.n_errors_ == 65
+    assert weighted_errors(clf, X, y) == 65
+
+
+def test_polynomial_boundary_separates_a_disc():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(40, 2))
+    y = (np.sum(X**2, axis=1) < 0.5).astype(int)
+    linear = ICEClassifier().fit(X, y)
+    quadratic = ICEClassifier(degree=2).fit(X, y)
+    assert quadratic.n_errors_ == 0 < linear.n_errors_
+    assert quadratic.coef_.shape == (1, 5)
+    assert quadratic.powers_.tolist() == [[1, 0], [0, 1], [2, 0], [1, 1], [0, 2]]
+    assert np.all(quadratic.predict(X) == y)
+
+
+# ------------------------------------------------------------- parallelism
+
+
+@pytest.fixture
+def many_chunks(monkeypatch):
+    from sklearn_iclr.linear_model import _ice
+
+    monkeypatch.setattr(_ice, "_EXAMINATIONS_PER_CHUNK", 3000)
+
+
+def _chunked_problem():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 6, size=(70, 3)).astype(float)
+    y = (X.sum(axis=1) + rng.normal(0, 2, 70) > 7.5).astype(int)
+    return X, y
+
+
+@pytest.mark.slow
+def test_n_jobs_does_not_change_the_model(many_chunks):
+    X, y = _chunked_problem()
+    serial = ICEClassifier(n_jobs=1).fit(X, y)
+    parallel = ICEClassifier(n_jobs=2).fit(X, y)
+    assert parallel.n_errors_ == serial.n_errors_
+    assert parallel.n_candidates_ == serial.n_candidates_
+    np.testing.assert_array_equal(parallel.coef_, serial.coef_)
+    np.testing.assert_array_equal(parallel.intercept_, serial.intercept_)
+
+
+@pytest.mark.slow
+def test_dask_backend_gives_the_same_model(many_chunks):
+    distributed = pytest.importorskip("dask.distributed")
+    X, y = _chunked_problem()
+    serial = ICEClassifier(n_jobs=1).fit(X, y)
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        with joblib.parallel_config(backend="dask"):
+            on_dask = ICEClassifier().fit(X, y)
+    assert on_dask.n_errors_ == serial.n_errors_
+    np.testing.assert_array_equal(on_dask.coef_, serial.coef_)
+    np.testing.assert_array_equal(on_dask.intercept_, serial.intercept_)
+
+
+# ---------------------------------------------------------- search budget
+
+
+def test_exact_search_over_budget_is_refused_with_an_estimate():
+    X, y = _chunked_problem()
+    with pytest.raises(ValueError, match=r"needs .* examinations .*max_candidates"):
+        ICEClassifier(search="exact", max_candidates=1000).fit(X, y)
+    with pytest.raises(ValueError, match=r"about .* on one core"):
+        ICEClassifier(search="exact", max_candidates=1000).fit(X, y)
+
+
+def test_auto_search_over_budget_warns_and_stays_below_the_surrogate():
+    X, y = _chunked_problem()
+    exact = ICEClassifier().fit(X, y)
+    with pytest.warns(UserWarning, match="heuristic"):
+        heuristic = ICEClassifier(max_candidates=20_000).fit(X, y)
+    assert not heuristic.optimal_ and exact.optimal_
+    assert 0 < heuristic.n_candidates_ <= 20_000
+    surrogate = weighted_errors(LogisticRegression(C=1e4).fit(X, y), X, y)
+    assert exact.n_errors_ <= heuristic.n_errors_ <= surrogate
+    assert weighted_errors(heuristic, X, y) == heuristic.n_errors_
+
+
+# -------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_input_is_rejected(bad):
+    X, y = _chunked_problem()
+    X[3, 1] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        ICEClassifier().fit(X, y)
+
+
+def test_one_class_and_three_classes_are_rejected():
+    X, y = _chunked_problem()
+    with pytest.raises(ValueError, match="only one class"):
+        ICEClassifier().fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="Only binary classification"):
+        ICEClassifier().fit(X, np.arange(len(y)) % 3)
+
+
+def test_negative_weights_are_rejected():
+    X, y = _chunked_problem()
+    weight = np.ones(len(y))
+    weight[0] = -1
+    with pytest.raises(ValueError, match="Negative values in sample_weight"):
+        ICEClassifier().fit(X, y, sample_weight=weight)
+
+
+def test_bad_parameters_are_rejected():
+    X, y = _chunked_problem()
+    with pytest.raises(ValueError, match="degree"):
+        ICEClassifier(degree=0).fit(X, y)
+    with pytest.raises(ValueError, match="search"):
+        ICEClassifier(search="fast").fit(X, y)
+
+
+# ------------------------------------------------------------------- API
+
+
+def test_pickle_pandas_and_string_labels():
+    pd = pytest.importorskip("pandas")
+    X, y = load_voicepath(return_X_y=True)
+    frame = pd.DataFrame(X[::4], columns=["f0", "f1"])
+    labels = np.where(y[::4] > 0, "healthy", "pathological")
+    clf = ICEClassifier().fit(frame, labels)
+    assert clf.feature_names_in_.tolist() == ["f0", "f1"]
+    assert set(clf.predict(frame)) <= {"healthy", "pathological"}
+    restored = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(restored.predict(frame), clf.predict(frame))
+    np.testing.assert_array_equal(
+        clone(clf).fit(frame, labels).decision_function(frame),
+        clf.decision_function(frame),
+    )
+
+
+def test_conflicting_duplicates_cost_the_lighter_label():
+    X = np.array([[0.0], [0.0], [0.0], [1.0], [2.0]])
+    y = np.array([1, 1, 0, 0, 0])
+    clf = ICEClassifier().fit(X, y)
+    # (0, +) twice and (0, -) once share a location: one error at least, and
+    # a threshold between 0 and 1 achieves it.
+    assert clf.n_errors_ == 1
+    weight = np.array([1.0, 1.0, 5.0, 1.0, 1.0])
+    assert ICEClassifier().fit(X, y, sample_weight=weight).n_errors_ == 2
+
+
+def test_verbose_prints_progress(capsys, many_chunks):
+    X, y = _chunked_problem()
+    ICEClassifier(verbose=1).fit(X, y)
+    out = capsys.readouterr().out
+    assert "[ICEClassifier] chunk 1:" in out and "best loss" in out and "ETA" in out
+
+
+def test_lower_dimensional_data_is_solved_in_its_hull():
+    # Points on a line in 3-d: the optimum is that of the 1-d problem.
+    t = np.linspace(0, 1, 9)
+    X = np.column_stack([t, 2 * t + 1, -t])
+    y = np.array([0, 0, 1, 0, 1, 1, 0, 1, 1])
+    line = ICEClassifier().fit(t[:, None], y)
+    flat = ICEClassifier().fit(X, y)
+    assert flat.n_errors_ == line.n_errors_ == 2
+    assert weighted_errors(flat, X, y) == 2
