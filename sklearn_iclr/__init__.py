@@ -6,6 +6,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier
+from .neural_network import PatchConvAEDetector
 from .rl import LSTDQEvaluator
 from .single_index import AveragedLangevinRegressor
 
@@ -15,6 +16,7 @@ __all__ = [
     "AveragedLangevinRegressor",
     "ICEClassifier",
     "LSTDQEvaluator",
+    "PatchConvAEDetector",
     "PseudoLikelihoodIsing",
     "__version__",
 ]

@@ -13,6 +13,7 @@ CHECK_PARAMS = {
     # Exact on the checks' small data; larger inputs (10+ features) take the
     # heuristic path quickly instead of a 1e8-examination budget.
     "ICEClassifier": {"max_candidates": 200_000},
+    "PatchConvAEDetector": {"max_epochs": 5, "random_state": 0},
 }
 
 EXPECTED_FAILED_CHECKS = {}

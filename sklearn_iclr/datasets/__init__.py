@@ -7,6 +7,7 @@ from; tests, examples and benchmarks use them, and so can users.
 from ._cnf import make_random_kcnf, read_dimacs_cnf
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
+from ._patch_anomalies import make_patch_anomalies
 from ._single_index import make_single_index, make_tensor_pca
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
@@ -15,6 +16,7 @@ __all__ = [
     "load_haberman",
     "load_voicepath",
     "make_linear_mdp_dataset",
+    "make_patch_anomalies",
     "make_tabular_mdp",
     "make_random_kcnf",
     "make_regular_coupling",

@@ -226,3 +226,34 @@ def grid_classification_data(
         return X.astype(np.float64), y
     weight = draw(arrays(np.int64, n, elements=st.integers(1, 3)))
     return X.astype(np.float64), y, weight.astype(np.float64)
+
+
+@st.composite
+def patch_data(draw, max_samples=12, max_patches=5, max_patch_dim=4, bound=10.0):
+    """Draw a bounded 3-D patch array ``(n_samples, n_patches, patch_dim)``.
+
+    Parameters
+    ----------
+    max_samples : int, default=12
+        Largest number of samples (at least 2).
+    max_patches : int, default=5
+        Largest number of patches per sample (at least 1).
+    max_patch_dim : int, default=4
+        Largest patch dimension (at least 1).
+    bound : float, default=10.0
+        Entries lie in ``[-bound, bound]``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_patches, patch_dim)
+        Not identically zero.
+    """
+    shape = (
+        draw(st.integers(2, max_samples)),
+        draw(st.integers(1, max_patches)),
+        draw(st.integers(1, max_patch_dim)),
+    )
+    elements = st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
+    X = draw(arrays(np.float64, shape, elements=elements))
+    assume(np.abs(X).max() > 1e-3)
+    return X
