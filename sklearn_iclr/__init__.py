@@ -6,4 +6,6 @@ torch: the torch-backed estimators load it inside ``fit``.
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__"]
+from .linear_model import SpuriousRobustSGD
+
+__all__ = ["SpuriousRobustSGD", "__version__"]

@@ -1,3 +1,5 @@
 """Linear models: exact 0-1 loss, replicable ridge and spurious-robust SGD."""
 
-__all__ = []
+from ._spurious_sgd import SpuriousRobustSGD
+
+__all__ = ["SpuriousRobustSGD"]

@@ -1,3 +1,13 @@
 """Metrics for the methods of sklearn_iclr (group robustness, overlap, ...)."""
 
-__all__ = []
+from ._group import (
+    group_accuracy_report,
+    make_worst_group_scorer,
+    worst_group_accuracy,
+)
+
+__all__ = [
+    "group_accuracy_report",
+    "make_worst_group_scorer",
+    "worst_group_accuracy",
+]
