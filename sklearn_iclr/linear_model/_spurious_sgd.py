@@ -207,18 +207,22 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     >>> from sklearn_iclr.datasets import make_spurious_correlation
     >>> from sklearn_iclr.linear_model import SpuriousRobustSGD
     >>> from sklearn_iclr.metrics import worst_group_accuracy
-    >>> X, y, groups = make_spurious_correlation(200, random_state=0)
-    >>> clf = SpuriousRobustSGD(max_epochs=5, random_state=0).fit(X, y)
-    >>> clf.coef_.shape
-    (1, 2)
-    >>> print(worst_group_accuracy(y, clf.predict(X), groups))
-    1.0
+    >>> X, y, groups = make_spurious_correlation(400, random_state=0)
+    >>> for batch_size in [8, "full"]:
+    ...     clf = SpuriousRobustSGD(batch_size=batch_size, max_epochs=10,
+    ...                             random_state=0).fit(X, y)
+    ...     print(batch_size, worst_group_accuracy(y, clf.predict(X), groups))
+    8 1.0
+    full 0.0
     """
 
     _parameter_constraints = {
         "hidden_layer_sizes": [tuple, list],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"full"})],
+        "batch_size": [
+            Interval(Integral, 1, None, closed="left"),
+            StrOptions({"full"}),
+        ],
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "momentum": [Interval(Real, 0, 1, closed="left")],
         "weight_decay": [Interval(Real, 0, None, closed="left")],

@@ -148,7 +148,7 @@ def make_worst_group_scorer():
     ...     search = GridSearchCV(LogisticRegression(), {"C": [0.1, 1.0]},
     ...                           scoring=make_worst_group_scorer())
     ...     search = search.fit(X, y, groups=groups)
-    >>> 0.0 <= search.best_score_ <= 1.0
+    >>> bool(0.0 <= search.best_score_ <= 1.0)
     True
     """
     import sklearn
