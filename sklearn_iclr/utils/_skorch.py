@@ -103,16 +103,28 @@ def torch_num_threads(n_threads):
 
 
 def fit_skorch_net(
-    net_class, make_module, X, y, *, seed, device="cpu", n_threads=None, **net_params
+    net_class,
+    make_module,
+    X,
+    y,
+    *,
+    batch_size,
+    seed,
+    device="cpu",
+    n_threads=None,
+    **net_params,
 ):
     """Train a skorch net reproducibly and return it with its module on the CPU.
 
     ``make_module()`` is called inside :func:`torch_seeded`, so the initial
-    weights follow ``seed``; training runs in the same seeded block, the
-    minibatch order comes from a dedicated
-    ``torch.Generator`` seeded with ``seed``, there is no internal validation
-    split, and the data loader uses no worker processes. The global torch RNG
-    state is left as it was.
+    weights follow ``seed``, and training runs in the same seeded block (the
+    global torch RNG state is left as it was). Each epoch visits the rows in
+    a fresh random order drawn from a ``torch.Generator`` seeded with
+    ``seed``, cut into consecutive minibatches of ``batch_size`` rows (the
+    last one may be smaller). A minibatch is sliced from the arrays in one
+    indexing operation rather than row by row, which matters for small
+    batches. There is no internal validation split and no loader worker
+    process.
 
     Parameters
     ----------
@@ -122,15 +134,18 @@ def fit_skorch_net(
         ``make_module() -> torch.nn.Module``, the network to train.
     X, y : ndarray
         Training data (``y`` may be any array the criterion understands).
+    batch_size : int
+        Rows per minibatch.
     seed : int
-        Seed of the minibatch order and of any randomness during training.
+        Seed of the initial weights, the minibatch order and any other
+        randomness during training.
     device : str, default="cpu"
         A resolved device (see :func:`sklearn_iclr.utils.resolve_device`).
     n_threads : int or None, default=None
         torch CPU threads during training (see :func:`torch_num_threads`).
     **net_params : dict
         Further arguments of ``net_class`` (``criterion``, ``optimizer``,
-        ``lr``, ``max_epochs``, ``batch_size``, ``verbose``, ...).
+        ``lr``, ``max_epochs``, ``verbose``, ...).
 
     Returns
     -------
@@ -144,25 +159,30 @@ def fit_skorch_net(
     >>> torch = import_torch()
     >>> X = np.random.RandomState(0).randn(20, 3).astype(np.float32)
     >>> y = X @ np.ones((3, 1), dtype=np.float32)
-    >>> net = fit_skorch_net(NeuralNet, lambda: build_mlp(3, 1), X, y, seed=0,
-    ...                      verbose=0,
+    >>> net = fit_skorch_net(NeuralNet, lambda: build_mlp(3, 1), X, y,
+    ...                      batch_size=8, seed=0, verbose=0,
     ...                      criterion=torch.nn.MSELoss, max_epochs=2)
     >>> next(net.module_.parameters()).device.type
     'cpu'
     """
     torch = import_torch()
+    from torch.utils.data import BatchSampler, RandomSampler
+
     with torch_seeded(seed, device), torch_num_threads(n_threads):
         generator = torch.Generator().manual_seed(seed)
+        order = RandomSampler(range(len(X)), generator=generator)
         net = net_class(
             make_module(),
             device=device,
             train_split=None,
-            iterator_train__shuffle=True,
-            iterator_train__generator=generator,
+            batch_size=batch_size,
+            iterator_train__sampler=BatchSampler(order, batch_size, drop_last=False),
+            iterator_train__batch_size=None,
+            iterator_train__shuffle=False,
             iterator_train__num_workers=0,
             **net_params,
         )
-        net.fit(X, y)
+        net.fit(torch.as_tensor(X), torch.as_tensor(y))
     net.module_.to("cpu")
     net.module_.eval()
     return net
