@@ -157,11 +157,14 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     ----------
     hidden_layer_sizes : tuple of int, default=()
         Widths of the ReLU hidden layers; ``()`` is a linear classifier.
-    learning_rate : float, default=0.05
-        SGD step size ``eps``.
+    learning_rate : float, default=0.2
+        SGD step size ``eps``. The defaults (0.2, batch 8, 40 epochs) gave the
+        best worst-group accuracy on the synthetic four-point data, and were
+        then checked on the spurious digits (see the benchmark); scale the
+        inputs (e.g. ``StandardScaler``) so that 0.2 is a sensible step.
     batch_size : int or "full", default=8
         Minibatch size ``b``; ``"full"`` is full-batch gradient descent.
-    max_epochs : int, default=50
+    max_epochs : int, default=40
         Passes over the training data (the number of updates is
         ``max_epochs * ceil(n / batch_size)``).
     momentum : float, default=0.0
@@ -268,9 +271,9 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         hidden_layer_sizes=(),
-        learning_rate=0.05,
+        learning_rate=0.2,
         batch_size=8,
-        max_epochs=50,
+        max_epochs=40,
         momentum=0.0,
         weight_decay=0.0,
         loss="logistic",
