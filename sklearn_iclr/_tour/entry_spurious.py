@@ -26,7 +26,7 @@ def _run():
     # grid_search_score cannot route them, so the search is built here
     with sklearn.config_context(enable_metadata_routing=True):
         estimator = SpuriousRobustSGD(
-            hidden_layer_sizes=(32,), max_epochs=15, random_state=0
+            hidden_layer_sizes=(32,), max_epochs=10, random_state=0
         )
         estimator.set_fit_request(groups=False, sample_weight=False)
         search = GridSearchCV(
