@@ -39,11 +39,16 @@ def _per_sample_loss(torch, logits, target, loss):
 
 @functools.cache
 def _net_class():
-    """The skorch net of :class:`SpuriousRobustSGD`, defined once torch is loaded.
+    """The skorch net and criterion classes of :class:`SpuriousRobustSGD`.
 
-    It adds to ``skorch.NeuralNet`` the weighted margin losses, the explicit
-    batch-gradient penalty and per-epoch group monitoring. Only its trained
-    module is kept after ``fit``, so the class never needs to be pickled.
+    They are defined on first use, once torch is loaded. The net adds to
+    ``skorch.NeuralNet`` the explicit batch-gradient penalty and per-epoch
+    group monitoring; the criterion is the weighted margin loss. Only the
+    trained module is kept after ``fit``, so neither class is ever pickled.
+
+    Returns
+    -------
+    net_class, criterion_class : type
     """
     torch = import_torch()
     from skorch import NeuralNet
@@ -244,8 +249,10 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
 
     References
     ----------
-    .. [1] Mirzaie et al., "Implicit Regularization of SGD Reduces Shortcut
-       Learning", ICLR 2026. https://openreview.net/forum?id=CPdAB7H8mU
+    .. [1] Mirzaie, Alipanah, Abbasi, Farzane, Jafarinia, Sobhaei, Ghaznavi,
+       Najafi, Soleymani Baghshah and Rohban, "Implicit Regularization of SGD
+       Reduces Shortcut Learning", ICLR 2026 (poster).
+       https://openreview.net/forum?id=CPdAB7H8mU (no arXiv id was found).
 
     Examples
     --------
