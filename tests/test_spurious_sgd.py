@@ -344,3 +344,47 @@ def test_explicit_penalty_at_batch_64_recovers_most_of_batch_8(seed):
     assert small < large
     assert (large - micro) / (large - small) >= 0.6
     assert (large - whole) / (large - small) >= 0.3
+
+
+# -------------------------------------------------- validation-split selection
+
+
+def test_validation_split_keeps_the_epoch_with_the_best_worst_group_accuracy():
+    X, y, groups = make_spurious_correlation(
+        300, 0.1, n_noise_features=2, noise=0.5, random_state=0
+    )
+    params = dict(batch_size=32, learning_rate=0.2, validation_fraction=0.3)
+    clf = SpuriousRobustSGD(max_epochs=12, random_state=0, **params)
+    clf.fit(X, y, groups=groups)
+    scores = [r["valid_worst_group_accuracy"] for r in clf.history_]
+    assert clf.best_epoch_ == 1 + int(np.argmax(scores))
+    assert set(clf.history_[0]["valid_group_accuracy"]) == {0, 1, 2, 3}
+    # the run is deterministic, so stopping at the best epoch gives the same
+    # weights as keeping them
+    stopped = SpuriousRobustSGD(max_epochs=clf.best_epoch_, random_state=0, **params)
+    stopped.fit(X, y, groups=groups)
+    np.testing.assert_array_equal(clf.coef_, stopped.coef_)
+    assert clf.history_[0]["group_accuracy"].keys() == {0, 1, 2, 3}
+
+
+def test_validation_split_without_groups_selects_by_accuracy(data):
+    X, y = data
+    clf = SpuriousRobustSGD(validation_fraction=0.25, **FAST).fit(X, y)
+    record = clf.history_[-1]
+    assert list(record["valid_group_accuracy"]) == [0.0]  # one group: all rows
+    assert "group_accuracy" not in record
+    assert 1 <= clf.best_epoch_ <= clf.n_iter_
+
+
+def test_without_validation_the_last_epoch_is_kept(data):
+    X, y = data
+    clf = SpuriousRobustSGD(**FAST).fit(X, y)
+    assert clf.best_epoch_ == clf.n_iter_ == 3
+
+
+def test_validation_split_needs_two_rows_per_group(data):
+    X, y = data
+    groups = np.zeros(len(y))
+    groups[0] = 1  # a group of one row cannot be split
+    with pytest.raises(ValueError, match="every group .* needs at least 2 rows"):
+        SpuriousRobustSGD(validation_fraction=0.2, **FAST).fit(X, y, groups=groups)

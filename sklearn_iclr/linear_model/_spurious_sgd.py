@@ -5,15 +5,28 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import (
+    check_is_fitted,
+    check_random_state,
+    column_or_1d,
+    validate_data,
+)
 
 from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
 from ..utils._torch import import_torch, resolve_device, seed_from_random_state
 from ..utils.validation import check_nonnegative_sample_weight
 
-_HISTORY_KEYS = ("train_loss", "dur", "group_accuracy", "worst_group_accuracy")
+_HISTORY_KEYS = (
+    "train_loss",
+    "dur",
+    "group_accuracy",
+    "worst_group_accuracy",
+    "valid_group_accuracy",
+    "valid_worst_group_accuracy",
+)
 
 
 def _per_sample_loss(torch, logits, target, loss):
@@ -73,13 +86,15 @@ def _net_class():
             *args,
             batch_grad_penalty=0.0,
             penalty_batch_size=None,
-            monitor=None,
+            monitor=(),
             **kwargs,
         ):
             super().__init__(*args, **kwargs)
             self.batch_grad_penalty = batch_grad_penalty
             self.penalty_batch_size = penalty_batch_size
-            self.monitor = monitor
+            self.monitor = dict(monitor)
+            self.best_epoch = None
+            self.best_state = None
 
         def gradient_penalty(self, y_pred, y_true):
             """Mean of ``||grad L_k||^2`` over consecutive micro-batches ``k``."""
@@ -109,15 +124,28 @@ def _net_class():
             return {"loss": loss, "y_pred": y_pred}
 
         def on_epoch_end(self, net, **kwargs):
-            if self.monitor is None:
-                return
-            X, y_index, groups = self.monitor
-            correct = _predict_index(module_outputs(self.module_, X)) == y_index
-            accuracies = {
-                g.item(): float(correct[groups == g].mean()) for g in np.unique(groups)
-            }
-            self.history.record("group_accuracy", accuracies)
-            self.history.record("worst_group_accuracy", min(accuracies.values()))
+            for prefix, (X, y_index, groups) in self.monitor.items():
+                correct = _predict_index(module_outputs(self.module_, X)) == y_index
+                accuracies = {
+                    g.item(): float(correct[groups == g].mean())
+                    for g in np.unique(groups)
+                }
+                self.history.record(f"{prefix}group_accuracy", accuracies)
+                self.history.record(
+                    f"{prefix}worst_group_accuracy", min(accuracies.values())
+                )
+            if "valid_" in self.monitor:
+                score = self.history[-1, "valid_worst_group_accuracy"]
+                if (
+                    self.best_epoch is None
+                    or score
+                    > self.history[self.best_epoch - 1, "valid_worst_group_accuracy"]
+                ):
+                    self.best_epoch = len(self.history)
+                    self.best_state = {
+                        k: v.detach().to("cpu", copy=True)
+                        for k, v in self.module_.state_dict().items()
+                    }
 
     return SpuriousRobustNet, WeightedMarginLoss
 
@@ -191,12 +219,18 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         of their squared gradient norms, ``s / 4 * mean_j ||grad L_j||^2``:
         the mini-batch gradient-variance term that SGD with batch size ``k``
         adds implicitly. Ignored when ``batch_grad_penalty=0``.
+    validation_fraction : float or None, default=None
+        When set, this fraction of the training rows (stratified by
+        ``groups`` when given, else by class) is held out; after every epoch
+        the worst-group accuracy on it is recorded (the accuracy when no
+        groups are given), and the weights of the best epoch are kept: the
+        model selection by validation worst-group accuracy of the paper.
     device : {"cpu", "cuda", "auto"} or str, default="cpu"
         Where to train (``"cuda:N"`` also works). The fitted module is always
         moved back to the CPU.
     random_state : int, RandomState instance or None, default=None
-        Seeds the initial weights and the minibatch order; the global torch
-        and numpy random states are left untouched.
+        Seeds the initial weights, the minibatch order and the validation
+        split; the global torch and numpy random states are left untouched.
     verbose : int, default=0
         Print skorch's per-epoch log (loss, worst-group accuracy when groups
         are passed to ``fit``, time) when positive.
@@ -216,7 +250,12 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         One record per epoch: ``"epoch"``, ``"train_loss"`` (the mean data
         loss, without the penalty), ``"dur"`` (seconds) and, when ``groups``
         were passed to ``fit``, ``"group_accuracy"`` ({group: training
-        accuracy}) and ``"worst_group_accuracy"``.
+        accuracy}) and ``"worst_group_accuracy"``; with a validation split,
+        also ``"valid_group_accuracy"`` and ``"valid_worst_group_accuracy"``.
+    best_epoch_ : int
+        The epoch whose weights were kept: the one with the highest
+        validation worst-group accuracy (the first on ties) when
+        ``validation_fraction`` is set, else the last epoch.
     n_iter_ : int
         Number of epochs run.
     n_features_in_ : int
@@ -281,6 +320,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         "loss": [StrOptions({"logistic", "exponential"})],
         "batch_grad_penalty": [Interval(Real, 0, None, closed="left")],
         "penalty_batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "device": [str],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -297,6 +337,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         loss="logistic",
         batch_grad_penalty=0.0,
         penalty_batch_size=None,
+        validation_fraction=None,
         device="cpu",
         random_state=None,
         verbose=0,
@@ -310,6 +351,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         self.loss = loss
         self.batch_grad_penalty = batch_grad_penalty
         self.penalty_batch_size = penalty_batch_size
+        self.validation_fraction = validation_fraction
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
@@ -325,9 +367,11 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
         groups : array-like of shape (n_samples,), default=None
-            Group labels, used only for monitoring: the training accuracy of
-            every group is recorded in ``history_`` after each epoch. They do
-            not change the fitted model.
+            Group labels, used only for monitoring and model selection: the
+            accuracy of every group is recorded in ``history_`` after each
+            epoch, and with ``validation_fraction`` the epoch with the best
+            validation worst-group accuracy is kept. They never enter the
+            training loss.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the per-sample losses (normalised to mean
             1), e.g. group-balanced weights for an oracle that knows groups.
@@ -346,7 +390,6 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
                 f"one class, {self.classes_[0]!r}."
             )
         n_samples = X.shape[0]
-        monitor = None
         if groups is not None:
             groups = column_or_1d(groups)
             if len(groups) != n_samples:
@@ -354,15 +397,31 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
                     f"groups has {len(groups)} entries but X has {n_samples} rows; "
                     "pass one group label per sample (or groups=None)."
                 )
-            monitor = (X, y_index, groups)
         weights = check_nonnegative_sample_weight(sample_weight, X)
+        rng = check_random_state(self.random_state)
+        seed = seed_from_random_state(rng)
+        train, valid = self._split_validation(y_index, groups, rng)
+        monitor = {}
+        if groups is not None:
+            monitor[""] = (X[train], y_index[train], groups[train])
+        if valid is not None:
+            valid_groups = np.zeros(len(valid)) if groups is None else groups[valid]
+            monitor["valid_"] = (X[valid], y_index[valid], valid_groups)
+        X, y_index, weights = X[train], y_index[train], weights[train]
+        if not np.any(weights > 0):
+            raise ValueError(
+                "sample_weight is zero on every training row left after the "
+                "validation split; give positive weights or a smaller "
+                "validation_fraction."
+            )
         target = np.column_stack([y_index, weights / weights.mean()]).astype(np.float32)
 
         torch = import_torch()
         device = resolve_device(self.device)
         net_class, criterion = _net_class()
         n_outputs = 1 if len(self.classes_) == 2 else len(self.classes_)
-        batch_size = n_samples if self.batch_size == "full" else self.batch_size
+        n_train = len(X)
+        batch_size = n_train if self.batch_size == "full" else self.batch_size
         net = fit_skorch_net(
             net_class,
             functools.partial(
@@ -370,8 +429,8 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             ),
             X,
             target,
-            batch_size=min(batch_size, n_samples),
-            seed=seed_from_random_state(self.random_state),
+            batch_size=min(batch_size, n_train),
+            seed=seed,
             device=device,
             n_threads=1,
             criterion=criterion,
@@ -386,13 +445,38 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             monitor=monitor,
             verbose=self.verbose,
         )
+        if net.best_state is not None:
+            net.module_.load_state_dict(net.best_state)
         self.module_ = net.module_
         self.history_ = epoch_history(net, _HISTORY_KEYS)
         self.n_iter_ = len(self.history_)
+        self.best_epoch_ = net.best_epoch or self.n_iter_
         if len(self.module_) == 1:
             self.coef_ = self.module_[0].weight.detach().numpy().astype(np.float64)
             self.intercept_ = self.module_[0].bias.detach().numpy().astype(np.float64)
         return self
+
+    def _split_validation(self, y_index, groups, rng):
+        """Training and validation row indices (``valid`` is None without one)."""
+        rows = np.arange(len(y_index))
+        if self.validation_fraction is None:
+            return rows, None
+        strata = y_index if groups is None else groups
+        _, counts = np.unique(strata, return_counts=True)
+        n_valid = int(np.ceil(self.validation_fraction * len(rows)))
+        if counts.min() < 2 or n_valid < len(counts) or len(rows) - n_valid < 2:
+            raise ValueError(
+                f"validation_fraction={self.validation_fraction} cannot hold out a "
+                "stratified validation split: every group (or class) needs at "
+                "least 2 rows and one in each part. Use more data, a larger "
+                "validation_fraction, or validation_fraction=None."
+            )
+        return train_test_split(
+            rows,
+            test_size=self.validation_fraction,
+            stratify=strata,
+            random_state=rng,
+        )
 
     def decision_function(self, X):
         """Network outputs: the logit of ``classes_[1]``, or one per class.
