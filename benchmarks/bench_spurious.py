@@ -1,6 +1,6 @@
 """Benchmark of SpuriousRobustSGD: worst-group accuracy vs batch size.
 
-Three tables, all measured in this process:
+Four tables, all measured in this process:
 
 1. theory: on the noise-free four-point model, the learned |w_z / w_y| and the
    worst-group accuracy (WGA) for batch sizes 8, 64 and full, at one learning
@@ -11,9 +11,12 @@ Three tables, all measured in this process:
    batch-gradient penalty at batch 256, and the anchors (LogisticRegression,
    SGDClassifier, MLPClassifier, full-batch GD) and group-label oracles
    (group-balanced sample weights); mean and standard deviation over seeds;
-3. time: fit time per epoch against SGDClassifier.
+3. side: the few-seed side checks quoted in README_spurious.md (equal
+   updates at lr 1, the paper's momentum on the digits, a penalty sweep on
+   the digits MLP);
+4. time: fit time per epoch against SGDClassifier.
 
-Run ``python benchmarks/bench_spurious.py`` (about 15 minutes on a busy
+Run ``python benchmarks/bench_spurious.py`` (about 20 minutes on a busy
 2-core machine; ``--quick`` uses one seed, ``--tables theory,time`` runs a
 subset) or add ``--device cuda`` on a GPU (untested: no GPU was available).
 """
@@ -241,6 +244,88 @@ def wga_table(seeds, device):
     return rows
 
 
+def side_table(device):
+    """Side checks quoted in README_spurious.md (fewer seeds)."""
+    rows = []
+
+    def row(check, setting, value, seed):
+        rows.append({"check": check, "setting": setting, "seed": seed, "value": value})
+        print(rows[-1], flush=True)
+
+    # 1. equal updates at a larger learning rate on the four-point model
+    for features, noise in ((0, 0.0), (10, 0.5)):
+        for seed in (0, 1):
+            X, y, _ = make_spurious_correlation(
+                200,
+                0.05,
+                2.0,
+                n_noise_features=features,
+                noise=noise,
+                random_state=seed,
+            )
+            for batch, epochs in (
+                (8, EPOCHS),
+                (64, EPOCHS * 25 // 4),
+                ("full", EPOCHS * 25),
+            ):
+                clf = SpuriousRobustSGD(
+                    batch_size=batch,
+                    learning_rate=1.0,
+                    max_epochs=epochs,
+                    device=device,
+                    random_state=seed,
+                ).fit(X, y)
+                row(
+                    f"|w_z/w_y|, lr=1, equal updates, {features} noise features",
+                    f"b={batch}",
+                    float(abs(clf.coef_[0, 1] / clf.coef_[0, 0])),
+                    seed,
+                )
+    # 2. the paper's optimiser (momentum 0.9) on the digits, equal updates
+    for seed in (0, 1):
+        X, y, _, Xt, yt, gt = digits(seed)
+        for batch, epochs in ((8, EPOCHS), (256, EPOCHS), (256, 32 * EPOCHS)):
+            clf = SpuriousRobustSGD(
+                hidden_layer_sizes=(32,),
+                batch_size=batch,
+                learning_rate=0.02,
+                momentum=0.9,
+                max_epochs=epochs,
+                device=device,
+                random_state=seed,
+            ).fit(X, y)
+            row(
+                "digits WGA, momentum 0.9, lr 0.02",
+                f"b={batch}, {epochs} epochs",
+                worst_group_accuracy(yt, clf.predict(Xt), gt),
+                seed,
+            )
+    # 3. the batch-gradient penalty on the digits MLP, seed 0
+    X, y, _, Xt, yt, gt = digits(0)
+    for lr, strengths in ((0.2, (0.0, 0.5, 2.0, 8.0)), (0.8, (0.0, 1.0, 4.0))):
+        for strength in strengths:
+            for micro in (None, 8):
+                if strength == 0 and micro is not None:
+                    continue
+                clf = SpuriousRobustSGD(
+                    hidden_layer_sizes=(32,),
+                    batch_size=256,
+                    learning_rate=lr,
+                    max_epochs=EPOCHS,
+                    batch_grad_penalty=strength,
+                    penalty_batch_size=micro,
+                    device=device,
+                    random_state=0,
+                ).fit(X, y)
+                row(
+                    f"digits WGA, b=256 lr={lr} + penalty",
+                    f"s={strength:g}, micro-batch {micro}",
+                    worst_group_accuracy(yt, clf.predict(Xt), gt),
+                    0,
+                )
+    return rows
+
+
 def time_table(device):
     X, y, *_ = synthetic(0)
     sgd_seconds, _ = median_time(
@@ -273,8 +358,8 @@ def main():
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto")
     parser.add_argument(
         "--tables",
-        default="theory,wga,time",
-        help="comma-separated subset of theory, wga, time",
+        default="theory,wga,side,time",
+        help="comma-separated subset of theory, wga, side, time",
     )
     args = parser.parse_args()
     tables = set(args.tables.split(","))
@@ -300,6 +385,13 @@ def main():
             title=(
                 f"Worst-group accuracy, group-balanced test split, seeds {list(seeds)}"
             ),
+            meta=meta,
+        )
+    if "side" in tables:
+        report(
+            "spurious_side",
+            side_table(args.device),
+            title="Side checks (few seeds): equal updates, momentum, penalty on digits",
             meta=meta,
         )
     if "time" in tables:
