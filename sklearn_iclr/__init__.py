@@ -5,7 +5,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 """
 
 from .graphical import PseudoLikelihoodIsing
-from .linear_model import ICEClassifier
+from .linear_model import ICEClassifier, SpuriousRobustSGD
 from .neural_network import PatchConvAEDetector
 from .rl import LSTDQEvaluator
 from .single_index import AveragedLangevinRegressor
@@ -18,5 +18,6 @@ __all__ = [
     "LSTDQEvaluator",
     "PatchConvAEDetector",
     "PseudoLikelihoodIsing",
+    "SpuriousRobustSGD",
     "__version__",
 ]
