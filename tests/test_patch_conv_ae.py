@@ -63,6 +63,7 @@ def synthetic():
     return data, detector.fit(data.X_train)
 
 
+@pytest.mark.slow
 def test_detects_non_semantic_anomalies_better_than_semantic(synthetic):
     data, detector = synthetic
     normal = detector.score_samples(data.X_normal)
@@ -78,12 +79,14 @@ def test_detects_non_semantic_anomalies_better_than_semantic(synthetic):
     assert auroc(normal, semantic) < auroc(normal, non_semantic)
 
 
+@pytest.mark.slow
 def test_kernels_absorb_every_always_present_feature(synthetic):
     data, detector = synthetic
     alignment = detector.kernel_alignment(data.features[data.always_present])
     assert alignment.min() >= 0.9
 
 
+@pytest.mark.slow
 def test_absorbed_features_only_grow_during_training():
     """Theorem 1: once a kernel sits in the cone of an always-present feature,
     it stays there, so the set of absorbed features (cosine >= 0.9) only grows.
