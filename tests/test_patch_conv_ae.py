@@ -279,7 +279,7 @@ def test_patch_shape_must_divide_the_features():
         PatchConvAEDetector(patch_shape=(3, 3)).fit(np.ones((4, 16)))
     with pytest.raises(ValueError, match="pair of positive ints"):
         PatchConvAEDetector(patch_shape=(2, 2, 2)).fit(np.ones((4, 16)))
-    with pytest.raises(ValueError, match="applies to 2-D input only"):
+    with pytest.raises(ValueError, match="but X is 3-D"):
         PatchConvAEDetector(patch_shape=2).fit(np.ones((4, 2, 2)))
 
 

@@ -315,9 +315,9 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
     def _validate_3d(self, X, reset):
         if self.patch_shape is not None:
             raise ValueError(
-                f"patch_shape={self.patch_shape!r} applies to 2-D input only; "
-                "3-D input is already (n_samples, n_patches, patch_dim): leave "
-                "patch_shape=None."
+                f"patch_shape={self.patch_shape!r} cuts 2-D input into patches, "
+                "but X is 3-D, already (n_samples, n_patches, patch_dim): pass "
+                "2-D rows, or use patch_shape=None for 3-D input."
             )
         n_samples, n_patches, patch_dim = X.shape
         if n_patches == 0 or patch_dim == 0:
