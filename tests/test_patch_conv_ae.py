@@ -235,6 +235,15 @@ def test_random_state_determinism_and_pickle():
     assert_array_equal(restored.score_samples(X), first.score_samples(X))
 
 
+def test_fit_leaves_the_global_torch_random_state_alone():
+    import torch
+
+    X = make_patch_anomalies(n_train=10, n_test=1, random_state=0).X_train
+    before = torch.random.get_rng_state()
+    PatchConvAEDetector(max_epochs=2, random_state=0).fit(X)
+    assert torch.equal(torch.random.get_rng_state(), before)
+
+
 def test_pandas_input_with_patch_shape():
     rng = np.random.RandomState(0)
     frame = pd.DataFrame(
