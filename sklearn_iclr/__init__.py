@@ -6,6 +6,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier
+from .neural_network import SparseTokenAttentionClassifier
 from .rl import LSTDQEvaluator
 from .single_index import AveragedLangevinRegressor
 
@@ -16,5 +17,6 @@ __all__ = [
     "ICEClassifier",
     "LSTDQEvaluator",
     "PseudoLikelihoodIsing",
+    "SparseTokenAttentionClassifier",
     "__version__",
 ]

@@ -8,10 +8,12 @@ from ._cnf import make_random_kcnf, read_dimacs_cnf
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._single_index import make_single_index, make_tensor_pca
+from ._sparse_token import load_digit_bags, make_sparse_token
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
 __all__ = [
     "load_caesarian",
+    "load_digit_bags",
     "load_haberman",
     "load_voicepath",
     "make_linear_mdp_dataset",
@@ -22,4 +24,5 @@ __all__ = [
     "read_dimacs_cnf",
     "make_single_index",
     "make_tensor_pca",
+    "make_sparse_token",
 ]

@@ -1,3 +1,19 @@
-"""Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
+"""Neural-network estimators: torch-backed ones import torch inside ``fit``."""
 
-__all__ = []
+from ._sparse_token_attention import (
+    SparseTokenAttentionClassifier,
+    as_token_array,
+    flatten_tokens,
+    make_flattened_logistic_regression,
+    make_pooled_logistic_regression,
+    mean_pool_tokens,
+)
+
+__all__ = [
+    "SparseTokenAttentionClassifier",
+    "as_token_array",
+    "flatten_tokens",
+    "make_flattened_logistic_regression",
+    "make_pooled_logistic_regression",
+    "mean_pool_tokens",
+]
