@@ -488,7 +488,8 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         def report(intermediate_result):
             iteration[0] += 1
             if self.verbose and iteration[0] % 10 == 0:
-                print(f"[joint] iteration {iteration[0]}: loss {intermediate_result.fun:.6f}")
+                loss = intermediate_result.fun
+                print(f"[joint] iteration {iteration[0]}: loss {loss:.6f}")
 
         start = np.zeros(2 * k + 1)
         start[:k] = rng.standard_normal(k) * JOINT_INIT_SCALE / np.sqrt(k)
@@ -505,6 +506,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
                 f"The joint fit did not converge in max_iter={self.max_iter} "
                 "L-BFGS iterations; increase max_iter.",
                 ConvergenceWarning,
+                stacklevel=3,
             )
         self.query_ = result.x[:k].copy()
         self.coef_ = result.x[k : 2 * k].copy()
@@ -585,7 +587,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
     def _validate_tokens(self, X):
         X, token_shape = self._flatten_input(X, self.token_dim_)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return as_token_array(X, self.token_dim_ if token_shape is None else token_shape)
+        return as_token_array(X, token_shape)
 
     @staticmethod
     def _flatten_input(X, token_dim):
