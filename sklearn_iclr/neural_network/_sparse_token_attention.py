@@ -20,6 +20,7 @@ from ..utils.validation import check_binary_target
 # the joint protocol: small, so that the first L-BFGS steps see nearly uniform
 # attention (mean pooling) and move (w, b) before q, as in the two-step one.
 JOINT_INIT_SCALE = 1e-2
+EPS = np.finfo(np.float64).eps
 
 
 def as_token_array(X, token_dim=None):
@@ -291,6 +292,10 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
     max_iter : int, default=200
         Iterations of L-BFGS: of the ERM on D1 (``"two_step"``) or of the
         joint fit.
+    tol : float, default=1e-5
+        Stopping tolerance of L-BFGS on the gradient of the mean loss (as
+        ``tol`` of :class:`~sklearn.linear_model.LogisticRegression` for the
+        ERM on D1, as ``gtol`` of scipy's L-BFGS-B for ``"joint"``).
     random_state : int, RandomState instance or None, default=None
         Seeds the D0/D1 split (``"two_step"``) or the initial query
         (``"joint"``).
@@ -378,6 +383,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "split": [Interval(Real, 0, 1, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -391,6 +397,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         learning_rate=1.0,
         split=0.5,
         max_iter=200,
+        tol=1e-5,
         random_state=None,
         verbose=0,
     ):
@@ -401,6 +408,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.split = split
         self.max_iter = max_iter
+        self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
 
@@ -453,15 +461,21 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             tokens0, y0, query, coef, intercept, self.beta
         )
         norm = np.linalg.norm(grad_query)
-        # A zero gradient (e.g. constant tokens) leaves q = 0: mean pooling.
-        self.query_ = -grad_query / norm if norm > 0 else query
+        # The gradient is a sum of terms of size up to beta |w| max |x_l|^2; when
+        # it vanishes to rounding (identical tokens in every bag) its direction
+        # is noise, so q stays 0: uniform attention, mean pooling.
+        scale = self.beta * np.linalg.norm(coef) * np.max(np.sum(tokens0**2, axis=2))
+        degenerate = norm <= np.sqrt(EPS) * scale
+        self.query_ = query if degenerate else -grad_query / norm
         if self.verbose:
             print(
                 f"[two_step] steps on D0 ({len(first)} bags), |grad_q| = {norm:.3g}; "
                 f"logistic regression on D1 ({len(second)} bags)"
             )
         pooled = _pool(tokens[second], self._weights(tokens[second]))
-        erm = LogisticRegression(C=1.0 / self.alpha, max_iter=self.max_iter)
+        erm = LogisticRegression(
+            C=1.0 / self.alpha, tol=self.tol, max_iter=self.max_iter
+        )
         erm.fit(pooled, y_signed[second])
         self.coef_ = erm.coef_[0].copy()
         self.intercept_ = float(erm.intercept_[0])
@@ -499,7 +513,9 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             jac=True,
             method="L-BFGS-B",
             callback=report,
-            options={"maxiter": self.max_iter},
+            # gtol decides; scipy's default relative-decrease test (ftol)
+            # would stop first, with gradients far above tol.
+            options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": EPS},
         )
         if result.status == 1:
             warnings.warn(
@@ -585,6 +601,11 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         return attention_softmax(tokens, self.query_, self.beta)
 
     def _validate_tokens(self, X):
+        if np.ndim(X) == 3 and np.shape(X)[2] != self.token_dim_:
+            raise ValueError(
+                f"X has tokens of dimension {np.shape(X)[2]}, but the classifier "
+                f"was fitted on tokens of dimension {self.token_dim_}."
+            )
         X, token_shape = self._flatten_input(X, self.token_dim_)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return as_token_array(X, token_shape)
