@@ -249,7 +249,11 @@ def test_uniform_attention_joint_fit_is_logistic_regression_on_mean_tokens():
     # logistic regression on the mean token, which scikit-learn solves.
     X, y, _, _ = _bags(n=150)
     clf = SparseTokenAttentionClassifier(
-        protocol="joint", beta=1e-12, alpha=0.5, tol=1e-9, max_iter=1000,
+        protocol="joint",
+        beta=1e-12,
+        alpha=0.5,
+        tol=1e-9,
+        max_iter=1000,
         random_state=0,
     ).fit(X, y)
     reference = LogisticRegression(C=2.0, tol=1e-10, max_iter=1000)
@@ -290,7 +294,8 @@ def _errors_fig1(d, n0, seed):
     X, y, xi, _ = make_sparse_token(
         2 * n0 + 2000, L, d, signal_strength=theta, random_state=seed
     )
-    X_train, y_train, X_test, y_test = X[: 2 * n0], y[: 2 * n0], X[2 * n0 :], y[2 * n0 :]
+    X_train, y_train = X[: 2 * n0], y[: 2 * n0]
+    X_test, y_test = X[2 * n0 :], y[2 * n0 :]
     clf = SparseTokenAttentionClassifier(random_state=seed).fit(X_train, y_train)
     pooled = make_pooled_logistic_regression().fit(X_train, y_train)
     flat = make_flattened_logistic_regression(max_iter=500).fit(X_train, y_train)
@@ -323,8 +328,9 @@ def test_query_alignment_grows_with_the_first_split():
     for n0 in (d // 2, 2 * d, 8 * d):
         cosines = []
         for seed in range(4):
-            X, y, xi, _ = make_sparse_token(2 * n0, L, d, signal_strength=theta,
-                                            random_state=seed)
+            X, y, xi, _ = make_sparse_token(
+                2 * n0, L, d, signal_strength=theta, random_state=seed
+            )
             clf = SparseTokenAttentionClassifier(random_state=seed).fit(X, y)
             cosines.append(abs(clf.query_ @ xi))
         means.append(np.mean(cosines))

@@ -601,14 +601,14 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         return attention_softmax(tokens, self.query_, self.beta)
 
     def _validate_tokens(self, X):
-        if np.ndim(X) == 3 and np.shape(X)[2] != self.token_dim_:
+        X, token_dim = self._flatten_input(X, None)
+        if token_dim not in (None, self.token_dim_):
             raise ValueError(
-                f"X has tokens of dimension {np.shape(X)[2]}, but the classifier "
+                f"X has tokens of dimension {token_dim}, but the classifier "
                 f"was fitted on tokens of dimension {self.token_dim_}."
             )
-        X, token_shape = self._flatten_input(X, self.token_dim_)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return as_token_array(X, token_shape)
+        return as_token_array(X, self.token_dim_)
 
     @staticmethod
     def _flatten_input(X, token_dim):
