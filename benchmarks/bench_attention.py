@@ -209,12 +209,14 @@ def main(argv=None):
         lengths = [16, 64] if args.quick else [4, 16, 64, 256]
         rows = oracle_rows(lengths, multipliers=[1.0, 2.0])
         report(
-            "attention_oracle", rows,
+            "attention_oracle",
+            rows,
             title="Oracle query q = theta xi at theta = c log L (d=20, 2000 test)",
         )
         rows = digit_rows(seeds=range(2 if args.quick else 5), n_bags=600)
         report(
-            "attention_digits", rows,
+            "attention_digits",
+            rows,
             title="Digit bags (8 images, target 0): test accuracy and hit rate",
         )
         report(
