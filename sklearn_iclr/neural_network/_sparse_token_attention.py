@@ -203,7 +203,7 @@ def attention_softmax(tokens, query, beta):
 
 def _pool(tokens, weights):
     """``sum_l weights[i, l] * tokens[i, l]`` for every bag ``i``."""
-    return np.matmul(weights[:, None, :], tokens)[:, 0, :]
+    return np.einsum("nl,nlk->nk", weights, tokens)
 
 
 def _logistic_gradients(tokens, y_signed, query, coef, intercept, beta):
