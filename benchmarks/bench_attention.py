@@ -6,7 +6,9 @@
    seeds) and of the two linear baselines, trained on the same 2 x 800 bags,
    |cos(q, xi)|, fit time and its ratio to the pooled baseline's.
 2. Query alignment: |cos(q, xi)| after the two gradient steps against n0
-   (d = 400), mean and spread over seeds.
+   (d = 400), mean and spread over seeds; balanced classes with R = 1,
+   theta = 5, then rare positives (20%) with R = 3, theta = 6, the setting of
+   the paper's alignment figure (which uses d = 1000).
 3. Representation with the oracle query q = theta xi, w = xi (threshold fitted
    on 2000 bags) at theta = 2 log L: attention error against the best pooled
    linear rule, Phi(-theta R / (2 sqrt L)) (closed form), and pooled logistic
@@ -84,13 +86,13 @@ def fig1_rows(d, seeds, joint_seeds, n_test=2000):
     return rows
 
 
-def alignment_rows(d, n0_values, seeds):
+def alignment_rows(d, n0_values, seeds, **data_params):
     rows = []
     for n0 in n0_values:
         cosines = []
         for seed in seeds:
             X, y, xi, _ = make_sparse_token(
-                2 * n0, 10, d, signal_strength=5.0, random_state=seed
+                2 * n0, 10, d, random_state=seed, **data_params
             )
             model = SparseTokenAttentionClassifier(random_state=seed).fit(X, y)
             cosines.append(abs(model.query_ @ xi))
@@ -200,11 +202,19 @@ def main(argv=None):
             meta={"d": d, "L": 10, "R": 1, "theta": 5.0, "n0": 2 * d},
         )  # fmt: skip
         n0_values = [d // 4, d // 2, d, 2 * d, 4 * d]
-        rows = alignment_rows(d, n0_values, seeds=range(3 if args.quick else 5))
+        alignment_seeds = range(3 if args.quick else 5)
+        rows = alignment_rows(d, n0_values, alignment_seeds, signal_strength=5.0)
         report(
             "attention_alignment", rows,
             title=f"|cos(q, xi)| after two gradient steps vs n0 (d={d}, L=10)",
             meta={"d": d},
+        )  # fmt: skip
+        rare = {"n_signal_tokens": 3, "signal_strength": 6.0, "positive_fraction": 0.2}
+        rows = alignment_rows(d, n0_values, alignment_seeds, **rare)
+        report(
+            "attention_alignment_rare", rows,
+            title=f"Same, rare positives: pi=0.2, R=3, theta=6 (d={d}, L=10)",
+            meta={"d": d, **rare},
         )  # fmt: skip
         lengths = [16, 64] if args.quick else [4, 16, 64, 256]
         rows = oracle_rows(lengths, multipliers=[1.0, 2.0])

@@ -12,9 +12,10 @@ from sklearn.utils.validation import check_random_state
 DIGITS_TRAIN_IMAGES = 1200
 
 
-def _balanced_labels(n_samples, rng):
-    """0/1 labels, half of each (one more 0 when n_samples is odd), shuffled."""
-    return rng.permutation(np.arange(n_samples) % 2)
+def _labels(n_samples, positive_fraction, rng):
+    """Shuffled 0/1 labels with ``round(positive_fraction * n_samples)`` ones."""
+    n_positive = int(round(positive_fraction * n_samples))
+    return (rng.permutation(n_samples) < n_positive).astype(np.int64)
 
 
 def _signal_positions(y, n_tokens, n_signal_tokens, rng):
@@ -32,6 +33,7 @@ def _signal_positions(y, n_tokens, n_signal_tokens, rng):
         "token_dim": [Interval(Integral, 1, None, closed="left")],
         "n_signal_tokens": [Interval(Integral, 1, None, closed="left")],
         "signal_strength": [Interval(Real, 0, None, closed="left")],
+        "positive_fraction": [Interval(Real, 0, 1, closed="both")],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
@@ -42,6 +44,7 @@ def make_sparse_token(
     token_dim=50,
     n_signal_tokens=1,
     signal_strength=5.0,
+    positive_fraction=0.5,
     random_state=None,
 ):
     """Sparse-token classification data of Barnfield, Cui & Lu (ICLR 2026).
@@ -59,7 +62,7 @@ def make_sparse_token(
     Parameters
     ----------
     n_samples : int, default=1000
-        Number of bags; half are positive (shuffled).
+        Number of bags.
     n_tokens : int, default=10
         Tokens per bag ``L``.
     token_dim : int, default=50
@@ -68,6 +71,9 @@ def make_sparse_token(
         Signal tokens ``R`` of a positive bag; at most ``n_tokens``.
     signal_strength : float, default=5.0
         ``theta``.
+    positive_fraction : float, default=0.5
+        Fraction of positive bags (rounded to a count; shuffled): the rarity
+        ``pi`` of the paper.
     random_state : int, RandomState instance or None, default=None
         Seed of the draw.
 
@@ -87,7 +93,7 @@ def make_sparse_token(
     >>> X, y, xi, mask = make_sparse_token(6, n_tokens=4, token_dim=3,
     ...                                    n_signal_tokens=2, random_state=0)
     >>> X.shape, y.tolist(), mask.sum(axis=1).tolist()
-    ((6, 4, 3), [0, 0, 0, 1, 1, 1], [0, 0, 0, 2, 2, 2])
+    ((6, 4, 3), [0, 1, 1, 0, 0, 1], [0, 2, 2, 0, 0, 2])
     """
     if n_signal_tokens > n_tokens:
         raise ValueError(
@@ -97,7 +103,7 @@ def make_sparse_token(
     rng = check_random_state(random_state)
     direction = rng.standard_normal(token_dim)
     direction /= np.linalg.norm(direction)
-    y = _balanced_labels(n_samples, rng)
+    y = _labels(n_samples, positive_fraction, rng)
     mask = _signal_positions(y, n_tokens, n_signal_tokens, rng)
     X = rng.standard_normal((n_samples, n_tokens, token_dim))
     X += signal_strength * mask[:, :, None] * direction
@@ -140,7 +146,7 @@ def load_digit_bags(
     n_tokens : int, default=8
         Images per bag.
     n_bags : int, default=500
-        Number of bags; half are positive (shuffled).
+        Number of bags; half are positive (rounded to a count; shuffled).
     n_target_tokens : int, default=1
         Target images in a positive bag; at most ``n_tokens``.
     subset : {"all", "train", "test"}, default="all"
@@ -183,7 +189,7 @@ def load_digit_bags(
     target = np.flatnonzero(labels == target_digit)
     others = np.flatnonzero(labels != target_digit)
     rng = check_random_state(random_state)
-    y = _balanced_labels(n_bags, rng)
+    y = _labels(n_bags, 0.5, rng)
     mask = _signal_positions(y, n_tokens, n_target_tokens, rng)
     index = rng.choice(others, size=(n_bags, n_tokens))
     index[mask] = rng.choice(target, size=int(mask.sum()))
