@@ -15,4 +15,12 @@ CHECK_PARAMS = {
     "ICEClassifier": {"max_candidates": 200_000},
 }
 
-EXPECTED_FAILED_CHECKS = {}
+EXPECTED_FAILED_CHECKS = {
+    "SparseTokenAttentionClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "the two-step protocol splits the rows at random into D0 and D1: "
+            "copies of a row can land in both halves, a weighted row in one "
+            "(protocol='joint' honours the equivalence, tested in its own file)"
+        ),
+    },
+}

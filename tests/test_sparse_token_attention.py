@@ -143,6 +143,31 @@ def test_two_step_needs_two_samples_of_a_class():
         SparseTokenAttentionClassifier().fit(X, y)
 
 
+def test_joint_integer_weights_equal_repeated_bags():
+    X, y, _, _ = _bags(n=80)
+    weight = np.random.default_rng(1).integers(0, 4, len(y))
+    clf = SparseTokenAttentionClassifier(
+        protocol="joint", tol=1e-10, max_iter=1000, random_state=0
+    )
+    weighted = clone(clf).fit(X, y, sample_weight=weight)
+    repeated = clone(clf).fit(np.repeat(X, weight, axis=0), np.repeat(y, weight))
+    # Same objective up to the order of the sums, same start: L-BFGS follows
+    # the same path to within rounding.
+    np.testing.assert_allclose(
+        weighted.decision_function(X), repeated.decision_function(X), rtol=1e-6,
+        atol=1e-8,
+    )  # fmt: skip
+
+
+def test_two_step_refuses_a_weightless_first_half():
+    X, y, _, _ = _bags(n=20)
+    weight = np.zeros(len(y))
+    weight[:2] = 1.0
+    clf = SparseTokenAttentionClassifier(split=0.1, random_state=0)
+    with pytest.raises(ValueError, match="zero sample_weight"):
+        clf.fit(X, y, sample_weight=weight)
+
+
 def test_pandas_input_keeps_feature_names():
     pd = pytest.importorskip("pandas")
     X, y, _, _ = _bags()
@@ -258,7 +283,7 @@ def test_attention_weights_match_scipy_softmax():
 
 def test_analytic_gradients_match_finite_differences():
     # The gradients that drive both protocols, against scipy's finite
-    # differences of the mean logistic loss written out from the formula.
+    # differences of the weighted mean logistic loss written from the formula.
     from sklearn_iclr.neural_network._sparse_token_attention import (
         _logistic_gradients,
     )
@@ -266,16 +291,18 @@ def test_analytic_gradients_match_finite_differences():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((30, 4, 3))
     signs = np.where(rng.random(30) < 0.5, -1.0, 1.0)
+    mass = rng.random(30)
+    mass /= mass.sum()
     beta = 1.7
 
     def loss(params):
         q, w, b = params[:3], params[3:6], params[6]
         pooled = np.einsum("nl,nlk->nk", softmax(beta * X @ q, axis=1), X)
-        return np.logaddexp(0, -signs * (pooled @ w + b)).mean()
+        return mass @ np.logaddexp(0, -signs * (pooled @ w + b))
 
     params = rng.standard_normal(7)
     value, g_q, g_w, g_b = _logistic_gradients(
-        X, signs, params[:3], params[3:6], params[6], beta
+        X, signs, mass, params[:3], params[3:6], params[6], beta
     )
     assert value == pytest.approx(loss(params), rel=1e-12)
     # Forward differences with h = 1e-7 err by about h * |curvature| (< 1e-6
@@ -308,20 +335,19 @@ def test_joint_fit_is_a_stationary_point_of_its_loss():
     assert np.max(np.abs(grad)) < 1e-2
 
 
-def test_uniform_attention_joint_fit_is_logistic_regression_on_mean_tokens():
+@pytest.mark.parametrize("weighted", [False, True])
+def test_uniform_attention_joint_fit_is_logistic_regression_on_mean_tokens(weighted):
     # With beta -> 0 the softmax is uniform and q has no gradient: the model is
-    # logistic regression on the mean token, which scikit-learn solves.
+    # logistic regression on the mean token, which scikit-learn solves (with
+    # the same sample weights).
     X, y, _, _ = _bags(n=150)
+    weight = np.random.default_rng(0).integers(0, 4, len(y)) if weighted else None
     clf = SparseTokenAttentionClassifier(
-        protocol="joint",
-        beta=1e-12,
-        alpha=0.5,
-        tol=1e-9,
-        max_iter=1000,
+        protocol="joint", beta=1e-12, alpha=0.5, tol=1e-9, max_iter=1000,
         random_state=0,
-    ).fit(X, y)
+    ).fit(X, y, sample_weight=weight)  # fmt: skip
     reference = LogisticRegression(C=2.0, tol=1e-10, max_iter=1000)
-    reference.fit(X.mean(axis=1), y)
+    reference.fit(X.mean(axis=1), y, sample_weight=weight)
     np.testing.assert_allclose(clf.coef_, reference.coef_[0], rtol=1e-6)
     np.testing.assert_allclose(clf.intercept_, reference.intercept_[0], rtol=1e-6)
 

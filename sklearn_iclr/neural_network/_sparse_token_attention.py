@@ -14,7 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from ..utils.validation import check_binary_target
+from ..utils.validation import check_binary_target, check_nonnegative_sample_weight
 
 # Standard deviation (times 1 / sqrt(token_dim)) of the random initial query of
 # the joint protocol: small, so that the first L-BFGS steps see nearly uniform
@@ -206,17 +206,18 @@ def _pool(tokens, weights):
     return np.einsum("nl,nlk->nk", weights, tokens)
 
 
-def _logistic_gradients(tokens, y_signed, query, coef, intercept, beta):
-    """Mean logistic loss and its gradients in (query, coef, intercept).
+def _logistic_gradients(tokens, y_signed, mass, query, coef, intercept, beta):
+    """Weighted mean logistic loss and its gradients in (query, coef, intercept).
 
-    With ``a = softmax(beta X q)``, ``p = X^T a`` and ``f = w . p + b``,
+    ``mass`` holds the sample weights divided by their sum. With
+    ``a = softmax(beta X q)``, ``p = X^T a`` and ``f = w . p + b``,
     ``df/dq = beta * sum_l a_l (x_l . w - p . w) x_l``.
     """
     weights = attention_softmax(tokens, query, beta)
     pooled = _pool(tokens, weights)
     margin = y_signed * (pooled @ coef + intercept)
-    loss = np.logaddexp(0.0, -margin).mean()
-    dloss = -y_signed * expit(-margin) / len(y_signed)
+    loss = mass @ np.logaddexp(0.0, -margin)
+    dloss = -y_signed * expit(-margin) * mass
     grad_coef = pooled.T @ dloss
     grad_intercept = dloss.sum()
     token_scores = tokens @ coef
@@ -351,6 +352,12 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
     squared step size and to the data scale, so it is set to one and
     ``beta`` is the temperature knob (tune it with ``GridSearchCV``).
 
+    Sample weights enter every loss as in
+    :class:`~sklearn.linear_model.LogisticRegression`. With ``"joint"`` an
+    integer weight equals repeating the bag; with ``"two_step"`` the split
+    into D0 and D1 is drawn over rows, so two copies of a bag can land in
+    different halves while a bag of weight 2 lands in one.
+
     The joint loss is not convex in ``q``; L-BFGS finds a local minimum,
     which depends on ``random_state``.
 
@@ -413,7 +420,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the query, the readout and the bias.
 
         Parameters
@@ -423,6 +430,10 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             Bags of tokens; a 2-D table is cut into tokens by ``token_dim``.
         y : array-like of shape (n_samples,)
             Binary labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative bag weights: they weight the loss of every step (the
+            gradient steps on D0, the fit on D1, the joint fit), so an integer
+            weight acts as repeating the bag within its half (see Notes).
 
         Returns
         -------
@@ -434,14 +445,15 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         tokens = as_token_array(X, token_shape)
         self.n_tokens_, self.token_dim_ = tokens.shape[1:]
         self.classes_, y_signed = check_binary_target(y)
+        sample_weight = check_nonnegative_sample_weight(sample_weight, X)
         rng = check_random_state(self.random_state)
         if self.protocol == "two_step":
-            self._fit_two_step(tokens, y_signed, rng)
+            self._fit_two_step(tokens, y_signed, sample_weight, rng)
         else:
-            self._fit_joint(tokens, y_signed, rng)
+            self._fit_joint(tokens, y_signed, sample_weight, rng)
         return self
 
-    def _fit_two_step(self, tokens, y_signed, rng):
+    def _fit_two_step(self, tokens, y_signed, sample_weight, rng):
         first, second = _two_step_split(y_signed, self.split, rng)
         if len(first) == 0:
             raise ValueError(
@@ -449,16 +461,22 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
                 "for the gradient steps on D0, one for the fit on D1); use more "
                 "data or protocol='joint'."
             )
-        tokens0, y0 = tokens[first], y_signed[first]
+        tokens0, y0, weight0 = tokens[first], y_signed[first], sample_weight[first]
+        if not weight0.any():
+            raise ValueError(
+                "All the samples drawn for the gradient steps (D0) have zero "
+                "sample_weight; give more samples a positive weight."
+            )
+        mass0 = weight0 / weight0.sum()
         query = np.zeros(self.token_dim_)
         coef = np.zeros(self.token_dim_)
         _, _, grad_coef, grad_intercept = _logistic_gradients(
-            tokens0, y0, query, coef, 0.0, self.beta
+            tokens0, y0, mass0, query, coef, 0.0, self.beta
         )
         coef = -self.learning_rate * grad_coef
         intercept = -self.learning_rate * grad_intercept
         _, grad_query, _, _ = _logistic_gradients(
-            tokens0, y0, query, coef, intercept, self.beta
+            tokens0, y0, mass0, query, coef, intercept, self.beta
         )
         norm = np.linalg.norm(grad_query)
         # The gradient is a sum of terms of size up to beta |w| max |x_l|^2; when
@@ -476,20 +494,21 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         erm = LogisticRegression(
             C=1.0 / self.alpha, tol=self.tol, max_iter=self.max_iter
         )
-        erm.fit(pooled, y_signed[second])
+        erm.fit(pooled, y_signed[second], sample_weight=sample_weight[second])
         self.coef_ = erm.coef_[0].copy()
         self.intercept_ = float(erm.intercept_[0])
         self.n_iter_ = int(erm.n_iter_[0])
 
-    def _fit_joint(self, tokens, y_signed, rng):
+    def _fit_joint(self, tokens, y_signed, sample_weight, rng):
         k = self.token_dim_
-        n = len(y_signed)
-        penalty = self.alpha / n
+        # Summed loss + alpha / 2 |params|^2, divided by the total weight.
+        penalty = self.alpha / sample_weight.sum()
+        mass = sample_weight / sample_weight.sum()
 
         def objective(params):
             query, coef, intercept = params[:k], params[k : 2 * k], params[-1]
             loss, g_query, g_coef, g_intercept = _logistic_gradients(
-                tokens, y_signed, query, coef, intercept, self.beta
+                tokens, y_signed, mass, query, coef, intercept, self.beta
             )
             loss += 0.5 * penalty * (query @ query + coef @ coef)
             grad = np.concatenate(
