@@ -245,7 +245,7 @@ def test_attention_weights_are_a_distribution_over_tokens(data):
     np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=1e-12)
 
 
-@settings(max_examples=15)
+@settings(max_examples=10)
 @given(st.data())
 def test_two_step_query_is_rotation_equivariant(data):
     # The two gradient steps use the tokens only through inner products and
@@ -258,7 +258,7 @@ def test_two_step_query_is_rotation_equivariant(data):
     np.testing.assert_allclose(q_rotated, U.T @ q, atol=1e-8)
 
 
-@settings(max_examples=10)
+@settings(max_examples=6)
 @given(token_bag_data(max_samples=20))
 def test_renaming_the_classes_changes_nothing(data):
     X, y = data
