@@ -1,4 +1,4 @@
-"""Neural-network estimators: torch-backed ones import torch inside ``fit``."""
+"""Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
 
 from ._sparse_token_attention import (
     SparseTokenAttentionClassifier,
