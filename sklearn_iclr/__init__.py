@@ -6,7 +6,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier, SpuriousRobustSGD
-from .neural_network import PatchConvAEDetector
+from .neural_network import PatchConvAEDetector, SparseTokenAttentionClassifier
 from .rl import LSTDQEvaluator
 from .single_index import AveragedLangevinRegressor
 
@@ -18,6 +18,7 @@ __all__ = [
     "LSTDQEvaluator",
     "PatchConvAEDetector",
     "PseudoLikelihoodIsing",
+    "SparseTokenAttentionClassifier",
     "SpuriousRobustSGD",
     "__version__",
 ]

@@ -9,11 +9,13 @@ from ._ising import make_regular_coupling, make_truncated_ising
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._patch_anomalies import make_patch_anomalies
 from ._single_index import make_single_index, make_tensor_pca
+from ._sparse_token import load_digit_bags, make_sparse_token
 from ._spurious import load_spurious_digits, make_spurious_correlation
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
 __all__ = [
     "load_caesarian",
+    "load_digit_bags",
     "load_haberman",
     "load_spurious_digits",
     "load_voicepath",
@@ -22,6 +24,7 @@ __all__ = [
     "make_random_kcnf",
     "make_regular_coupling",
     "make_single_index",
+    "make_sparse_token",
     "make_spurious_correlation",
     "make_tabular_mdp",
     "make_tensor_pca",

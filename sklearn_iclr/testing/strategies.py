@@ -280,3 +280,36 @@ def patch_data(draw, max_samples=12, max_patches=5, max_patch_dim=4, bound=10.0)
     X = draw(arrays(np.float64, shape, elements=elements))
     assume(np.abs(X).max() > 1e-3)
     return X
+
+
+@st.composite
+def token_bag_data(
+    draw, min_samples=6, max_samples=30, max_tokens=5, max_token_dim=4, bound=10.0
+):
+    """Draw bags of tokens (a 3-D array) with binary labels of both classes.
+
+    Parameters
+    ----------
+    min_samples, max_samples : int
+        Range of the number of bags.
+    max_tokens : int
+        Largest number of tokens per bag (at least one).
+    max_token_dim : int
+        Largest token dimension (at least one).
+    bound : float, default=10.0
+        Entries lie in ``[-bound, bound]``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_tokens, token_dim)
+    y : ndarray of shape (n_samples,)
+        Labels in {0, 1}, each class at least twice.
+    """
+    n = draw(st.integers(min_samples, max_samples))
+    n_tokens = draw(st.integers(1, max_tokens))
+    token_dim = draw(st.integers(1, max_token_dim))
+    elements = st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
+    X = draw(arrays(np.float64, (n, n_tokens, token_dim), elements=elements))
+    y = draw(arrays(np.int64, n, elements=st.integers(0, 1)))
+    assume(min(np.bincount(y, minlength=2)) >= 2)
+    return X, y

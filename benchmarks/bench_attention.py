@@ -1,0 +1,239 @@
+"""SparseTokenAttentionClassifier against pooled and flattened logistic regression.
+
+1. Fig. 1 of Barnfield, Cui & Lu (ICLR 2026) scaled to CPU: L = 10 tokens,
+   R = 1 signal token, theta = 5, d = 400, n0 = n1 = 2d (two-step protocol,
+   split 0.5). Test error of attention (two-step, and joint on the first
+   seeds) and of the two linear baselines, trained on the same 2 x 800 bags,
+   |cos(q, xi)|, fit time and its ratio to the pooled baseline's.
+2. Query alignment: |cos(q, xi)| after the two gradient steps against n0
+   (d = 400), mean and spread over seeds; balanced classes with R = 1,
+   theta = 5, then rare positives (20%) with R = 3, theta = 6, the setting of
+   the paper's alignment figure (which uses d = 1000).
+3. Representation with the oracle query q = theta xi, w = xi (threshold fitted
+   on 2000 bags) at theta = 2 log L: attention error against the best pooled
+   linear rule, Phi(-theta R / (2 sqrt L)) (closed form), and pooled logistic
+   regression learned from 4000 bags (d = 20).
+4. Digit bags (8 images of scikit-learn's digits per bag, positive when it
+   holds a 0; train and test bags from disjoint images): test accuracy over
+   seeds, the attention hit rate (how often the most attended image of a
+   positive bag is the 0) and fit times.
+
+Run ``python benchmarks/bench_attention.py`` (``--quick`` for a smoke run).
+BLAS runs on one thread: on a shared machine timings are only comparable
+within one run, so the tables give time ratios.
+"""
+
+import argparse
+import time
+
+import numpy as np
+from _harness import ratio, report
+from scipy.special import softmax
+from scipy.stats import norm
+from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
+
+from sklearn_iclr.datasets import load_digit_bags, make_sparse_token
+from sklearn_iclr.neural_network import (
+    SparseTokenAttentionClassifier,
+    make_flattened_logistic_regression,
+    make_pooled_logistic_regression,
+)
+
+
+def timed_fit(estimator, X, y):
+    start = time.perf_counter()
+    estimator.fit(X, y)
+    return estimator, time.perf_counter() - start
+
+
+def fig1_rows(d, seeds, joint_seeds, n_test=2000):
+    rows = []
+    n0 = 2 * d
+    for seed in seeds:
+        X, y, xi, _ = make_sparse_token(
+            2 * n0 + n_test, 10, d, n_signal_tokens=1, signal_strength=5.0,
+            random_state=seed,
+        )  # fmt: skip
+        train, test = slice(0, 2 * n0), slice(2 * n0, None)
+        models = {
+            "attention two_step": SparseTokenAttentionClassifier(random_state=seed),
+            "pooled LR": make_pooled_logistic_regression(max_iter=1000),
+            "flattened LR": make_flattened_logistic_regression(max_iter=1000),
+        }
+        if seed in joint_seeds:
+            models["attention joint"] = SparseTokenAttentionClassifier(
+                protocol="joint", random_state=seed
+            )
+        fitted = {}
+        for name, model in models.items():
+            fitted[name] = timed_fit(model, X[train], y[train])
+        pooled_time = fitted["pooled LR"][1]
+        best_linear = min(
+            1 - fitted[name][0].score(X[test], y[test])
+            for name in ("pooled LR", "flattened LR")
+        )
+        for name, (model, seconds) in fitted.items():
+            error = 1 - model.score(X[test], y[test])
+            row = {"seed": seed, "model": name, "test_error": error}
+            row["error/best_linear"] = ratio(error, best_linear)
+            query = getattr(model, "query_", None)
+            cos = np.nan if query is None else abs(query @ xi) / np.linalg.norm(query)
+            row["|cos(q,xi)|"] = cos
+            row["fit_s"] = seconds
+            row["time/pooled"] = ratio(seconds, pooled_time)
+            rows.append(row)
+    return rows
+
+
+def alignment_rows(d, n0_values, seeds, **data_params):
+    rows = []
+    for n0 in n0_values:
+        cosines = []
+        for seed in seeds:
+            X, y, xi, _ = make_sparse_token(
+                2 * n0, 10, d, random_state=seed, **data_params
+            )
+            model = SparseTokenAttentionClassifier(random_state=seed).fit(X, y)
+            cosines.append(abs(model.query_ @ xi))
+        rows.append(
+            {
+                "n0": n0,
+                "n0/d": n0 / d,
+                "mean|cos|": float(np.mean(cosines)),
+                "std|cos|": float(np.std(cosines)),
+                "min|cos|": float(np.min(cosines)),
+            }
+        )
+    return rows
+
+
+def oracle_rows(lengths, multipliers, d=20, n=4000):
+    rows = []
+    for L in lengths:
+        for multiplier in multipliers:
+            theta = multiplier * np.log(L)
+            X, y, xi, _ = make_sparse_token(
+                n, L, d, signal_strength=theta, random_state=L
+            )
+            half = n // 2
+            scores = X @ xi
+            attended = np.sum(softmax(theta * scores, axis=1) * scores, axis=1)
+            threshold = LogisticRegression().fit(attended[:half, None], y[:half])
+            attention_error = 1 - threshold.score(attended[half:, None], y[half:])
+            pooled = make_pooled_logistic_regression().fit(X[:half], y[:half])
+            rows.append(
+                {
+                    "L": L,
+                    "theta": theta,
+                    "theta/log L": multiplier,
+                    "attention_err (oracle q)": attention_error,
+                    "pooled_err (best linear, exact)": norm.cdf(
+                        -theta / (2 * np.sqrt(L))
+                    ),
+                    "pooled_err (LR, learned)": 1 - pooled.score(X[half:], y[half:]),
+                }
+            )
+    return rows
+
+
+def digit_rows(seeds, n_bags, beta=3.0):
+    rows = []
+    for seed in seeds:
+        X, y, _ = load_digit_bags(0, 8, n_bags, subset="train", random_state=seed)
+        X_test, y_test, mask = load_digit_bags(
+            0, 8, n_bags, subset="test", random_state=1000 + seed
+        )
+        models = {
+            "attention two_step": SparseTokenAttentionClassifier(
+                beta=beta, random_state=seed
+            ),
+            "attention joint": SparseTokenAttentionClassifier(
+                protocol="joint", random_state=seed
+            ),
+            "pooled LR": make_pooled_logistic_regression(max_iter=1000),
+            "flattened LR": make_flattened_logistic_regression(max_iter=1000),
+        }
+        fitted = {name: timed_fit(m, X, y) for name, m in models.items()}
+        positive = y_test == 1
+        for name, (model, seconds) in fitted.items():
+            row = {"seed": seed, "model": name}
+            row["test_accuracy"] = model.score(X_test, y_test)
+            if hasattr(model, "attention_weights"):
+                top = model.attention_weights(X_test)[positive].argmax(axis=1)
+                row["hit_rate"] = float(mask[positive][np.arange(len(top)), top].mean())
+            else:
+                row["hit_rate"] = np.nan
+            row["fit_s"] = seconds
+            row["time/pooled"] = ratio(seconds, fitted["pooled LR"][1])
+            rows.append(row)
+    return rows
+
+
+def summary(rows, key, value):
+    """Mean and spread of ``value`` per ``key`` over the rows."""
+    out = []
+    for name in dict.fromkeys(r[key] for r in rows):
+        values = [r[value] for r in rows if r[key] == name]
+        out.append(
+            {
+                key: name,
+                f"mean {value}": float(np.mean(values)),
+                f"min {value}": float(np.min(values)),
+                f"max {value}": float(np.max(values)),
+                "runs": len(values),
+            }
+        )
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small smoke run")
+    parser.add_argument("--threads", type=int, default=1, help="BLAS threads")
+    args = parser.parse_args(argv)
+    d = 100 if args.quick else 400
+    seeds = range(2 if args.quick else 3)
+    with threadpool_limits(args.threads):
+        rows = fig1_rows(d, seeds, joint_seeds={0})
+        report(
+            "attention_fig1", rows,
+            title=f"Fig. 1 setting: L=10, R=1, theta=5, d={d}, n0=n1=2d, 2000 test",
+            meta={"d": d, "L": 10, "R": 1, "theta": 5.0, "n0": 2 * d},
+        )  # fmt: skip
+        n0_values = [d // 4, d // 2, d, 2 * d, 4 * d]
+        alignment_seeds = range(3 if args.quick else 5)
+        rows = alignment_rows(d, n0_values, alignment_seeds, signal_strength=5.0)
+        report(
+            "attention_alignment", rows,
+            title=f"|cos(q, xi)| after two gradient steps vs n0 (d={d}, L=10)",
+            meta={"d": d},
+        )  # fmt: skip
+        rare = {"n_signal_tokens": 3, "signal_strength": 6.0, "positive_fraction": 0.2}
+        rows = alignment_rows(d, n0_values, alignment_seeds, **rare)
+        report(
+            "attention_alignment_rare", rows,
+            title=f"Same, rare positives: pi=0.2, R=3, theta=6 (d={d}, L=10)",
+            meta={"d": d, **rare},
+        )  # fmt: skip
+        lengths = [16, 64] if args.quick else [4, 16, 64, 256]
+        rows = oracle_rows(lengths, multipliers=[1.0, 2.0])
+        report(
+            "attention_oracle",
+            rows,
+            title="Oracle query q = theta xi at theta = c log L (d=20, 2000 test)",
+        )
+        rows = digit_rows(seeds=range(2 if args.quick else 5), n_bags=600)
+        report(
+            "attention_digits",
+            rows,
+            title="Digit bags (8 images, target 0): test accuracy and hit rate",
+        )
+        report(
+            "attention_digits_summary", summary(rows, "model", "test_accuracy"),
+            title="Digit bags over seeds",
+        )  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

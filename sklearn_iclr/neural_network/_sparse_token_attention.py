@@ -1,0 +1,658 @@
+"""Single-layer attention pooling for weak, rare, sparse tokens."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit, log_softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from ..utils.validation import check_binary_target, check_nonnegative_sample_weight
+
+# Standard deviation (times 1 / sqrt(token_dim)) of the random initial query of
+# the joint protocol: small, so that the first L-BFGS steps see nearly uniform
+# attention (mean pooling) and move (w, b) before q, as in the two-step one.
+JOINT_INIT_SCALE = 1e-2
+EPS = np.finfo(np.float64).eps
+
+
+def as_token_array(X, token_dim=None):
+    """View a 2-D table or a 3-D array as tokens of shape (n, n_tokens, token_dim).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_tokens, token_dim) or \
+            (n_samples, n_tokens * token_dim)
+        A 3-D array is returned as is; a 2-D table is cut, row by row, into
+        consecutive blocks of ``token_dim`` columns (token ``l`` is columns
+        ``l * token_dim`` to ``(l + 1) * token_dim - 1``).
+    token_dim : int, default=None
+        Features per token of a 2-D table; ``None`` means one token per
+        column. Must match ``X.shape[2]`` for a 3-D array.
+
+    Returns
+    -------
+    tokens : ndarray of shape (n_samples, n_tokens, token_dim)
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D or 3-D, or ``token_dim`` does not divide the number
+        of columns (or differs from the last axis of a 3-D array).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_token_array(np.arange(12.0).reshape(2, 6), token_dim=3).shape
+    (2, 2, 3)
+    """
+    X = np.asarray(X)
+    if X.ndim == 3:
+        if token_dim is not None and token_dim != X.shape[2]:
+            raise ValueError(
+                f"X is 3-D with tokens of dimension {X.shape[2]} but token_dim="
+                f"{token_dim}: pass token_dim=None (or {X.shape[2]}) for 3-D input."
+            )
+        return X
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D table (n_samples, n_tokens * token_dim) or a 3-D "
+            f"array (n_samples, n_tokens, token_dim), got {X.ndim}-D input of "
+            f"shape {X.shape}. Reshape your bags to one of these layouts."
+        )
+    token_dim = 1 if token_dim is None else token_dim
+    if X.shape[1] % token_dim:
+        raise ValueError(
+            f"token_dim={token_dim} does not divide the {X.shape[1]} columns of "
+            "X: a 2-D table must hold n_tokens consecutive blocks of token_dim "
+            "features. Set token_dim to the size of one token, or pass a 3-D "
+            "array (n_samples, n_tokens, token_dim)."
+        )
+    return X.reshape(X.shape[0], X.shape[1] // token_dim, token_dim)
+
+
+def mean_pool_tokens(X, token_dim=None):
+    """Average the tokens of every bag: the pooled linear baseline's features.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_tokens, token_dim) or \
+            (n_samples, n_tokens * token_dim)
+        Bags of tokens (see :func:`as_token_array`).
+    token_dim : int, default=None
+        Features per token of a 2-D table.
+
+    Returns
+    -------
+    pooled : ndarray of shape (n_samples, token_dim)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mean_pool_tokens(np.array([[1.0, 2.0, 3.0, 6.0]]), token_dim=2).tolist()
+    [[2.0, 4.0]]
+    """
+    return as_token_array(X, token_dim).mean(axis=1)
+
+
+def flatten_tokens(X):
+    """Concatenate the tokens of every bag: the flattened baseline's features.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_tokens, token_dim) or \
+            (n_samples, n_features)
+        Bags of tokens; a 2-D table is returned unchanged.
+
+    Returns
+    -------
+    flat : ndarray of shape (n_samples, n_tokens * token_dim)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> flatten_tokens(np.zeros((4, 3, 2))).shape
+    (4, 6)
+    """
+    X = np.asarray(X)
+    return X.reshape(X.shape[0], -1) if X.ndim == 3 else X
+
+
+def make_pooled_logistic_regression(token_dim=None, **logistic_params):
+    """Pooled linear baseline: logistic regression on the mean token of each bag.
+
+    Any linear classifier of the mean token needs a signal strength growing
+    like ``sqrt(n_tokens)`` to classify sparse-token bags (Barnfield, Cui & Lu,
+    ICLR 2026); :class:`SparseTokenAttentionClassifier` needs ``log n_tokens``.
+
+    Parameters
+    ----------
+    token_dim : int, default=None
+        Features per token of a 2-D input table (``None``: one per column);
+        ignored for 3-D input.
+    **logistic_params
+        Passed to :class:`~sklearn.linear_model.LogisticRegression`.
+
+    Returns
+    -------
+    pipeline : Pipeline
+        ``FunctionTransformer(mean_pool_tokens) -> LogisticRegression``.
+
+    Examples
+    --------
+    >>> from sklearn_iclr.datasets import make_sparse_token
+    >>> X, y, _, _ = make_sparse_token(200, 4, 3, signal_strength=4.0,
+    ...                                random_state=0)
+    >>> make_pooled_logistic_regression().fit(X, y).score(X, y) > 0.5
+    True
+    """
+    return make_pipeline(
+        FunctionTransformer(mean_pool_tokens, kw_args={"token_dim": token_dim}),
+        LogisticRegression(**logistic_params),
+    )
+
+
+def make_flattened_logistic_regression(**logistic_params):
+    """Flattened linear baseline: logistic regression on all tokens side by side.
+
+    Parameters
+    ----------
+    **logistic_params
+        Passed to :class:`~sklearn.linear_model.LogisticRegression`.
+
+    Returns
+    -------
+    pipeline : Pipeline
+        ``FunctionTransformer(flatten_tokens) -> LogisticRegression``.
+
+    Examples
+    --------
+    >>> from sklearn_iclr.datasets import make_sparse_token
+    >>> X, y, _, _ = make_sparse_token(200, 4, 3, random_state=0)
+    >>> make_flattened_logistic_regression().fit(X, y).predict(X).shape
+    (200,)
+    """
+    return make_pipeline(
+        FunctionTransformer(flatten_tokens), LogisticRegression(**logistic_params)
+    )
+
+
+def attention_softmax(tokens, query, beta):
+    """Attention weights ``softmax_l(beta * x_l . q)`` of every bag.
+
+    Parameters
+    ----------
+    tokens : ndarray of shape (n_samples, n_tokens, token_dim)
+    query : ndarray of shape (token_dim,)
+    beta : float
+
+    Returns
+    -------
+    weights : ndarray of shape (n_samples, n_tokens)
+        Non-negative, each row sums to one.
+    """
+    return np.exp(log_softmax(beta * (tokens @ query), axis=1))
+
+
+def _pool(tokens, weights):
+    """``sum_l weights[i, l] * tokens[i, l]`` for every bag ``i``."""
+    return np.einsum("nl,nlk->nk", weights, tokens)
+
+
+def _logistic_gradients(tokens, y_signed, mass, query, coef, intercept, beta):
+    """Weighted mean logistic loss and its gradients in (query, coef, intercept).
+
+    ``mass`` holds the sample weights divided by their sum. With
+    ``a = softmax(beta X q)``, ``p = X^T a`` and ``f = w . p + b``,
+    ``df/dq = beta * sum_l a_l (x_l . w - p . w) x_l``.
+    """
+    weights = attention_softmax(tokens, query, beta)
+    pooled = _pool(tokens, weights)
+    margin = y_signed * (pooled @ coef + intercept)
+    loss = mass @ np.logaddexp(0.0, -margin)
+    dloss = -y_signed * expit(-margin) * mass
+    grad_coef = pooled.T @ dloss
+    grad_intercept = dloss.sum()
+    token_scores = tokens @ coef
+    dscores = weights * (token_scores - (pooled @ coef)[:, None]) * dloss[:, None]
+    grad_query = beta * (dscores.reshape(-1) @ tokens.reshape(-1, tokens.shape[2]))
+    return loss, grad_query, grad_coef, grad_intercept
+
+
+def _two_step_split(y_signed, split, rng):
+    """Indices of D0 (gradient steps) and D1 (ERM), stratified by class.
+
+    Every class keeps at least one sample in D1, so the ERM sees both classes.
+    """
+    first, second = [], []
+    for label in (-1.0, 1.0):
+        idx = rng.permutation(np.flatnonzero(y_signed == label))
+        n_first = min(int(round(split * len(idx))), len(idx) - 1)
+        first.append(idx[:n_first])
+        second.append(idx[n_first:])
+    return np.sort(np.concatenate(first)), np.sort(np.concatenate(second))
+
+
+class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
+    """Single-layer attention classifier for sparse-token bags (ICLR 2026).
+
+    Implements the model and training protocol analysed in "High-Dimensional
+    Analysis of Single-Layer Attention for Sparse-Token Classification" by
+    Nicholas Barnfield, Hugo Cui and Yue M. Lu, ICLR 2026 (arXiv:2509.25153).
+    Every sample is a bag ``X`` of ``L`` tokens ``x_l`` in ``R^k``; the
+    classifier pools the tokens with one attention head and a learned query
+    ``q``::
+
+        a(X) = softmax(beta X q),   f(X) = w . (X^T a(X)) + b,
+
+    and predicts ``sign f``. When the label depends on a weak signal carried by
+    a few of the ``L`` tokens, attention can single them out: the paper shows
+    that the error vanishes once the signal strength grows like ``log L``,
+    while any linear classifier of the pooled or flattened tokens needs
+    ``sqrt(L)``. The per-token weights :meth:`attention_weights` say which
+    tokens carried the evidence.
+
+    Parameters
+    ----------
+    protocol : {"two_step", "joint"}, default="two_step"
+        ``"two_step"``, the paper's protocol: the data are split into D0 and D1
+        (stratified); from ``q = w = 0, b = 0`` one gradient step of the mean
+        logistic loss on D0 moves ``(w, b)``, a second one moves ``q``; ``q``
+        is rescaled to unit norm; then ``(w, b)`` are fitted by
+        L2-regularised logistic regression on the attention-pooled tokens of
+        D1 with ``q`` fixed. ``"joint"``: ``(q, w, b)`` together by L-BFGS on
+        the L2-regularised logistic loss of all the data, from a small random
+        ``q`` and ``w = 0``.
+    beta : float, default=1.0
+        Inverse temperature of the softmax. With ``"two_step"`` the query has
+        unit norm, so ``beta`` alone sets how peaked the attention is.
+    token_dim : int, default=None
+        Features per token when ``X`` is a 2-D table (token ``l`` is the
+        ``l``-th block of ``token_dim`` consecutive columns). ``None`` reads a
+        table as one token per column; for a 3-D array
+        ``(n_samples, n_tokens, token_dim)`` it is taken from the array.
+    alpha : float, default=1.0
+        L2 penalty of the logistic fits, on the scale of
+        :class:`~sklearn.linear_model.LogisticRegression` (``C = 1 / alpha``):
+        ``alpha / 2 * ||w||^2`` (``+ ||q||^2`` with ``"joint"``) against the
+        summed loss.
+    learning_rate : float, default=1.0
+        Step size of the two gradient steps of ``"two_step"`` (unused by
+        ``"joint"``). As the query is rescaled to unit norm, it acts only
+        through the first step's ``(w, b)``, which weight the samples of the
+        second step (larger steps weigh misclassified bags more).
+    split : float, default=0.5
+        Fraction of every class used as D0 by ``"two_step"``.
+    max_iter : int, default=200
+        Iterations of L-BFGS: of the ERM on D1 (``"two_step"``) or of the
+        joint fit.
+    tol : float, default=1e-5
+        Stopping tolerance of L-BFGS on the gradient of the mean loss (as
+        ``tol`` of :class:`~sklearn.linear_model.LogisticRegression` for the
+        ERM on D1, as ``gtol`` of scipy's L-BFGS-B for ``"joint"``).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the D0/D1 split (``"two_step"``) or the initial query
+        (``"joint"``).
+    verbose : int, default=0
+        Print the stages of the fit (and the loss every 10 L-BFGS iterations
+        of ``"joint"``) when positive.
+
+    Attributes
+    ----------
+    query_ : ndarray of shape (token_dim_,)
+        The attention query ``q``.
+    coef_ : ndarray of shape (token_dim_,)
+        The readout ``w`` of the pooled token.
+    intercept_ : float
+        The bias ``b``.
+    classes_ : ndarray of shape (2,)
+        The class labels; ``classes_[1]`` is the positive class.
+    n_tokens_ : int
+        Tokens per bag ``L``.
+    token_dim_ : int
+        Features per token ``k``.
+    n_iter_ : int
+        L-BFGS iterations of the final fit.
+    n_features_in_ : int
+        Number of features seen during fit, ``n_tokens_ * token_dim_``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    See Also
+    --------
+    make_pooled_logistic_regression : Linear baseline on the mean token.
+    make_flattened_logistic_regression : Linear baseline on all tokens.
+    sklearn_iclr.datasets.make_sparse_token : The paper's data model.
+    sklearn_iclr.datasets.load_digit_bags : Bags of handwritten digits.
+
+    Notes
+    -----
+    Scaling convention: tokens are used as given. In the paper's data model
+    (:func:`~sklearn_iclr.datasets.make_sparse_token`) the noise has
+    i.i.d. ``N(0, 1)`` entries and the signal direction unit norm, so a signal
+    token stands ``theta`` noise standard deviations out along ``xi`` while its
+    norm is about ``sqrt(k)``: the signal is weak (``n ~ k`` samples are
+    needed to find it; the paper's regime has ``n`` and ``k`` proportional).
+    With a unit-norm query the scores ``x_l . q`` are ``O(1)``: the same as
+    scores ``x_l . q / sqrt(k)`` for a query with ``O(1)`` entries, the usual
+    normalisation of the proportional regime.
+
+    The implementation is numpy/scipy rather than torch: the gradients of
+    this one-head model are a few matrix products (one evaluation costs
+    ``O(n L k)``), the paper's protocol is two full-batch steps and a
+    logistic regression, and full-batch L-BFGS with the exact gradient needs
+    no step-size schedule; all of it runs deterministically on the CPU, with
+    no torch import. In ``benchmarks/bench_attention.py`` (1600 bags, L = 10,
+    k = 400) the two-step fit takes 0.1-0.16 s, 4-5x a logistic regression
+    on the mean token, and the joint fit about 6 s. After the two gradient
+    steps only the
+    direction of ``q`` carries information: its norm is proportional to the
+    squared step size and to the data scale, so it is set to one and
+    ``beta`` is the temperature knob (tune it with ``GridSearchCV``).
+
+    Sample weights enter every loss as in
+    :class:`~sklearn.linear_model.LogisticRegression`. With ``"joint"`` an
+    integer weight equals repeating the bag; with ``"two_step"`` the split
+    into D0 and D1 is drawn over rows, so two copies of a bag can land in
+    different halves while a bag of weight 2 lands in one.
+
+    The joint loss is not convex in ``q``; L-BFGS finds a local minimum,
+    which depends on ``random_state``.
+
+    References
+    ----------
+    N. Barnfield, H. Cui and Y. M. Lu, "High-Dimensional Analysis of
+    Single-Layer Attention for Sparse-Token Classification", ICLR 2026,
+    arXiv:2509.25153.
+
+    Examples
+    --------
+    >>> from sklearn_iclr.datasets import make_sparse_token
+    >>> from sklearn_iclr.neural_network import SparseTokenAttentionClassifier
+    >>> X, y, xi, _ = make_sparse_token(600, n_tokens=10, token_dim=20,
+    ...                                 signal_strength=5.0, random_state=0)
+    >>> clf = SparseTokenAttentionClassifier(random_state=0).fit(X[:400], y[:400])
+    >>> print(f"test accuracy {clf.score(X[400:], y[400:]):.3f}")
+    test accuracy 0.975
+    >>> print(f"|cos(q, xi)| = {abs(clf.query_ @ xi):.2f}")
+    |cos(q, xi)| = 0.99
+    >>> clf.attention_weights(X[400:402]).shape
+    (2, 10)
+    """
+
+    _parameter_constraints = {
+        "protocol": [StrOptions({"two_step", "joint"})],
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "token_dim": [Interval(Integral, 1, None, closed="left"), None],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "split": [Interval(Real, 0, 1, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        protocol="two_step",
+        beta=1.0,
+        token_dim=None,
+        alpha=1.0,
+        learning_rate=1.0,
+        split=0.5,
+        max_iter=200,
+        tol=1e-5,
+        random_state=None,
+        verbose=0,
+    ):
+        self.protocol = protocol
+        self.beta = beta
+        self.token_dim = token_dim
+        self.alpha = alpha
+        self.learning_rate = learning_rate
+        self.split = split
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the query, the readout and the bias.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_tokens, token_dim) or \
+                (n_samples, n_tokens * token_dim)
+            Bags of tokens; a 2-D table is cut into tokens by ``token_dim``.
+        y : array-like of shape (n_samples,)
+            Binary labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative bag weights: they weight the loss of every step (the
+            gradient steps on D0, the fit on D1, the joint fit), so an integer
+            weight acts as repeating the bag within its half (see Notes).
+
+        Returns
+        -------
+        self : SparseTokenAttentionClassifier
+            The fitted classifier.
+        """
+        X, token_shape = self._flatten_input(X, self.token_dim)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        tokens = as_token_array(X, token_shape)
+        self.n_tokens_, self.token_dim_ = tokens.shape[1:]
+        self.classes_, y_signed = check_binary_target(y)
+        sample_weight = check_nonnegative_sample_weight(sample_weight, X)
+        rng = check_random_state(self.random_state)
+        if self.protocol == "two_step":
+            self._fit_two_step(tokens, y_signed, sample_weight, rng)
+        else:
+            self._fit_joint(tokens, y_signed, sample_weight, rng)
+        return self
+
+    def _fit_two_step(self, tokens, y_signed, sample_weight, rng):
+        first, second = _two_step_split(y_signed, self.split, rng)
+        if len(first) == 0:
+            raise ValueError(
+                "protocol='two_step' needs a class with at least 2 samples (one "
+                "for the gradient steps on D0, one for the fit on D1); use more "
+                "data or protocol='joint'."
+            )
+        tokens0, y0, weight0 = tokens[first], y_signed[first], sample_weight[first]
+        if not weight0.any():
+            raise ValueError(
+                "All the samples drawn for the gradient steps (D0) have zero "
+                "sample_weight; give more samples a positive weight."
+            )
+        mass0 = weight0 / weight0.sum()
+        query = np.zeros(self.token_dim_)
+        coef = np.zeros(self.token_dim_)
+        _, _, grad_coef, grad_intercept = _logistic_gradients(
+            tokens0, y0, mass0, query, coef, 0.0, self.beta
+        )
+        coef = -self.learning_rate * grad_coef
+        intercept = -self.learning_rate * grad_intercept
+        _, grad_query, _, _ = _logistic_gradients(
+            tokens0, y0, mass0, query, coef, intercept, self.beta
+        )
+        norm = np.linalg.norm(grad_query)
+        # The gradient is a sum of terms of size up to beta |w| max |x_l|^2; when
+        # it vanishes to rounding (identical tokens in every bag) its direction
+        # is noise, so q stays 0: uniform attention, mean pooling.
+        scale = self.beta * np.linalg.norm(coef) * np.max(np.sum(tokens0**2, axis=2))
+        degenerate = norm <= np.sqrt(EPS) * scale
+        self.query_ = query if degenerate else -grad_query / norm
+        if self.verbose:
+            print(
+                f"[two_step] steps on D0 ({len(first)} bags), |grad_q| = {norm:.3g}; "
+                f"logistic regression on D1 ({len(second)} bags)"
+            )
+        pooled = _pool(tokens[second], self._weights(tokens[second]))
+        erm = LogisticRegression(
+            C=1.0 / self.alpha, tol=self.tol, max_iter=self.max_iter
+        )
+        erm.fit(pooled, y_signed[second], sample_weight=sample_weight[second])
+        self.coef_ = erm.coef_[0].copy()
+        self.intercept_ = float(erm.intercept_[0])
+        self.n_iter_ = int(erm.n_iter_[0])
+
+    def _fit_joint(self, tokens, y_signed, sample_weight, rng):
+        k = self.token_dim_
+        # Summed loss + alpha / 2 |params|^2, divided by the total weight.
+        penalty = self.alpha / sample_weight.sum()
+        mass = sample_weight / sample_weight.sum()
+
+        def objective(params):
+            query, coef, intercept = params[:k], params[k : 2 * k], params[-1]
+            loss, g_query, g_coef, g_intercept = _logistic_gradients(
+                tokens, y_signed, mass, query, coef, intercept, self.beta
+            )
+            loss += 0.5 * penalty * (query @ query + coef @ coef)
+            grad = np.concatenate(
+                [g_query + penalty * query, g_coef + penalty * coef, [g_intercept]]
+            )
+            return loss, grad
+
+        iteration = [0]
+
+        def report(intermediate_result):
+            iteration[0] += 1
+            if self.verbose and iteration[0] % 10 == 0:
+                loss = intermediate_result.fun
+                print(f"[joint] iteration {iteration[0]}: loss {loss:.6f}")
+
+        start = np.zeros(2 * k + 1)
+        start[:k] = rng.standard_normal(k) * JOINT_INIT_SCALE / np.sqrt(k)
+        result = minimize(
+            objective,
+            start,
+            jac=True,
+            method="L-BFGS-B",
+            callback=report,
+            # gtol decides; scipy's default relative-decrease test (ftol)
+            # would stop first, with gradients far above tol.
+            options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": EPS},
+        )
+        if result.status == 1:
+            warnings.warn(
+                f"The joint fit did not converge in max_iter={self.max_iter} "
+                "L-BFGS iterations; increase max_iter.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        self.query_ = result.x[:k].copy()
+        self.coef_ = result.x[k : 2 * k].copy()
+        self.intercept_ = float(result.x[-1])
+        self.n_iter_ = int(result.nit)
+
+    def decision_function(self, X):
+        """Signed score ``f(X)``; positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_tokens, token_dim) or \
+                (n_samples, n_tokens * token_dim)
+            Bags of tokens, laid out as in :meth:`fit`.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        tokens = self._validate_tokens(X)
+        return _pool(tokens, self._weights(tokens)) @ self.coef_ + self.intercept_
+
+    def predict_proba(self, X):
+        """Class probabilities ``sigmoid(f(X))`` of the logistic model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_tokens, token_dim) or \
+                (n_samples, n_tokens * token_dim)
+            Bags of tokens.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        positive = expit(self.decision_function(X))
+        return np.column_stack([1.0 - positive, positive])
+
+    def predict(self, X):
+        """Predict the class of every bag.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_tokens, token_dim) or \
+                (n_samples, n_tokens * token_dim)
+            Bags of tokens.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def attention_weights(self, X):
+        """Attention weight of every token, ``softmax(beta X q)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_tokens, token_dim) or \
+                (n_samples, n_tokens * token_dim)
+            Bags of tokens.
+
+        Returns
+        -------
+        weights : ndarray of shape (n_samples, n_tokens)
+            Non-negative; every row sums to one.
+        """
+        check_is_fitted(self)
+        return self._weights(self._validate_tokens(X))
+
+    def _weights(self, tokens):
+        return attention_softmax(tokens, self.query_, self.beta)
+
+    def _validate_tokens(self, X):
+        X, token_dim = self._flatten_input(X, None)
+        if token_dim not in (None, self.token_dim_):
+            raise ValueError(
+                f"X has tokens of dimension {token_dim}, but the classifier "
+                f"was fitted on tokens of dimension {self.token_dim_}."
+            )
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return as_token_array(X, self.token_dim_)
+
+    @staticmethod
+    def _flatten_input(X, token_dim):
+        """A 3-D array as a 2-D table, and the token size it implies.
+
+        2-D (and other) input passes through for ``validate_data`` to check,
+        with the token size ``token_dim``.
+        """
+        if getattr(X, "ndim", None) is None and not hasattr(X, "__array__"):
+            array = np.asarray(X)
+            X = array if array.ndim >= 3 else X
+        if getattr(X, "ndim", None) == 3:
+            tokens = as_token_array(X, token_dim)
+            return tokens.reshape(tokens.shape[0], -1), tokens.shape[2]
+        if getattr(X, "ndim", 2) > 3:
+            as_token_array(X)  # raises the dimensionality error
+        return X, token_dim
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.three_d_array = True
+        return tags
