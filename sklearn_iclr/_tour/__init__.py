@@ -113,8 +113,8 @@ def run_tour(only=None, stream=print):
     if not entries:
         stream("No estimator is registered in the tour yet.")
         return []
-    header = f"{'estimator':<30} {'data':<34} {'metric':<12} {'score':>8} "
-    header += f"{'anchor':<28} {'anchor score':>12} {'seconds':>8}"
+    header = f"{'estimator':<31} {'data':<36} {'metric':<17} {'score':>8}  "
+    header += f"{'anchor':<34} {'anchor score':>12} {'seconds':>8}"
     stream(header)
     stream("-" * len(header))
     rows = []
@@ -134,7 +134,7 @@ def run_tour(only=None, stream=print):
             }
         )
         stream(
-            f"{entry.name:<30} {entry.dataset:<34} {entry.metric:<12} "
-            f"{score:>8.4f} {entry.anchor:<28} {anchor_score:>12.4f} {seconds:>8.1f}"
+            f"{entry.name:<31} {entry.dataset:<36} {entry.metric:<17} "
+            f"{score:>8.4f}  {entry.anchor:<34} {anchor_score:>12.4f} {seconds:>8.1f}"
         )
     return rows
