@@ -8,6 +8,7 @@ from ._cnf import make_random_kcnf, read_dimacs_cnf
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._single_index import make_single_index, make_tensor_pca
+from ._spectral_bias import make_multifrequency_sine
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
 __all__ = [
@@ -21,5 +22,6 @@ __all__ = [
     "make_truncated_ising",
     "read_dimacs_cnf",
     "make_single_index",
+    "make_multifrequency_sine",
     "make_tensor_pca",
 ]
