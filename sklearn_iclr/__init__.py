@@ -5,7 +5,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 """
 
 from .graphical import PseudoLikelihoodIsing
-from .linear_model import ICEClassifier
+from .linear_model import ICEClassifier, SpuriousRobustSGD
 from .rl import LSTDQEvaluator
 from .single_index import AveragedLangevinRegressor
 
@@ -16,5 +16,6 @@ __all__ = [
     "ICEClassifier",
     "LSTDQEvaluator",
     "PseudoLikelihoodIsing",
+    "SpuriousRobustSGD",
     "__version__",
 ]

@@ -1,6 +1,17 @@
 """Metrics for the methods of sklearn_iclr (group robustness, overlap, ...)."""
 
+from ._group import (
+    group_accuracy_report,
+    make_worst_group_scorer,
+    worst_group_accuracy,
+)
 from ._overlap import overlap
 from ._spectral_bias import frequency_amplitudes
 
-__all__ = ["frequency_amplitudes", "overlap"]
+__all__ = [
+    "frequency_amplitudes",
+    "group_accuracy_report",
+    "make_worst_group_scorer",
+    "overlap",
+    "worst_group_accuracy",
+]
