@@ -6,6 +6,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier, SpuriousRobustSGD
+from .neural_network import LevenbergMarquardtMLPRegressor
 from .rl import LSTDQEvaluator
 from .single_index import AveragedLangevinRegressor
 
@@ -15,6 +16,7 @@ __all__ = [
     "AveragedLangevinRegressor",
     "ICEClassifier",
     "LSTDQEvaluator",
+    "LevenbergMarquardtMLPRegressor",
     "PseudoLikelihoodIsing",
     "SpuriousRobustSGD",
     "__version__",

@@ -8,11 +8,8 @@ from ._cnf import make_random_kcnf, read_dimacs_cnf
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._single_index import make_single_index, make_tensor_pca
-<<<<<<< HEAD
 from ._spectral_bias import make_multifrequency_sine
-=======
 from ._spurious import load_spurious_digits, make_spurious_correlation
->>>>>>> main
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
 __all__ = [
@@ -21,6 +18,7 @@ __all__ = [
     "load_spurious_digits",
     "load_voicepath",
     "make_linear_mdp_dataset",
+    "make_multifrequency_sine",
     "make_random_kcnf",
     "make_regular_coupling",
     "make_single_index",
@@ -29,10 +27,4 @@ __all__ = [
     "make_tensor_pca",
     "make_truncated_ising",
     "read_dimacs_cnf",
-<<<<<<< HEAD
-    "make_single_index",
-    "make_multifrequency_sine",
-    "make_tensor_pca",
-=======
->>>>>>> main
 ]

@@ -1,3 +1,5 @@
 """Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
 
-__all__ = []
+from ._levenberg_marquardt import LevenbergMarquardtMLPRegressor
+
+__all__ = ["LevenbergMarquardtMLPRegressor"]

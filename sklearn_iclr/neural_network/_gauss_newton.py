@@ -115,7 +115,9 @@ class DampedGaussNewtonSystem:
         torch = import_torch()
         coef = None
         if damping > 0.0:
-            eye = torch.eye(len(self.gram), dtype=self.gram.dtype, device=self.gram.device)
+            eye = torch.eye(
+                len(self.gram), dtype=self.gram.dtype, device=self.gram.device
+            )
             factor, info = torch.linalg.cholesky_ex(self.gram + damping * eye)
             if int(info) == 0:
                 coef = torch.cholesky_solve(self.rhs[:, None], factor)[:, 0]

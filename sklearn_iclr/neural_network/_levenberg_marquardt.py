@@ -1,4 +1,4 @@
-"""MLP regression trained by Levenberg-Marquardt, optionally then a first-order method."""
+"""MLP regression by Levenberg-Marquardt, optionally followed by a first-order phase."""
 
 import warnings
 from numbers import Integral, Real
@@ -19,19 +19,6 @@ from ._gauss_newton import FlatNetwork, levenberg_marquardt_steps
 N_ITER_NO_CHANGE = 10
 # Print a progress line every this many iterations when verbose is positive.
 VERBOSE_EVERY = 10
-
-
-def check_hidden_layer_sizes(hidden_layer_sizes):
-    """Return ``hidden_layer_sizes`` as a tuple of positive ints, or raise."""
-    sizes = np.atleast_1d(np.asarray(hidden_layer_sizes, dtype=object))
-    if sizes.ndim != 1 or not all(
-        isinstance(w, Integral) and not isinstance(w, bool) and w > 0 for w in sizes
-    ):
-        raise ValueError(
-            "hidden_layer_sizes must be a tuple of positive integers (the widths "
-            f"of the hidden layers), got {hidden_layer_sizes!r}; for example (80,)."
-        )
-    return tuple(int(w) for w in sizes)
 
 
 def first_order_steps(module, X, Y, *, solver, learning_rate):
@@ -104,7 +91,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
     max_iter : int, default=200
         Maximum number of iterations in total (accepted LM/GN steps plus
         first-order steps). Each LM iteration computes one Jacobian.
-    tol : float, default=1e-6
+    tol : float, default=1e-4
         The fit (or the current phase) stops when the training loss has not
         decreased by ``tol * loss`` for 10 consecutive iterations.
     switch_after : int or None, default=None
@@ -216,7 +203,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         solver="lm",
         damping=1e-3,
         max_iter=200,
-        tol=1e-6,
+        tol=1e-4,
         switch_after=None,
         solver_after_switch="adam",
         learning_rate_after_switch=1e-3,
@@ -264,7 +251,6 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
             dtype=np.float64,
             ensure_min_samples=2,
         )
-        hidden = check_hidden_layer_sizes(self.hidden_layer_sizes)
         frequencies = self._check_monitor_frequencies(X)
         Y = y.reshape(len(y), -1)
         self.n_outputs_ = Y.shape[1]
@@ -273,7 +259,10 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         threads = 1 if device == "cpu" else None
         with torch_seeded(seed_from_random_state(self.random_state), device):
             module = build_mlp(
-                X.shape[1], self.n_outputs_, hidden, activation=self.activation
+                X.shape[1],
+                self.n_outputs_,
+                tuple(self.hidden_layer_sizes),
+                activation=self.activation,
             )
         module = module.to(device=device, dtype=torch.float64)
         X_t = torch.as_tensor(X, device=device)
@@ -331,6 +320,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
                 f"{type(self).__name__} stopped at max_iter={self.max_iter} "
                 "before the loss settled; increase max_iter.",
                 ConvergenceWarning,
+                stacklevel=2,
             )
         module.to("cpu")
         module.eval()
