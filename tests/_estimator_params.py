@@ -14,6 +14,11 @@ CHECK_PARAMS = {
     # heuristic path quickly instead of a 1e8-examination budget.
     "ICEClassifier": {"max_candidates": 200_000},
     "SpuriousRobustSGD": {"max_epochs": 10, "batch_size": 16, "learning_rate": 0.1},
+    "LevenbergMarquardtMLPRegressor": {
+        "hidden_layer_sizes": (8,),
+        "max_iter": 20,
+        "random_state": 0,
+    },
 }
 
 EXPECTED_FAILED_CHECKS = {

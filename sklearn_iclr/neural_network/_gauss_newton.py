@@ -19,6 +19,9 @@ EIGENVALUE_CUTOFF = 10.0
 # Damping beyond this multiple of max diag(J^T J) means the step is a vanishing
 # gradient step that still does not decrease the loss: the fit has stalled.
 MAX_RELATIVE_DAMPING = 1e16
+# A step must lower the sum of squares by more than this fraction of it to be
+# accepted: smaller decreases are rounding noise, and the fit has converged.
+MIN_RELATIVE_DECREASE = 1e-12
 # Rows of the Jacobian computed per vmap chunk are about this many entries.
 JACOBIAN_CHUNK_ENTRIES = 2**22
 
@@ -158,7 +161,8 @@ def levenberg_marquardt_steps(network, X, Y, *, damping, gauss_newton=False):
     (including a non-finite loss) multiplies ``mu`` by ``nu`` and doubles
     ``nu``. Gauss-Newton tries ``mu = 0`` (the truncated pseudo-inverse step)
     first in every iteration and falls back to damping only when that step is
-    rejected. The generator returns (stops) when the linearised model predicts
+    rejected. A decrease below ``MIN_RELATIVE_DECREASE`` times the loss is
+    rounding noise and counts as a rejection. The generator returns (stops) when the linearised model predicts
     no decrease (a stationary point) or when ``mu`` exceeds
     ``MAX_RELATIVE_DAMPING * max_i (J^T J)_ii`` (stalled).
 
@@ -206,7 +210,7 @@ def levenberg_marquardt_steps(network, X, Y, *, damping, gauss_newton=False):
                 new_residual = network(candidate, X) - Y
             new = float((new_residual * new_residual).sum())
             actual = old - new
-            if np.isfinite(new) and actual > 0.0:
+            if np.isfinite(new) and actual > MIN_RELATIVE_DECREASE * old:
                 rho = actual / predicted
                 mu = max(trial, damping * scale * np.finfo(np.float64).eps)
                 mu *= max(1.0 / 3.0, 1.0 - (2.0 * rho - 1.0) ** 3)

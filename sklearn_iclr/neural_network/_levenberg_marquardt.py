@@ -14,9 +14,6 @@ from ..utils import import_torch, resolve_device, seed_from_random_state, torch_
 from ..utils._skorch import build_mlp, module_outputs, torch_num_threads
 from ._gauss_newton import FlatNetwork, levenberg_marquardt_steps
 
-# The fit stops when the loss has not dropped by tol * loss for this many
-# consecutive iterations.
-N_ITER_NO_CHANGE = 10
 # Print a progress line every this many iterations when verbose is positive.
 VERBOSE_EVERY = 10
 
@@ -92,8 +89,13 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         Maximum number of iterations in total (accepted LM/GN steps plus
         first-order steps). Each LM iteration computes one Jacobian.
     tol : float, default=1e-4
-        The fit (or the current phase) stops when the training loss has not
-        decreased by ``tol * loss`` for 10 consecutive iterations.
+        A phase (LM, then first-order) stops when the training loss has not
+        decreased by ``tol`` times its best value for ``n_iter_no_change``
+        consecutive iterations. ``tol=0`` disables this: the fit then runs
+        ``max_iter`` iterations unless LM stalls at a stationary point.
+    n_iter_no_change : int, default=10
+        Patience of the ``tol`` rule. First-order solvers (Adam) may raise
+        the loss for a few iterations before lowering it: give them more.
     switch_after : int or None, default=None
         Number of LM/GN iterations before switching to
         ``solver_after_switch`` for the remaining iterations; ``None`` never
@@ -187,6 +189,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         "damping": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "switch_after": [Interval(Integral, 0, None, closed="left"), None],
         "solver_after_switch": [StrOptions({"adam", "sgd"})],
         "learning_rate_after_switch": [Interval(Real, 0, None, closed="neither")],
@@ -204,6 +207,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         damping=1e-3,
         max_iter=200,
         tol=1e-4,
+        n_iter_no_change=10,
         switch_after=None,
         solver_after_switch="adam",
         learning_rate_after_switch=1e-3,
@@ -218,6 +222,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         self.damping = damping
         self.max_iter = max_iter
         self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.switch_after = switch_after
         self.solver_after_switch = solver_after_switch
         self.learning_rate_after_switch = learning_rate_after_switch
@@ -343,7 +348,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
                 best, stale = loss, 0
             else:
                 stale += 1
-            if stale >= N_ITER_NO_CHANGE:
+            if self.tol > 0 and stale >= self.n_iter_no_change:
                 return True
         return budget == 0
 

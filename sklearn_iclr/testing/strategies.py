@@ -249,3 +249,31 @@ def group_predictions(draw, max_samples=60, n_classes=2, max_groups=4):
     labels = arrays(np.int64, n, elements=st.integers(0, n_classes - 1))
     groups = arrays(np.int64, n, elements=st.integers(0, max_groups - 1))
     return draw(labels), draw(labels), draw(groups)
+
+
+@st.composite
+def damped_least_squares(draw, max_rows=12, max_columns=12, bound=10.0):
+    """Draw a damped linear least-squares problem ``min ||r + J d||^2 + mu ||d||^2``.
+
+    Parameters
+    ----------
+    max_rows, max_columns : int
+        Largest numbers of residuals and unknowns (either may be the larger,
+        so both the primal and the dual solve are drawn).
+    bound : float, default=10.0
+        Entries of ``J`` and ``r`` lie in ``[-bound, bound]``.
+
+    Returns
+    -------
+    J : ndarray of shape (n_rows, n_columns)
+    r : ndarray of shape (n_rows,)
+    damping : float
+        ``mu`` in ``[1e-4, 10]``.
+    """
+    n = draw(st.integers(1, max_rows))
+    p = draw(st.integers(1, max_columns))
+    elements = st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
+    J = draw(arrays(np.float64, (n, p), elements=elements))
+    r = draw(arrays(np.float64, n, elements=elements))
+    damping = 10.0 ** draw(st.floats(-4.0, 1.0))
+    return J, r, damping
