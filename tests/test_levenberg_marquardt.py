@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_diabetes
@@ -286,6 +285,12 @@ def test_non_positive_hidden_sizes_are_refused(sizes):
         LevenbergMarquardtMLPRegressor(hidden_layer_sizes=sizes).fit(X, y)
 
 
+def test_overflowing_scale_is_refused():
+    X, y, _ = make_multifrequency_sine(20)
+    with pytest.raises(ValueError, match="scale X and y"):
+        LevenbergMarquardtMLPRegressor().fit(X, 1e300 * y)
+
+
 def test_monitor_frequencies_need_one_feature():
     X = np.random.RandomState(0).standard_normal((20, 2))
     est = LevenbergMarquardtMLPRegressor(monitor_frequencies=[np.pi])
@@ -326,7 +331,7 @@ def test_constant_target_is_fitted_exactly():
 def test_random_state_determinism_and_global_rng_untouched():
     X, y, _ = make_multifrequency_sine(64)
     torch_state = torch.random.get_rng_state()
-    numpy_state = np.random.get_state()[1].copy()
+    numpy_state = np.random.get_state()[1].copy()  # noqa: NPY002 (global state)
     est = LevenbergMarquardtMLPRegressor(
         hidden_layer_sizes=(10,), max_iter=10, switch_after=5, random_state=3
     )
@@ -334,7 +339,8 @@ def test_random_state_determinism_and_global_rng_untouched():
         warnings.simplefilter("ignore", ConvergenceWarning)
         assert_refit_deterministic(est, X, y, attributes=("predict", "loss_curve_"))
     assert torch.equal(torch.random.get_rng_state(), torch_state)
-    np.testing.assert_array_equal(np.random.get_state()[1], numpy_state)
+    global_state = np.random.get_state()[1]  # noqa: NPY002 (global state)
+    np.testing.assert_array_equal(global_state, numpy_state)
     other = quiet_fit(clone(est).set_params(random_state=4), X, y)
     assert not np.allclose(other.predict(X), quiet_fit(est, X, y).predict(X))
 

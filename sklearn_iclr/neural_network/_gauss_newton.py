@@ -162,8 +162,9 @@ def levenberg_marquardt_steps(network, X, Y, *, damping, gauss_newton=False):
     ``nu``. Gauss-Newton tries ``mu = 0`` (the truncated pseudo-inverse step)
     first in every iteration and falls back to damping only when that step is
     rejected. A decrease below ``MIN_RELATIVE_DECREASE`` times the loss is
-    rounding noise and counts as a rejection. The generator returns (stops) when the linearised model predicts
-    no decrease (a stationary point) or when ``mu`` exceeds
+    rounding noise and counts as a rejection. The generator returns (stops)
+    when the linearised model predicts no decrease (a stationary point) or
+    when ``mu`` exceeds
     ``MAX_RELATIVE_DAMPING * max_i (J^T J)_ii`` (stalled).
 
     Parameters

@@ -273,11 +273,20 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         X_t = torch.as_tensor(X, device=device)
         Y_t = torch.as_tensor(Y, device=device)
 
+        with torch.no_grad():
+            initial = (module(X_t) - Y_t).cpu().numpy()
+        with np.errstate(over="ignore"):
+            overflow = not np.isfinite(np.sum(initial**2))
+        if overflow:
+            raise ValueError(
+                "The squared residuals of the initial network overflow (inputs "
+                f"up to {np.abs(X).max():.3g}, targets up to {np.abs(Y).max():.3g}); "
+                "scale X and y first, e.g. with StandardScaler and "
+                "TransformedTargetRegressor."
+            )
         self.loss_curve_, self.damping_curve_ = [], []
         curve = []
         if frequencies is not None:
-            with torch.no_grad():
-                initial = (module(X_t) - Y_t).cpu().numpy()
             curve.append(frequency_amplitudes(X, initial, frequencies))
 
         def record(residual):
