@@ -22,7 +22,8 @@ def first_order_steps(module, X, Y, *, solver, learning_rate):
     """Full-batch Adam or gradient descent on ``mean((module(X) - Y)^2)``.
 
     A generator: each ``next`` makes one step and yields the residual
-    ``module(X) - Y`` after it.
+    ``module(X) - Y`` after it and ``None`` (no damping), like
+    :func:`levenberg_marquardt_steps`.
     """
     torch = import_torch()
     optimizer_class = torch.optim.Adam if solver == "adam" else torch.optim.SGD
@@ -33,7 +34,7 @@ def first_order_steps(module, X, Y, *, solver, learning_rate):
         loss.backward()
         optimizer.step()
         with torch.no_grad():
-            yield module(X) - Y
+            yield module(X) - Y, None
 
 
 class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
@@ -261,7 +262,6 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         self.n_outputs_ = Y.shape[1]
         device = resolve_device(self.device)
         torch = import_torch()
-        threads = 1 if device == "cpu" else None
         with torch_seeded(seed_from_random_state(self.random_state), device):
             module = build_mlp(
                 X.shape[1],
@@ -285,27 +285,30 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
                 "TransformedTargetRegressor."
             )
         self.loss_curve_, self.damping_curve_ = [], []
-        curve = []
-        if frequencies is not None:
-            curve.append(frequency_amplitudes(X, initial, frequencies))
+        curve = (
+            []
+            if frequencies is None
+            else [frequency_amplitudes(X, initial, frequencies)]
+        )
 
-        def record(residual):
+        def record(residual, damping):
             residual = residual.detach().cpu().numpy()
             self.loss_curve_.append(float(np.mean(residual**2)))
+            if damping is not None:
+                self.damping_curve_.append(float(damping))
             if frequencies is not None:
                 curve.append(frequency_amplitudes(X, residual, frequencies))
             if self.verbose and len(self.loss_curve_) % VERBOSE_EVERY == 0:
-                mu = f", damping {self.damping_curve_[-1]:.3g}" if lm_phase else ""
+                mu = "" if damping is None else f", damping {damping:.3g}"
                 print(
                     f"{type(self).__name__}: iteration {len(self.loss_curve_)}, "
                     f"loss {self.loss_curve_[-1]:.6g}{mu}"
                 )
 
-        with torch_num_threads(threads):
-            lm_budget = self.max_iter
-            if self.switch_after is not None:
-                lm_budget = min(self.switch_after, self.max_iter)
-            lm_phase = True
+        lm_budget = self.max_iter
+        if self.switch_after is not None:
+            lm_budget = min(self.switch_after, self.max_iter)
+        with torch_num_threads(1 if device == "cpu" else None):
             steps = levenberg_marquardt_steps(
                 FlatNetwork(module),
                 X_t,
@@ -313,10 +316,10 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
                 damping=self.damping,
                 gauss_newton=self.solver == "gn",
             )
-            converged = self._run_phase(steps, lm_budget, record, damped=True)
+            converged = self._run_phase(steps, lm_budget, record)
             self.n_iter_lm_ = len(self.loss_curve_)
-            if self.switch_after is not None:
-                lm_phase = False
+            budget = self.max_iter - self.n_iter_lm_
+            if self.switch_after is not None and budget > 0:
                 steps = first_order_steps(
                     module,
                     X_t,
@@ -324,8 +327,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
                     solver=self.solver_after_switch,
                     learning_rate=self.learning_rate_after_switch,
                 )
-                budget = self.max_iter - self.n_iter_lm_
-                converged = self._run_phase(steps, budget, record, damped=False)
+                converged = self._run_phase(steps, budget, record)
         self.n_iter_ = len(self.loss_curve_)
         if frequencies is not None:
             self.frequency_error_curve_ = np.array(curve)
@@ -341,17 +343,14 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         self.module_ = module
         return self
 
-    def _run_phase(self, steps, budget, record, damped):
+    def _run_phase(self, steps, budget, record):
         """Take up to ``budget`` steps; True if the phase ended by itself."""
         best, stale = np.inf, 0
         for _ in range(budget):
             step = next(steps, None)
             if step is None:
                 return True
-            residual = step[0] if damped else step
-            if damped:
-                self.damping_curve_.append(float(step[1]))
-            record(residual)
+            record(*step)
             loss = self.loss_curve_[-1]
             if loss < best - self.tol * abs(best) or not np.isfinite(best):
                 best, stale = loss, 0
@@ -359,7 +358,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
                 stale += 1
             if self.tol > 0 and stale >= self.n_iter_no_change:
                 return True
-        return budget == 0
+        return False
 
     def _check_monitor_frequencies(self, X):
         if self.monitor_frequencies is None:
