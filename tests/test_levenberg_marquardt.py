@@ -373,7 +373,9 @@ def test_pandas_input_and_verbose_progress(capsys):
     )
     assert list(est.feature_names_in_) == ["x"]
     assert "iteration 10, loss" in capsys.readouterr().out
-    np.testing.assert_array_equal(est.predict(frame), est.predict(X))
+    with pytest.warns(UserWarning, match="feature names"):
+        from_array = est.predict(X)
+    np.testing.assert_array_equal(est.predict(frame), from_array)
 
 
 def test_switch_runs_lm_then_first_order_steps():

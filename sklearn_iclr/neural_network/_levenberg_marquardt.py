@@ -270,8 +270,8 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
                 activation=self.activation,
             )
         module = module.to(device=device, dtype=torch.float64)
-        X_t = torch.as_tensor(X, device=device)
-        Y_t = torch.as_tensor(Y, device=device)
+        X_t = torch.tensor(X, device=device)
+        Y_t = torch.tensor(Y, device=device)
 
         with torch.no_grad():
             initial = (module(X_t) - Y_t).cpu().numpy()

@@ -262,6 +262,6 @@ def module_outputs(module, X, batch_size=4096):
     module.eval()
     with torch.no_grad():
         for start in range(0, len(X), batch_size):
-            batch = torch.from_numpy(X[start : start + batch_size]).to(device)
+            batch = torch.tensor(X[start : start + batch_size], device=device)
             chunks.append(module(batch).cpu().numpy())
     return np.concatenate(chunks).astype(np.float64)
