@@ -6,7 +6,11 @@ torch: the torch-backed estimators load it inside ``fit``.
 
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier, SpuriousRobustSGD
-from .neural_network import PatchConvAEDetector, SparseTokenAttentionClassifier
+from .neural_network import (
+    LevenbergMarquardtMLPRegressor,
+    PatchConvAEDetector,
+    SparseTokenAttentionClassifier,
+)
 from .rl import LSTDQEvaluator
 from .single_index import AveragedLangevinRegressor
 
@@ -16,6 +20,7 @@ __all__ = [
     "AveragedLangevinRegressor",
     "ICEClassifier",
     "LSTDQEvaluator",
+    "LevenbergMarquardtMLPRegressor",
     "PatchConvAEDetector",
     "PseudoLikelihoodIsing",
     "SparseTokenAttentionClassifier",

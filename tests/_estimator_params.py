@@ -15,6 +15,11 @@ CHECK_PARAMS = {
     "ICEClassifier": {"max_candidates": 200_000},
     "SpuriousRobustSGD": {"max_epochs": 10, "batch_size": 16, "learning_rate": 0.1},
     "PatchConvAEDetector": {"max_epochs": 5, "random_state": 0},
+    "LevenbergMarquardtMLPRegressor": {
+        "hidden_layer_sizes": (8,),
+        "max_iter": 20,
+        "random_state": 0,
+    },
 }
 
 EXPECTED_FAILED_CHECKS = {

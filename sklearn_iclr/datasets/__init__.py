@@ -10,6 +10,7 @@ from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._patch_anomalies import make_patch_anomalies
 from ._single_index import make_single_index, make_tensor_pca
 from ._sparse_token import load_digit_bags, make_sparse_token
+from ._spectral_bias import make_multifrequency_sine
 from ._spurious import load_spurious_digits, make_spurious_correlation
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
@@ -20,6 +21,7 @@ __all__ = [
     "load_spurious_digits",
     "load_voicepath",
     "make_linear_mdp_dataset",
+    "make_multifrequency_sine",
     "make_patch_anomalies",
     "make_random_kcnf",
     "make_regular_coupling",

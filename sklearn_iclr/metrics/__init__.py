@@ -6,8 +6,10 @@ from ._group import (
     worst_group_accuracy,
 )
 from ._overlap import overlap
+from ._spectral_bias import frequency_amplitudes
 
 __all__ = [
+    "frequency_amplitudes",
     "group_accuracy_report",
     "make_worst_group_scorer",
     "overlap",

@@ -1,5 +1,6 @@
 """Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
 
+from ._levenberg_marquardt import LevenbergMarquardtMLPRegressor
 from ._patch_conv_ae import PatchConvAEDetector
 from ._sparse_token_attention import (
     SparseTokenAttentionClassifier,
@@ -11,6 +12,7 @@ from ._sparse_token_attention import (
 )
 
 __all__ = [
+    "LevenbergMarquardtMLPRegressor",
     "PatchConvAEDetector",
     "SparseTokenAttentionClassifier",
     "as_token_array",

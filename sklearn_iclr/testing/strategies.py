@@ -313,3 +313,31 @@ def token_bag_data(
     y = draw(arrays(np.int64, n, elements=st.integers(0, 1)))
     assume(min(np.bincount(y, minlength=2)) >= 2)
     return X, y
+
+
+@st.composite
+def damped_least_squares(draw, max_rows=12, max_columns=12, bound=10.0):
+    """Draw a damped linear least-squares problem ``min ||r + J d||^2 + mu ||d||^2``.
+
+    Parameters
+    ----------
+    max_rows, max_columns : int
+        Largest numbers of residuals and unknowns (either may be the larger,
+        so both the primal and the dual solve are drawn).
+    bound : float, default=10.0
+        Entries of ``J`` and ``r`` lie in ``[-bound, bound]``.
+
+    Returns
+    -------
+    J : ndarray of shape (n_rows, n_columns)
+    r : ndarray of shape (n_rows,)
+    damping : float
+        ``mu`` in ``[1e-4, 10]``.
+    """
+    n = draw(st.integers(1, max_rows))
+    p = draw(st.integers(1, max_columns))
+    elements = st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
+    J = draw(arrays(np.float64, (n, p), elements=elements))
+    r = draw(arrays(np.float64, n, elements=elements))
+    damping = 10.0 ** draw(st.floats(-4.0, 1.0))
+    return J, r, damping

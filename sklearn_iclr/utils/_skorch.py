@@ -23,8 +23,8 @@ import numpy as np
 from ._torch import import_torch, torch_seeded
 
 
-def build_mlp(n_inputs, n_outputs, hidden_layer_sizes=()):
-    """Build a fully connected ReLU network as a ``torch.nn.Sequential``.
+def build_mlp(n_inputs, n_outputs, hidden_layer_sizes=(), activation="relu"):
+    """Build a fully connected network as a ``torch.nn.Sequential``.
 
     Parameters
     ----------
@@ -35,25 +35,35 @@ def build_mlp(n_inputs, n_outputs, hidden_layer_sizes=()):
     hidden_layer_sizes : tuple of int, default=()
         Widths of the hidden layers; ``()`` gives a linear model
         (a single ``Linear`` layer).
+    activation : {"relu", "tanh"}, default="relu"
+        Activation after every hidden layer.
 
     Returns
     -------
     module : torch.nn.Sequential
-        ``Linear -> ReLU -> ... -> Linear``, initialised by torch's default
+        ``Linear -> activation -> ... -> Linear``, initialised by torch's default
         (Kaiming-uniform) scheme from the current torch RNG state.
 
     Raises
     ------
     ValueError
-        If a hidden layer width is not a positive integer.
+        If a hidden layer width is not a positive integer, or the activation
+        is unknown.
 
     Examples
     --------
     >>> module = build_mlp(4, 2, hidden_layer_sizes=(8,))
     >>> [type(layer).__name__ for layer in module]
     ['Linear', 'ReLU', 'Linear']
+    >>> [type(layer).__name__ for layer in build_mlp(1, 1, (8,), activation="tanh")]
+    ['Linear', 'Tanh', 'Linear']
     """
     torch = import_torch()
+    activations = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
+    if activation not in activations:
+        raise ValueError(
+            f"activation must be one of {sorted(activations)}, got {activation!r}."
+        )
     widths = list(hidden_layer_sizes)
     if not all(isinstance(w, (int, np.integer)) and w > 0 for w in widths):
         raise ValueError(
@@ -63,7 +73,7 @@ def build_mlp(n_inputs, n_outputs, hidden_layer_sizes=()):
     layers = []
     previous = n_inputs
     for width in widths:
-        layers += [torch.nn.Linear(previous, int(width)), torch.nn.ReLU()]
+        layers += [torch.nn.Linear(previous, int(width)), activations[activation]()]
         previous = int(width)
     layers.append(torch.nn.Linear(previous, n_outputs))
     return torch.nn.Sequential(*layers)
@@ -226,7 +236,8 @@ def module_outputs(module, X, batch_size=4096):
     module : torch.nn.Module
         A fitted network.
     X : ndarray of shape (n_samples, n_features)
-        Input, converted to float32.
+        Input, converted to the dtype of the module's parameters (float32
+        for the modules of :func:`fit_skorch_net`).
     batch_size : int, default=4096
         Rows per forward pass.
 
@@ -244,12 +255,13 @@ def module_outputs(module, X, batch_size=4096):
     (5, 2)
     """
     torch = import_torch()
-    device = next(module.parameters()).device
-    X = np.ascontiguousarray(X, dtype=np.float32)
+    parameter = next(module.parameters())
+    device = parameter.device
+    X = np.ascontiguousarray(X, dtype=str(parameter.dtype).removeprefix("torch."))
     chunks = []
     module.eval()
     with torch.no_grad():
         for start in range(0, len(X), batch_size):
-            batch = torch.from_numpy(X[start : start + batch_size]).to(device)
+            batch = torch.tensor(X[start : start + batch_size], device=device)
             chunks.append(module(batch).cpu().numpy())
     return np.concatenate(chunks).astype(np.float64)
