@@ -4,6 +4,7 @@ Every public estimator is re-exported here. Importing the package never imports
 torch: the torch-backed estimators load it inside ``fit``.
 """
 
+from .covariance import GaussianEmbeddingModel
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier
 from .rl import LSTDQEvaluator
@@ -13,6 +14,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "AveragedLangevinRegressor",
+    "GaussianEmbeddingModel",
     "ICEClassifier",
     "LSTDQEvaluator",
     "PseudoLikelihoodIsing",
