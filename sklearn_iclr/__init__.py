@@ -7,6 +7,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 from .covariance import GaussianEmbeddingModel
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier
+from .neural_network import InfoNCEEncoder
 from .rl import LSTDQEvaluator
 from .single_index import AveragedLangevinRegressor
 
@@ -16,6 +17,7 @@ __all__ = [
     "AveragedLangevinRegressor",
     "GaussianEmbeddingModel",
     "ICEClassifier",
+    "InfoNCEEncoder",
     "LSTDQEvaluator",
     "PseudoLikelihoodIsing",
     "__version__",

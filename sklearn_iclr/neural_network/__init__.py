@@ -1,3 +1,5 @@
 """Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
 
-__all__ = []
+from ._infonce import InfoNCEEncoder
+
+__all__ = ["InfoNCEEncoder"]
