@@ -6,7 +6,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 
 from .covariance import GaussianEmbeddingModel
 from .graphical import PseudoLikelihoodIsing
-from .linear_model import ICEClassifier
+from .linear_model import ICEClassifier, SpuriousRobustSGD
 from .neural_network import InfoNCEEncoder
 from .rl import LSTDQEvaluator
 from .single_index import AveragedLangevinRegressor
@@ -20,5 +20,6 @@ __all__ = [
     "InfoNCEEncoder",
     "LSTDQEvaluator",
     "PseudoLikelihoodIsing",
+    "SpuriousRobustSGD",
     "__version__",
 ]

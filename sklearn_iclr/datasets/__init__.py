@@ -9,20 +9,23 @@ from ._contrastive import make_laplace_classification, make_long_tailed_sparse_c
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._single_index import make_single_index, make_tensor_pca
+from ._spurious import load_spurious_digits, make_spurious_correlation
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
 __all__ = [
     "load_caesarian",
     "load_haberman",
+    "load_spurious_digits",
     "load_voicepath",
     "make_laplace_classification",
     "make_linear_mdp_dataset",
     "make_long_tailed_sparse_coding",
-    "make_tabular_mdp",
     "make_random_kcnf",
     "make_regular_coupling",
+    "make_single_index",
+    "make_spurious_correlation",
+    "make_tabular_mdp",
+    "make_tensor_pca",
     "make_truncated_ising",
     "read_dimacs_cnf",
-    "make_single_index",
-    "make_tensor_pca",
 ]

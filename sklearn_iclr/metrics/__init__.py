@@ -1,6 +1,18 @@
 """Metrics for the methods of sklearn_iclr (group robustness, overlap, ...)."""
 
 from ._gaussianity import gaussianity_report, norm_coefficient_of_variation
+from ._group import (
+    group_accuracy_report,
+    make_worst_group_scorer,
+    worst_group_accuracy,
+)
 from ._overlap import overlap
 
-__all__ = ["gaussianity_report", "norm_coefficient_of_variation", "overlap"]
+__all__ = [
+    "gaussianity_report",
+    "group_accuracy_report",
+    "make_worst_group_scorer",
+    "norm_coefficient_of_variation",
+    "overlap",
+    "worst_group_accuracy",
+]

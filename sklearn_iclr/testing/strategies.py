@@ -229,6 +229,29 @@ def grid_classification_data(
 
 
 @st.composite
+def group_predictions(draw, max_samples=60, n_classes=2, max_groups=4):
+    """Draw labels, predictions and group labels for group-accuracy metrics.
+
+    Parameters
+    ----------
+    max_samples : int, default=60
+        Largest number of samples (at least one).
+    n_classes : int, default=2
+        Labels and predictions are ``0 .. n_classes - 1``.
+    max_groups : int, default=4
+        Group labels are ``0 .. max_groups - 1`` (not all need to occur).
+
+    Returns
+    -------
+    y_true, y_pred, groups : ndarray of shape (n_samples,)
+    """
+    n = draw(st.integers(1, max_samples))
+    labels = arrays(np.int64, n, elements=st.integers(0, n_classes - 1))
+    groups = arrays(np.int64, n, elements=st.integers(0, max_groups - 1))
+    return draw(labels), draw(labels), draw(groups)
+
+
+@st.composite
 def correlated_gaussian_samples(draw, min_samples=20, max_samples=80, max_features=4):
     """Draw samples of a Gaussian with a drawn rotation, scales and mean.
 

@@ -1,0 +1,76 @@
+"""Tests of make_spurious_correlation and load_spurious_digits."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_iclr.datasets import load_spurious_digits, make_spurious_correlation
+
+
+@pytest.mark.parametrize("minority_fraction", [0.0, 0.05, 0.3])
+def test_four_point_model_structure(minority_fraction):
+    X, y, groups = make_spurious_correlation(
+        500,
+        minority_fraction,
+        spurious_scale=3.0,
+        n_noise_features=4,
+        random_state=0,
+    )
+    assert X.shape == (500, 6)
+    signed = 2 * y - 1
+    np.testing.assert_array_equal(X[:, 0], signed)  # noise=0: the core feature
+    z = X[:, 1] / 3.0
+    np.testing.assert_array_equal(np.abs(z), 1.0)
+    np.testing.assert_array_equal(groups, 2 * y + (z > 0))
+    minority = z != signed
+    assert minority.sum() == round(minority_fraction * 500)
+    np.testing.assert_array_equal(np.isin(groups, [1, 2]), minority)
+
+
+def test_noise_and_noise_features_have_the_stated_scale():
+    X, y, _ = make_spurious_correlation(
+        20_000, 0.5, noise=0.5, n_noise_features=2, random_state=0
+    )
+    # sd of 20000 draws is within 2% of the truth (about 4 standard errors)
+    assert np.std(X[:, 0] - (2 * y - 1)) == pytest.approx(0.5, rel=0.02)
+    assert np.std(X[:, 2:]) == pytest.approx(1.0, rel=0.02)
+
+
+def test_generators_are_deterministic():
+    a = make_spurious_correlation(100, noise=1.0, n_noise_features=2, random_state=3)
+    b = make_spurious_correlation(100, noise=1.0, n_noise_features=2, random_state=3)
+    for left, right in zip(a, b, strict=True):
+        np.testing.assert_array_equal(left, right)
+    c = load_spurious_digits(0.1, random_state=3)
+    d = load_spurious_digits(0.1, random_state=3)
+    np.testing.assert_array_equal(c[2], d[2])
+
+
+def test_spurious_digits_paint_exactly_the_patch():
+    X, y, groups = load_spurious_digits(0.05, patch_size=2, random_state=0)
+    digits = load_digits()
+    np.testing.assert_array_equal(y, digits.target >= 5)
+    images, original = X.reshape(-1, 8, 8), digits.data.reshape(-1, 8, 8)
+    has_patch = groups % 2 == 1
+    np.testing.assert_array_equal(images[has_patch, :2, :2], 16.0)
+    np.testing.assert_array_equal(images[~has_patch], original[~has_patch])
+    outside = np.ones((8, 8), dtype=bool)
+    outside[:2, :2] = False
+    np.testing.assert_array_equal(images[:, outside], original[:, outside])
+    assert (has_patch != (y == 1)).sum() == round(0.05 * len(y))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: make_spurious_correlation(100, minority_fraction=1.5),
+        lambda: make_spurious_correlation(2),
+        lambda: make_spurious_correlation(100, noise=-1.0),
+        lambda: load_spurious_digits(-0.1),
+        lambda: load_spurious_digits(0.1, patch_size=9),
+    ],
+)
+def test_bad_arguments_are_refused(call):
+    with pytest.raises(InvalidParameterError):
+        call()
