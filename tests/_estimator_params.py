@@ -14,6 +14,7 @@ CHECK_PARAMS = {
     # heuristic path quickly instead of a 1e8-examination budget.
     "ICEClassifier": {"max_candidates": 200_000},
     "SpuriousRobustSGD": {"max_epochs": 10, "batch_size": 16, "learning_rate": 0.1},
+    "InfoNCEEncoder": {"n_components": 3, "max_epochs": 2, "random_state": 0},
 }
 
 EXPECTED_FAILED_CHECKS = {
