@@ -84,10 +84,10 @@ def make_long_tailed_sparse_coding(
     The data model of Liao et al., "Theoretical Analysis of Contrastive
     Learning under Imbalanced Data: From Training Dynamics to a Pruning
     Solution", ICLR 2026: ``x = sum_k c_k m_k + noise * N(0, I)`` with
-    orthonormal dictionary features ``m_k``; ``c_k`` is +1 or -1 (equally
-    likely) with probability ``majority_rate`` for each of the ``n_majority``
-    majority features, ``minority_rate`` for each of the ``n_minority``
-    minority features, and 0 otherwise.
+    orthonormal dictionary features ``m_k``; ``c_k`` is 1 (the feature is
+    present) with probability ``majority_rate`` for each of the
+    ``n_majority`` majority features, ``minority_rate`` for each of the
+    ``n_minority`` minority features, and 0 otherwise.
 
     Parameters
     ----------
@@ -112,7 +112,7 @@ def make_long_tailed_sparse_coding(
     -------
     X : ndarray of shape (n_samples, n_features)
     codes : ndarray of shape (n_samples, n_majority + n_minority)
-        The coefficients ``c_k`` in {-1, 0, +1}; majority features first.
+        The coefficients ``c_k`` in {0, 1}; majority features first.
     minority : ndarray of shape (n_majority + n_minority,)
         True for the minority features.
 
@@ -136,7 +136,6 @@ def make_long_tailed_sparse_coding(
     rates = np.r_[
         np.full(n_majority, majority_rate), np.full(n_minority, minority_rate)
     ]
-    active = rng.uniform(size=(n_samples, n_atoms)) < rates
-    codes = active * rng.choice([-1.0, 1.0], size=(n_samples, n_atoms))
+    codes = (rng.uniform(size=(n_samples, n_atoms)) < rates).astype(np.float64)
     X = codes @ dictionary + noise * rng.standard_normal((n_samples, n_features))
     return X, codes, np.r_[np.zeros(n_majority, bool), np.ones(n_minority, bool)]

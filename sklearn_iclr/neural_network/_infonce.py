@@ -68,7 +68,7 @@ def _torch_classes():
     class InfoNCELoss(torch.nn.Module):
         """Symmetric InfoNCE between two batches of paired views."""
 
-        def __init__(self, temperature=0.2):
+        def __init__(self, temperature=0.1):
             super().__init__()
             self.temperature = temperature
 
@@ -120,7 +120,7 @@ def _torch_classes():
 
         def pruned_mlp(self):
             """The MLP with the pruned neurons' weights and biases set to zero."""
-            masks = self.neuron_masks() if self.prune_ratio > 0 else []
+            masks = self.neuron_masks()
             hidden = [layer for layer in self.mlp if isinstance(layer, torch.nn.Linear)]
             with torch.no_grad():
                 for layer, keep in zip(hidden, masks, strict=False):
@@ -209,7 +209,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     hidden_layer_sizes : array-like of int, default=()
         Widths of the hidden ReLU layers; ``()`` is a linear encoder (the
         synthetic setting of Betser et al.).
-    temperature : float, default=0.2
+    temperature : float, default=0.1
         InfoNCE temperature ``tau``.
     augmentation : {"noise+mask", "noise", "mask"}, default="noise+mask"
         How views are made: ``"mask"`` replaces each feature, with
@@ -315,7 +315,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         self,
         n_components=32,
         hidden_layer_sizes=(),
-        temperature=0.2,
+        temperature=0.1,
         augmentation="noise+mask",
         noise_scale=0.5,
         mask_rate=0.2,
