@@ -16,10 +16,10 @@ from sklearn_iclr.datasets import (
     make_long_tailed_sparse_coding,
 )
 from sklearn_iclr.metrics import gaussianity_report
+from sklearn_iclr.neural_network import fit_supervised_encoder
 from sklearn_iclr.neural_network._infonce import _torch_classes, parse_augmentation
 from sklearn_iclr.utils import import_torch
 from sklearn_iclr.utils._skorch import module_outputs
-from sklearn_iclr.utils._supervised_embedding import fit_supervised_encoder
 
 torch = import_torch()
 TINY = dict(n_components=3, max_epochs=2, random_state=0)

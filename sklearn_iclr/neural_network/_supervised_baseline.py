@@ -2,15 +2,16 @@
 
 Betser et al. (ICLR 2026) contrast InfoNCE embeddings with the embeddings of
 the *same* network trained with a supervised loss. This module trains that
-baseline: the network of :func:`build_mlp` followed by a linear softmax head,
-by cross-entropy, with the seeding and minibatching of :func:`fit_skorch_net`.
+baseline: the network of ``build_mlp`` followed by a linear softmax head,
+by cross-entropy, with the seeding and minibatching of ``fit_skorch_net``
+(``sklearn_iclr.utils._skorch``).
 """
 
 import numpy as np
 from sklearn.utils.validation import check_array, column_or_1d
 
-from ._skorch import build_mlp, fit_skorch_net
-from ._torch import import_torch, seed_from_random_state
+from ..utils import import_torch, seed_from_random_state
+from ..utils._skorch import build_mlp, fit_skorch_net
 
 
 def fit_supervised_encoder(
@@ -24,7 +25,7 @@ def fit_supervised_encoder(
     learning_rate=1e-3,
     random_state=None,
 ):
-    """Train ``build_mlp(d, n_components, hidden_layer_sizes)`` with a softmax head.
+    """Train the encoder of :class:`InfoNCEEncoder` with a supervised softmax head.
 
     The encoder is initialised exactly as
     :class:`~sklearn_iclr.neural_network.InfoNCEEncoder` initialises it for
@@ -53,17 +54,20 @@ def fit_supervised_encoder(
     Returns
     -------
     encoder : torch.nn.Sequential
-        The trained encoder without its head, on the CPU; embed with
-        :func:`~sklearn_iclr.utils._skorch.module_outputs`.
+        The trained encoder without its head, on the CPU in eval mode:
+        ``encoder(torch.as_tensor(X, dtype=torch.float32))`` embeds ``X``.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_iclr.utils._skorch import module_outputs
+    >>> import torch
+    >>> from sklearn_iclr.neural_network import fit_supervised_encoder
     >>> X = np.random.RandomState(0).randn(40, 3)
     >>> encoder = fit_supervised_encoder(X, X[:, 0] > 0, n_components=2,
     ...                                  max_epochs=2, random_state=0)
-    >>> module_outputs(encoder, X).shape
+    >>> with torch.no_grad():
+    ...     Z = encoder(torch.as_tensor(X, dtype=torch.float32))
+    >>> tuple(Z.shape)
     (40, 2)
     """
     torch = import_torch()
