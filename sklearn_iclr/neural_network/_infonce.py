@@ -123,7 +123,7 @@ def _torch_classes():
             masks = self.neuron_masks()
             hidden = [layer for layer in self.mlp if isinstance(layer, torch.nn.Linear)]
             with torch.no_grad():
-                for layer, keep in zip(hidden, masks, strict=False):
+                for layer, keep in zip(hidden[:-1], masks, strict=True):
                     layer.weight[~keep] = 0.0
                     layer.bias[~keep] = 0.0
             return self.mlp, [keep.cpu().numpy() for keep in masks]
