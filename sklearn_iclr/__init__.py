@@ -4,9 +4,11 @@ Every public estimator is re-exported here. Importing the package never imports
 torch: the torch-backed estimators load it inside ``fit``.
 """
 
+from .covariance import GaussianEmbeddingModel
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier, SpuriousRobustSGD
 from .neural_network import (
+    InfoNCEEncoder,
     LevenbergMarquardtMLPRegressor,
     PatchConvAEDetector,
     SparseTokenAttentionClassifier,
@@ -18,7 +20,9 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "AveragedLangevinRegressor",
+    "GaussianEmbeddingModel",
     "ICEClassifier",
+    "InfoNCEEncoder",
     "LSTDQEvaluator",
     "LevenbergMarquardtMLPRegressor",
     "PatchConvAEDetector",

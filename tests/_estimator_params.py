@@ -20,6 +20,7 @@ CHECK_PARAMS = {
         "max_iter": 20,
         "random_state": 0,
     },
+    "InfoNCEEncoder": {"n_components": 3, "max_epochs": 2, "random_state": 0},
 }
 
 EXPECTED_FAILED_CHECKS = {

@@ -1,3 +1,5 @@
 """Covariance estimators: replicable covariance and Gaussian embedding models."""
 
-__all__ = []
+from ._gaussian_embedding import GaussianEmbeddingModel
+
+__all__ = ["GaussianEmbeddingModel"]

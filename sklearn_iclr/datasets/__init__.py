@@ -5,6 +5,7 @@ from; tests, examples and benchmarks use them, and so can users.
 """
 
 from ._cnf import make_random_kcnf, read_dimacs_cnf
+from ._contrastive import make_laplace_classification, make_long_tailed_sparse_coding
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._patch_anomalies import make_patch_anomalies
@@ -20,7 +21,9 @@ __all__ = [
     "load_haberman",
     "load_spurious_digits",
     "load_voicepath",
+    "make_laplace_classification",
     "make_linear_mdp_dataset",
+    "make_long_tailed_sparse_coding",
     "make_multifrequency_sine",
     "make_patch_anomalies",
     "make_random_kcnf",

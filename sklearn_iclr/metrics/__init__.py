@@ -1,17 +1,16 @@
 """Metrics for the methods of sklearn_iclr (group robustness, overlap, ...)."""
 
-from ._group import (
-    group_accuracy_report,
-    make_worst_group_scorer,
-    worst_group_accuracy,
-)
+from ._gaussianity import gaussianity_report, norm_coefficient_of_variation
+from ._group import group_accuracy_report, make_worst_group_scorer, worst_group_accuracy
 from ._overlap import overlap
 from ._spectral_bias import frequency_amplitudes
 
 __all__ = [
     "frequency_amplitudes",
+    "gaussianity_report",
     "group_accuracy_report",
     "make_worst_group_scorer",
+    "norm_coefficient_of_variation",
     "overlap",
     "worst_group_accuracy",
 ]

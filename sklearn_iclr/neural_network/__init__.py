@@ -1,5 +1,6 @@
 """Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
 
+from ._infonce import InfoNCEEncoder
 from ._levenberg_marquardt import LevenbergMarquardtMLPRegressor
 from ._patch_conv_ae import PatchConvAEDetector
 from ._sparse_token_attention import (
@@ -10,12 +11,15 @@ from ._sparse_token_attention import (
     make_pooled_logistic_regression,
     mean_pool_tokens,
 )
+from ._supervised_baseline import fit_supervised_encoder
 
 __all__ = [
+    "InfoNCEEncoder",
     "LevenbergMarquardtMLPRegressor",
     "PatchConvAEDetector",
     "SparseTokenAttentionClassifier",
     "as_token_array",
+    "fit_supervised_encoder",
     "flatten_tokens",
     "make_flattened_logistic_regression",
     "make_pooled_logistic_regression",

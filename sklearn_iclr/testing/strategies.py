@@ -341,3 +341,33 @@ def damped_least_squares(draw, max_rows=12, max_columns=12, bound=10.0):
     r = draw(arrays(np.float64, n, elements=elements))
     damping = 10.0 ** draw(st.floats(-4.0, 1.0))
     return J, r, damping
+
+
+@st.composite
+def correlated_gaussian_samples(draw, min_samples=20, max_samples=80, max_features=4):
+    """Draw samples of a Gaussian with a drawn rotation, scales and mean.
+
+    ``X = E @ diag(scale) @ Q + shift`` with ``E`` standard normal (from a
+    drawn seed), ``Q`` orthogonal and scales in ``[0.1, 10]``, so the sample
+    covariance is well conditioned (at least 5 rows per feature).
+
+    Parameters
+    ----------
+    min_samples, max_samples : int
+        Range of the number of rows (raised to ``5 * n_features`` if lower).
+    max_features : int
+        Largest number of columns (at least one).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    """
+    d = draw(st.integers(1, max_features))
+    n = max(draw(st.integers(min_samples, max_samples)), 5 * d)
+    seed = draw(st.integers(0, 2**32 - 1))
+    Q = draw(orthogonal_matrices(d))
+    exponents = st.floats(-1.0, 1.0, allow_nan=False)
+    scale = 10.0 ** draw(arrays(np.float64, d, elements=exponents))
+    shift = draw(arrays(np.float64, d, elements=st.floats(-100.0, 100.0)))
+    noise = np.random.RandomState(seed).standard_normal((n, d))
+    return noise @ (scale[:, None] * Q) + shift

@@ -1,0 +1,340 @@
+"""A multivariate Gaussian model of embeddings: density, whitening, entropy, MI."""
+
+import math
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    OneToOneFeatureMixin,
+    TransformerMixin,
+    _fit_context,
+    clone,
+)
+from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf
+from sklearn.utils import check_array
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..metrics import gaussianity_report
+
+COVARIANCE_ESTIMATORS = {
+    "empirical": EmpiricalCovariance,
+    "ledoit_wolf": LedoitWolf,
+    "oas": OAS,
+}
+# Eigenvalues below this fraction of the largest make the covariance singular.
+RELATIVE_EIGENVALUE_FLOOR = 1e-12
+
+
+def _normalize_rows(X, normalize):
+    """Rows scaled to unit Euclidean norm when ``normalize == "l2"``."""
+    if normalize is None:
+        return X
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    if np.any(norms == 0):
+        raise ValueError(
+            "normalize='l2' cannot scale a row of zeros to unit norm; remove the "
+            "zero rows or use normalize=None."
+        )
+    return X / norms
+
+
+def _fit_covariance(X, covariance):
+    """Fitted covariance estimator, mean, eigenvalues and eigenvectors."""
+    estimator = (
+        COVARIANCE_ESTIMATORS[covariance]()
+        if isinstance(covariance, str)
+        else clone(covariance)
+    )
+    estimator.fit(X)
+    eigenvalues, eigenvectors = np.linalg.eigh(estimator.covariance_)
+    if eigenvalues[0] <= RELATIVE_EIGENVALUE_FLOOR * max(eigenvalues[-1], 0.0):
+        raise ValueError(
+            f"The estimated covariance of the {X.shape[1]} features is singular "
+            f"(smallest eigenvalue {eigenvalues[0]:.3g}, largest "
+            f"{eigenvalues[-1]:.3g}): there are fewer samples than features, a "
+            "feature is constant, or features are collinear. Use a shrinkage "
+            "estimator (covariance='ledoit_wolf' or 'oas'), more samples, or drop "
+            "the redundant features."
+        )
+    return (
+        estimator,
+        np.asarray(estimator.location_, dtype=np.float64),
+        eigenvalues,
+        eigenvectors,
+    )
+
+
+class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Multivariate Gaussian model of embeddings (ICLR 2026).
+
+    Betser, Gofer, Levi and Gilboa, "InfoNCE Induces Gaussian Distribution",
+    ICLR 2026 (oral), arXiv:2602.24012, show that representations trained
+    with InfoNCE concentrate on a thin shell and are spread uniformly over it,
+    so that fixed-size projections are asymptotically Gaussian. The Gaussian
+    model ``z ~ N(mu, Sigma)`` then gives closed forms for what is otherwise
+    hard to estimate in representation space:
+
+    - log-likelihood ``log p(z) = -(d log(2 pi) + log det Sigma
+      + (z - mu)^T Sigma^{-1} (z - mu)) / 2``, an out-of-distribution score;
+    - differential entropy ``H = (d log(2 pi e) + log det Sigma) / 2`` nats;
+    - mutual information of jointly Gaussian blocks
+      ``I(Z1; Z2) = (log det Sigma_11 + log det Sigma_22 - log det Sigma) / 2``;
+    - whitening ``z -> Sigma^{-1/2} (z - mu)``.
+
+    ``mu`` and ``Sigma`` come from a scikit-learn covariance estimator.
+
+    Parameters
+    ----------
+    covariance : {"ledoit_wolf", "oas", "empirical"} or estimator, \
+            default="ledoit_wolf"
+        How ``Sigma`` is estimated: :class:`~sklearn.covariance.LedoitWolf`,
+        :class:`~sklearn.covariance.OAS` or
+        :class:`~sklearn.covariance.EmpiricalCovariance` (maximum likelihood;
+        singular when there are fewer samples than features), or any
+        unfitted estimator with ``location_`` and ``covariance_`` after
+        ``fit`` (e.g. ``MinCovDet()``, ``ShrunkCovariance(0.2)``); it is
+        cloned.
+    normalize : {"l2"} or None, default=None
+        ``"l2"`` scales every row to unit norm before anything else (in every
+        method), which models embeddings compared by cosine similarity.
+
+    Attributes
+    ----------
+    location_ : ndarray of shape (n_features,)
+        The mean ``mu``.
+    covariance_ : ndarray of shape (n_features, n_features)
+        The covariance ``Sigma``.
+    precision_ : ndarray of shape (n_features, n_features)
+        ``Sigma^{-1}``.
+    whitening_ : ndarray of shape (n_features, n_features)
+        The symmetric (ZCA) whitening matrix ``Sigma^{-1/2}``; :meth:`transform`
+        returns ``(z - mu) @ whitening_``. Among whitening matrices it moves
+        the data least, so output feature ``i`` still corresponds to input
+        feature ``i``.
+    covariance_estimator_ : estimator
+        The fitted covariance estimator.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    See Also
+    --------
+    sklearn_iclr.neural_network.InfoNCEEncoder : contrastive embeddings this
+        model is made for.
+    sklearn_iclr.metrics.gaussianity_report : the normality diagnostics.
+    sklearn.covariance.EmpiricalCovariance : the Gaussian model on raw
+        features.
+
+    References
+    ----------
+    .. [1] R. Betser, E. Gofer, M. Y. Levi and G. Gilboa. "InfoNCE Induces
+       Gaussian Distribution". ICLR 2026. arXiv:2602.24012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_iclr.covariance import GaussianEmbeddingModel
+    >>> rng = np.random.RandomState(0)
+    >>> Z = rng.multivariate_normal([0, 0], [[1.0, 0.8], [0.8, 1.0]], size=5000)
+    >>> model = GaussianEmbeddingModel(covariance="empirical").fit(Z)
+    >>> round(model.entropy(), 1)  # closed form: log(2 pi e) + log(0.36) / 2 = 2.33
+    2.3
+    >>> mi = model.mutual_information(Z[:, :1], Z[:, 1:])
+    >>> round(mi, 1)  # closed form: -log(1 - 0.8^2) / 2 = 0.51
+    0.5
+    >>> typical, atypical = model.score_samples([[0.0, 0.0], [3.0, -3.0]])
+    >>> bool(typical > atypical)
+    True
+    """
+
+    _parameter_constraints = {
+        "covariance": [
+            StrOptions(set(COVARIANCE_ESTIMATORS)),
+            HasMethods(["fit"]),
+        ],
+        "normalize": [StrOptions({"l2"}), None],
+    }
+
+    def __init__(self, covariance="ledoit_wolf", normalize=None):
+        self.covariance = covariance
+        self.normalize = normalize
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Estimate the mean and covariance of the embeddings.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Embeddings; at least 2 finite rows.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : GaussianEmbeddingModel
+            The fitted model.
+        """
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = _normalize_rows(X, self.normalize)
+        estimator, location, eigenvalues, eigenvectors = _fit_covariance(
+            X, self.covariance
+        )
+        self.covariance_estimator_ = estimator
+        self.location_ = location
+        self.covariance_ = (eigenvectors * eigenvalues) @ eigenvectors.T
+        self.precision_ = (eigenvectors / eigenvalues) @ eigenvectors.T
+        self.whitening_ = (eigenvectors / np.sqrt(eigenvalues)) @ eigenvectors.T
+        self._log_det = float(np.sum(np.log(eigenvalues)))
+        return self
+
+    def _centered(self, X):
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return _normalize_rows(X, self.normalize) - self.location_
+
+    def score_samples(self, X):
+        """Gaussian log-density of every row (higher means more typical).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Embeddings.
+
+        Returns
+        -------
+        log_density : ndarray of shape (n_samples,)
+            ``log N(x; location_, covariance_)``.
+        """
+        check_is_fitted(self)
+        centered = self._centered(X)
+        mahalanobis = np.einsum("ij,jk,ik->i", centered, self.precision_, centered)
+        return -0.5 * (
+            self.n_features_in_ * math.log(2 * math.pi) + self._log_det + mahalanobis
+        )
+
+    def score(self, X, y=None):
+        """Mean Gaussian log-density of the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Embeddings.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        log_likelihood : float
+        """
+        check_is_fitted(self)
+        return float(np.mean(self.score_samples(X)))
+
+    def transform(self, X):
+        """Whiten: ``(x - location_) @ whitening_`` has identity covariance.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Embeddings.
+
+        Returns
+        -------
+        X_white : ndarray of shape (n_samples, n_features)
+            Whitened embeddings.
+        """
+        check_is_fitted(self)
+        return self._centered(X) @ self.whitening_
+
+    def entropy(self):
+        """Differential entropy of the fitted Gaussian, in nats.
+
+        Returns
+        -------
+        entropy : float
+            ``(d log(2 pi e) + log det covariance_) / 2``.
+        """
+        check_is_fitted(self)
+        return 0.5 * (
+            self.n_features_in_ * math.log(2 * math.pi * math.e) + self._log_det
+        )
+
+    def mutual_information(self, Z1, Z2):
+        """Mutual information of two paired blocks under a joint Gaussian model.
+
+        The rows of ``Z1`` and ``Z2`` are paired (e.g. the embeddings of two
+        views of the same inputs, or an embedding and a target block). The
+        joint covariance of ``[Z1, Z2]`` is estimated with this model's
+        ``covariance`` estimator (each block normalised first when
+        ``normalize="l2"``) and
+        ``I = (log det Sigma_11 + log det Sigma_22 - log det Sigma) / 2``,
+        with ``Sigma_11`` and ``Sigma_22`` the diagonal blocks of the joint
+        estimate. It does not use, or need, the fitted ``location_`` and
+        ``covariance_``.
+
+        Parameters
+        ----------
+        Z1 : array-like of shape (n_samples, n_features_1)
+            First block.
+        Z2 : array-like of shape (n_samples, n_features_2)
+            Second block, same number of rows.
+
+        Returns
+        -------
+        mutual_information : float
+            In nats; non-negative.
+        """
+        Z1 = _normalize_rows(
+            check_array(Z1, dtype=np.float64, ensure_min_samples=2), self.normalize
+        )
+        Z2 = _normalize_rows(
+            check_array(Z2, dtype=np.float64, ensure_min_samples=2), self.normalize
+        )
+        if len(Z1) != len(Z2):
+            raise ValueError(
+                f"Z1 has {len(Z1)} rows and Z2 has {len(Z2)}: mutual_information "
+                "needs paired samples, one row of each block per observation."
+            )
+        estimator, _, eigenvalues, _ = _fit_covariance(
+            np.hstack([Z1, Z2]), self.covariance
+        )
+        joint = estimator.covariance_
+        d1 = Z1.shape[1]
+        log_det_1 = np.linalg.slogdet(joint[:d1, :d1])[1]
+        log_det_2 = np.linalg.slogdet(joint[d1:, d1:])[1]
+        return max(
+            0.0, 0.5 * float(log_det_1 + log_det_2 - np.sum(np.log(eigenvalues)))
+        )
+
+    def gaussianity_report(self, X, *, n_projections=64, random_state=None):
+        """Normality diagnostics of ``X`` (normalised as in the model).
+
+        See :func:`sklearn_iclr.metrics.gaussianity_report`: the norm's
+        coefficient of variation and the fractions of coordinates and of
+        random projections that pass the Anderson-Darling (statistic < 0.752)
+        and D'Agostino-Pearson (p > 0.05) tests. A high pass fraction is what
+        justifies the Gaussian model. With ``normalize="l2"`` the norm's
+        coefficient of variation is 0 by construction.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Embeddings; at least 20 rows.
+        n_projections : int, default=64
+            Random unit directions to test.
+        random_state : int, RandomState instance or None, default=None
+            Draws the directions.
+
+        Returns
+        -------
+        report : dict
+            See :func:`sklearn_iclr.metrics.gaussianity_report`.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return gaussianity_report(
+            _normalize_rows(X, self.normalize),
+            n_projections=n_projections,
+            random_state=random_state,
+        )

@@ -1,0 +1,430 @@
+"""Contrastive (InfoNCE) encoder with optional magnitude pruning of neurons."""
+
+import functools
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils import import_torch, resolve_device, seed_from_random_state
+from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
+
+AUGMENTATIONS = ("noise", "mask")
+AUTO_BATCH_SIZE = 256
+_HISTORY_KEYS = ("train_loss", "dur")
+
+
+def parse_augmentation(augmentation):
+    """The set of augmentation names in ``"noise"``, ``"mask"`` or ``"noise+mask"``.
+
+    Parameters
+    ----------
+    augmentation : str
+        Names from ``AUGMENTATIONS`` joined by ``"+"``.
+
+    Returns
+    -------
+    names : frozenset of str
+
+    Examples
+    --------
+    >>> sorted(parse_augmentation("mask+noise"))
+    ['mask', 'noise']
+    """
+    names = augmentation.split("+")
+    unknown = sorted({n for n in names if n not in AUGMENTATIONS})
+    if unknown or len(set(names)) != len(names):
+        raise ValueError(
+            f"augmentation={augmentation!r} is not valid (unknown or repeated "
+            f"names {unknown or names}): use 'noise', 'mask' or 'noise+mask'."
+        )
+    return frozenset(names)
+
+
+@functools.cache
+def _torch_classes():
+    """The torch and skorch classes of :class:`InfoNCEEncoder`, made on first use.
+
+    Only the trained ``torch.nn.Sequential`` is kept after ``fit``, so none
+    of these classes is ever pickled.
+
+    Returns
+    -------
+    net_class, criterion_class, module_class, augmentation_class : type
+    """
+    torch = import_torch()
+    from skorch import NeuralNet
+    from skorch.dataset import unpack_data
+    from skorch.utils import to_tensor
+
+    class InfoNCELoss(torch.nn.Module):
+        """Symmetric InfoNCE between two batches of paired views."""
+
+        def __init__(self, temperature=0.1):
+            super().__init__()
+            self.temperature = temperature
+
+        def forward(self, views, target=None):
+            z1, z2 = (torch.nn.functional.normalize(z, dim=1) for z in views)
+            logits = z1 @ z2.T / self.temperature
+            labels = torch.arange(len(z1), device=z1.device)
+            cross_entropy = torch.nn.functional.cross_entropy
+            return 0.5 * (
+                cross_entropy(logits, labels) + cross_entropy(logits.T, labels)
+            )
+
+    class MagnitudePrunedMLP(torch.nn.Module):
+        """An MLP whose smallest hidden neurons are masked in the forward pass.
+
+        In every forward pass the ``prune_ratio`` fraction of the neurons of
+        each hidden layer with the smallest incoming weight norm output zero.
+        The mask is a straight-through one: gradients flow to every neuron as
+        if none were masked, so all weights keep being updated and the set of
+        pruned neurons is recomputed from the current magnitudes.
+        """
+
+        def __init__(self, mlp, prune_ratio=0.0):
+            super().__init__()
+            self.mlp = mlp
+            self.prune_ratio = prune_ratio
+
+        def neuron_masks(self):
+            """Boolean keep-masks of the hidden layers, from the weight norms."""
+            hidden = [layer for layer in self.mlp if isinstance(layer, torch.nn.Linear)]
+            masks = []
+            with torch.no_grad():
+                for layer in hidden[:-1]:
+                    norms = layer.weight.norm(dim=1)
+                    keep = torch.ones_like(norms, dtype=torch.bool)
+                    n_pruned = math.floor(self.prune_ratio * len(norms))
+                    keep[torch.argsort(norms)[:n_pruned]] = False
+                    masks.append(keep)
+            return masks
+
+        def forward(self, x):
+            masks = iter(self.neuron_masks() if self.prune_ratio > 0 else [])
+            for layer in self.mlp:
+                x = layer(x)
+                if self.prune_ratio > 0 and isinstance(layer, torch.nn.ReLU):
+                    keep = next(masks).to(x.dtype)
+                    x = x + ((keep - 1.0) * x).detach()
+            return x
+
+        def pruned_mlp(self):
+            """The MLP with the pruned neurons' weights and biases set to zero."""
+            masks = self.neuron_masks()
+            hidden = [layer for layer in self.mlp if isinstance(layer, torch.nn.Linear)]
+            with torch.no_grad():
+                for layer, keep in zip(hidden[:-1], masks, strict=True):
+                    layer.weight[~keep] = 0.0
+                    layer.bias[~keep] = 0.0
+            return self.mlp, [keep.cpu().numpy() for keep in masks]
+
+    class Augmentation:
+        """Random view of a batch: masked features and/or additive noise."""
+
+        def __init__(self, names, noise_std, fill, mask_rate):
+            self.names = names
+            self.noise_std = noise_std
+            self.fill = fill
+            self.mask_rate = mask_rate
+
+        def __call__(self, X):
+            if "mask" in self.names:
+                masked = torch.rand_like(X) < self.mask_rate
+                X = torch.where(masked, self.fill, X)
+            if "noise" in self.names:
+                X = X + self.noise_std * torch.randn_like(X)
+            return X
+
+    class InfoNCENet(NeuralNet):
+        """skorch net whose training step compares two augmented views."""
+
+        def __init__(self, *args, augment=None, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.augment = augment
+
+        def train_step_single(self, batch, **fit_params):
+            self._set_training(True)
+            Xi, yi = unpack_data(batch)
+            Xi = to_tensor(Xi, device=self.device)
+            views = (
+                self.infer(self.augment(Xi), **fit_params),
+                self.infer(self.augment(Xi), **fit_params),
+            )
+            loss = self.get_loss(views, yi, X=Xi, training=True)
+            loss.backward()
+            return {"loss": loss, "y_pred": views[0]}
+
+    return InfoNCENet, InfoNCELoss, MagnitudePrunedMLP, Augmentation
+
+
+class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Contrastive encoder trained with InfoNCE on augmented views (ICLR 2026).
+
+    A neural network ``f`` (an MLP, or a linear map) is trained without labels
+    so that two random views ``x'``, ``x''`` of the same input embed close
+    together and views of different inputs apart. For a batch of ``B``
+    inputs, with ``u = f(x') / |f(x')|`` and ``v = f(x'') / |f(x'')|``::
+
+        L = -(1 / 2B) sum_i [log softmax_j(u_i . v_j / tau)_i
+                             + log softmax_j(v_i . u_j / tau)_i]
+
+    (InfoNCE, symmetrised). :meth:`transform` returns the unnormalised
+    embeddings ``f(x)``.
+
+    Betser, Gofer, Levi and Gilboa, "InfoNCE Induces Gaussian Distribution",
+    ICLR 2026 (oral), arXiv:2602.24012, show that InfoNCE drives the
+    embeddings towards a thin shell (the norm's coefficient of variation
+    drops) spread uniformly over it, so that their coordinates become
+    Gaussian; supervised training of the same network does not. Pair the
+    encoder with :class:`~sklearn_iclr.covariance.GaussianEmbeddingModel` for
+    likelihoods, entropy and mutual information in embedding space.
+
+    Liao, Zhou, Zhang, Wang and Zhang, "Theoretical Analysis of Contrastive
+    Learning under Imbalanced Data: From Training Dynamics to a Pruning
+    Solution", ICLR 2026, arXiv:2602.10357, show that rare (minority)
+    features are learned worse and that magnitude pruning of neurons helps:
+    with ``prune_ratio > 0`` the smallest-norm fraction of every hidden
+    layer's neurons is masked in each forward pass (all weights keep being
+    updated, through a straight-through mask), and the final mask is applied
+    to the returned network.
+
+    The network is trained by a skorch net built inside ``fit`` (Adam,
+    seeded, one CPU thread); only the trained torch module is kept, on the
+    CPU, so the fitted encoder pickles and transforms anywhere.
+
+    Parameters
+    ----------
+    n_components : int, default=32
+        Embedding dimension.
+    hidden_layer_sizes : array-like of int, default=()
+        Widths of the hidden ReLU layers; ``()`` is a linear encoder (the
+        synthetic setting of Betser et al.).
+    temperature : float, default=0.1
+        InfoNCE temperature ``tau``.
+    augmentation : {"noise+mask", "noise", "mask"}, default="noise+mask"
+        How views are made: ``"mask"`` replaces each feature, with
+        probability ``mask_rate``, by its training mean; ``"noise"`` adds
+        Gaussian noise of standard deviation ``noise_scale`` times the
+        feature's training standard deviation. ``"noise+mask"`` does both.
+    noise_scale : float, default=0.5
+        Noise of the ``"noise"`` augmentation, in feature standard deviations.
+    mask_rate : float, default=0.2
+        Probability that the ``"mask"`` augmentation replaces a feature.
+    prune_ratio : float, default=0.0
+        Fraction of each hidden layer's neurons masked by magnitude pruning
+        (Liao et al.); needs hidden layers when positive.
+    batch_size : int or "auto", default="auto"
+        Inputs per minibatch (the other ``B - 1`` inputs of a batch are each
+        view's negatives), at most the number of samples. ``"auto"`` is
+        ``min(256, n_samples)``.
+    max_epochs : int, default=50
+        Passes over the data. ``0`` returns the encoder at its random
+        initialisation, which is the same for the same ``random_state``: a
+        baseline for the diagnostics.
+    learning_rate : float, default=1e-3
+        Adam step size.
+    device : {"cpu", "cuda", "auto"} or str, default="cpu"
+        Torch device of the training (``"cuda:N"`` works too); the fitted
+        module is moved back to the CPU.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initial weights, minibatch order and augmentations
+        (through forked torch generators; the global torch state is left
+        untouched).
+    verbose : int, default=0
+        Print skorch's per-epoch log (loss, duration) when positive.
+
+    Attributes
+    ----------
+    module_ : torch.nn.Sequential
+        The trained network, on the CPU (pruned neurons have zero weights).
+    neuron_mask_ : list of ndarray of bool
+        For each hidden layer, True for the neurons kept by pruning (all True
+        when ``prune_ratio=0``).
+    history_ : list of dict
+        Per epoch: ``epoch``, ``train_loss`` (InfoNCE) and ``dur`` (seconds).
+    n_iter_ : int
+        Epochs run.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    See Also
+    --------
+    sklearn_iclr.covariance.GaussianEmbeddingModel : Gaussian model of the
+        embeddings (OOD scores, entropy, mutual information).
+    sklearn_iclr.metrics.gaussianity_report : the normality diagnostics.
+
+    Notes
+    -----
+    The CUDA path runs the same code with tensors on the GPU; the tests of
+    this package run on the CPU only.
+
+    References
+    ----------
+    .. [1] R. Betser, E. Gofer, M. Y. Levi and G. Gilboa. "InfoNCE Induces
+       Gaussian Distribution". ICLR 2026. arXiv:2602.24012.
+    .. [2] H. Liao, Y. Zhou, S. Zhang, M. Wang and S. Zhang. "Theoretical
+       Analysis of Contrastive Learning under Imbalanced Data: From Training
+       Dynamics to a Pruning Solution". ICLR 2026. arXiv:2602.10357.
+
+    Examples
+    --------
+    >>> from sklearn_iclr.datasets import make_laplace_classification
+    >>> from sklearn_iclr.neural_network import InfoNCEEncoder
+    >>> X, _ = make_laplace_classification(500, 16, random_state=0)
+    >>> encoder = InfoNCEEncoder(n_components=8, max_epochs=5, random_state=0)
+    >>> Z = encoder.fit_transform(X)
+    >>> Z.shape
+    (500, 8)
+    >>> encoder.get_feature_names_out()[:2].tolist()
+    ['infonceencoder0', 'infonceencoder1']
+    """
+
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "hidden_layer_sizes": ["array-like"],
+        "temperature": [Interval(Real, 0, None, closed="neither")],
+        "augmentation": [str],
+        "noise_scale": [Interval(Real, 0, None, closed="left")],
+        "mask_rate": [Interval(Real, 0, 1, closed="left")],
+        "prune_ratio": [Interval(Real, 0, 1, closed="left")],
+        "batch_size": [
+            Interval(Integral, 2, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
+        "max_epochs": [Interval(Integral, 0, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "device": [str],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        n_components=32,
+        hidden_layer_sizes=(),
+        temperature=0.1,
+        augmentation="noise+mask",
+        noise_scale=0.5,
+        mask_rate=0.2,
+        prune_ratio=0.0,
+        batch_size="auto",
+        max_epochs=50,
+        learning_rate=1e-3,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_components = n_components
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.temperature = temperature
+        self.augmentation = augmentation
+        self.noise_scale = noise_scale
+        self.mask_rate = mask_rate
+        self.prune_ratio = prune_ratio
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.learning_rate = learning_rate
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Train the encoder with InfoNCE on pairs of augmented views.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs; at least 2 finite rows.
+        y : None
+            Ignored (the training is self-supervised).
+
+        Returns
+        -------
+        self : InfoNCEEncoder
+            The fitted encoder.
+        """
+        X = validate_data(self, X, dtype=np.float32, ensure_min_samples=2)
+        names = parse_augmentation(self.augmentation)
+        hidden = tuple(self.hidden_layer_sizes)
+        if self.prune_ratio > 0 and not hidden:
+            raise ValueError(
+                f"prune_ratio={self.prune_ratio} prunes hidden neurons, but "
+                "hidden_layer_sizes=() has none; give hidden layers, e.g. "
+                "hidden_layer_sizes=(128,), or use prune_ratio=0."
+            )
+        n_samples = X.shape[0]
+        batch_size = self._resolve_batch_size(n_samples)
+        device = resolve_device(self.device)
+        torch = import_torch()
+        net_class, criterion, module_class, augmentation_class = _torch_classes()
+        augment = augmentation_class(
+            names,
+            noise_std=torch.as_tensor(self.noise_scale * X.std(axis=0), device=device),
+            fill=torch.as_tensor(X.mean(axis=0), device=device),
+            mask_rate=self.mask_rate,
+        )
+        net = fit_skorch_net(
+            net_class,
+            lambda: module_class(
+                build_mlp(X.shape[1], self.n_components, hidden), self.prune_ratio
+            ),
+            X,
+            np.zeros(n_samples, dtype=np.float32),
+            batch_size=batch_size,
+            seed=seed_from_random_state(self.random_state),
+            device=device,
+            n_threads=1,
+            criterion=criterion,
+            criterion__temperature=self.temperature,
+            optimizer=torch.optim.Adam,
+            lr=self.learning_rate,
+            max_epochs=self.max_epochs,
+            augment=augment,
+            verbose=self.verbose,
+        )
+        self.module_, self.neuron_mask_ = net.module_.pruned_mlp()
+        self.history_ = epoch_history(net, _HISTORY_KEYS)
+        self.n_iter_ = len(self.history_)
+        self._n_features_out = self.n_components
+        return self
+
+    def _resolve_batch_size(self, n_samples):
+        if self.batch_size == "auto":
+            return min(AUTO_BATCH_SIZE, n_samples)
+        if self.batch_size > n_samples:
+            raise ValueError(
+                f"batch_size={self.batch_size} is larger than the {n_samples} "
+                "training samples; use batch_size <= n_samples or "
+                "batch_size='auto'."
+            )
+        return self.batch_size
+
+    def transform(self, X):
+        """Embed ``X`` with the trained network.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components)
+            Unnormalised embeddings ``f(x)`` (float64).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float32)
+        return module_outputs(self.module_, X)
