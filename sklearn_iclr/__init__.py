@@ -4,6 +4,9 @@ Every public estimator is re-exported here. Importing the package never imports
 torch: the torch-backed estimators load it inside ``fit``.
 """
 
+from .covariance import ReplicableCovariance
+from .linear_model import ReplicableLinearRegressor
+
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__"]
+__all__ = ["ReplicableCovariance", "ReplicableLinearRegressor", "__version__"]

@@ -1,3 +1,5 @@
 """Covariance estimators: replicable covariance and Gaussian embedding models."""
 
-__all__ = []
+from ._replicable_covariance import ReplicableCovariance
+
+__all__ = ["ReplicableCovariance"]

@@ -1,3 +1,5 @@
 """Linear models: exact 0-1 loss, replicable ridge and spurious-robust SGD."""
 
-__all__ = []
+from ._replicable_ridge import ReplicableLinearRegressor
+
+__all__ = ["ReplicableLinearRegressor"]

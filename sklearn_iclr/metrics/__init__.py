@@ -1,3 +1,5 @@
 """Metrics for the methods of sklearn_iclr (group robustness, overlap, ...)."""
 
-__all__ = []
+from ._replicability import ReplicabilityResult, replicability_rate, wilson_interval
+
+__all__ = ["ReplicabilityResult", "replicability_rate", "wilson_interval"]
