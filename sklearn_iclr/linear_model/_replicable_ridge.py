@@ -291,10 +291,12 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         n_samples, n_features = sw.sum(), X.shape[1]
         if self.basis == "raw":
             return np.ones(n_features), np.zeros(n_features), 0.0
-        abs_dev = np.abs(X - sw @ X / n_samples)
+        mean = sw @ X / n_samples
+        abs_dev = np.abs(X - mean)
         mad = sw @ abs_dev / n_samples
         second = sw @ abs_dev**2 / n_samples
-        varying = mad > 0
+        # Columns constant up to rounding noise keep scale 1 (no rescaling).
+        varying = mad > 1e-8 * np.maximum(1.0, np.abs(mean))
         scale = np.ones(n_features)
         scale[varying] = round_log2(
             mad[varying] * np.sqrt(np.pi / 2), LOG2_SPACING, offsets["scale"][varying]

@@ -61,3 +61,26 @@ def regression_data(draw, min_samples=5, max_samples=60, max_features=5, bound=1
     y = draw(arrays(np.float64, n, elements=elements))
     assume(np.ptp(y) > 0)
     return X, y
+
+
+@st.composite
+def feature_matrices(draw, min_samples=1, max_samples=40, max_features=5, bound=1e2):
+    """Draw a bounded, finite feature matrix (unsupervised estimators).
+
+    Parameters
+    ----------
+    min_samples, max_samples : int
+        Range of the number of rows.
+    max_features : int
+        Largest number of columns (at least one).
+    bound : float, default=1e2
+        Entries lie in ``[-bound, bound]``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    """
+    n = draw(st.integers(min_samples, max_samples))
+    d = draw(st.integers(1, max_features))
+    elements = st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
+    return draw(arrays(np.float64, (n, d), elements=elements))
