@@ -223,40 +223,47 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             },
         )
 
-        if self.fit_intercept:
-            x_mean = sw @ X / n_samples
-            y_mean = sw @ y / n_samples
-        else:
-            x_mean, y_mean = np.zeros(n_features), 0.0
-        Xc = X - x_mean
-        hessian = Xc.T @ (sw[:, None] * Xc) + self.alpha * np.eye(n_features)
+        mean = sw @ X / n_samples
+        x_mean = mean if self.fit_intercept else np.zeros(n_features)
+        y_mean = sw @ y / n_samples if self.fit_intercept else 0.0
+        Xc = X - x_mean if self.fit_intercept else X
+        Xw = Xc if np.all(sw == 1.0) else Xc * np.sqrt(sw)[:, None]
+        hessian = Xw.T @ Xw
+        # Weighted central variances of the features (from the Gram diagonal).
+        variance = np.diag(hessian) / n_samples - (
+            0.0 if self.fit_intercept else mean**2
+        )
+        hessian[np.diag_indices(n_features)] += self.alpha
         coef = linalg.solve(hessian, Xc.T @ (sw * (y - y_mean)), assume_a="pos")
         intercept = y_mean - x_mean @ coef
         residual = y - y_mean - Xc @ coef
 
-        scale, center, basis_cost = self._rounding_basis(X, sw, x_mean, offsets)
+        scale, center, basis_cost = self._rounding_basis(X, sw, mean, variance, offsets)
 
-        # Influence of each sample on u = s * w and on beta_0 = b + c^T w; the
-        # weighted sums of their squares are sandwich variances (HC1 factor).
+        # Sample i moves w by H^{-1} xc_i r_i and beta_0 = b + c^T w by
+        # r_i (1/n + (c - x_mean)^T H^{-1} xc_i): weighted sums of squares of
+        # these influences are sandwich variances (HC1 small-sample factor).
         hc1 = n_samples / max(n_samples - n_features - self.fit_intercept, 1.0)
         h_inv = linalg.inv(hessian, check_finite=False)
-        infl_u = (Xc @ h_inv) * scale * residual[:, None]
-        infl_0 = residual / n_samples + residual * (Xc @ (h_inv @ (center - x_mean)))
-        var_u = hc1 * (sw @ infl_u**2)
-        var_0 = hc1 * (sw @ infl_0**2) if self.fit_intercept else 0.0
+        leverage_sq = Xc @ h_inv
+        leverage_sq *= leverage_sq
+        residual_sq = residual**2
+        var_u = hc1 * scale**2 * ((sw * residual_sq) @ leverage_sq)
+        lever_0 = 1.0 / n_samples + Xc @ (h_inv @ (center - x_mean))
+        var_0 = hc1 * (sw * residual_sq) @ lever_0**2 if self.fit_intercept else 0.0
+        # Per-sample terms of the two variances, for the stability of the widths.
+        terms = (residual_sq * (leverage_sq @ scale**2), residual_sq * lever_0**2)
+        spread = variance + (mean - center) ** 2
 
         u_hat = scale * coef
         beta0_hat = intercept + center @ coef
         if self.grid_width == "auto":
             width, width_0, width_cost = self._auto_widths(
-                X,
                 sw,
-                center,
-                scale,
-                u_hat,
-                beta0_hat,
+                spread / scale**2,
+                (u_hat, beta0_hat),
                 (var_u, var_0),
-                (infl_u, infl_0),
+                terms,
                 offsets,
             )
         else:
@@ -286,15 +293,13 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         )
         return self
 
-    def _rounding_basis(self, X, sw, x_mean, offsets):
+    def _rounding_basis(self, X, sw, mean, variance, offsets):
         """Replicable scales and centre, and their estimated disagreement cost."""
         n_samples, n_features = sw.sum(), X.shape[1]
         if self.basis == "raw":
             return np.ones(n_features), np.zeros(n_features), 0.0
-        mean = sw @ X / n_samples
-        abs_dev = np.abs(X - mean)
-        mad = sw @ abs_dev / n_samples
-        second = sw @ abs_dev**2 / n_samples
+        mad = sw @ np.abs(X - mean) / n_samples
+        second = variance
         # Columns constant up to rounding noise keep scale 1 (no rescaling).
         varying = mad > 1e-8 * np.maximum(1.0, np.abs(mean))
         scale = np.ones(n_features)
@@ -311,33 +316,32 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         if not self.fit_intercept:
             return scale, np.zeros(n_features), float(cost)
         center_width = _CENTER_SPACING * scale
-        center = round_to_grid(x_mean, center_width, offsets["center"])
+        center = round_to_grid(mean, center_width, offsets["center"])
         mean_se = np.sqrt(second / n_samples)
         cost += np.minimum(1.0, EXPECTED_ABS_DIFF_PER_SE * mean_se / center_width).sum()
         return scale, center, float(cost)
 
-    def _auto_widths(self, X, sw, center, scale, u_hat, beta0_hat, var, infl, offsets):
+    def _auto_widths(self, sw, excess_weight, estimates, variances, terms, offsets):
         """Grid widths from rho and the standard errors, rounded in log2 scale."""
         n_samples = sw.sum()
-        var_u, var_0 = var
-        infl_u, infl_0 = infl
+        u_hat, beta0_hat = estimates
+        var_u, var_0 = variances
         se_sum = np.sum(np.sqrt(var_u))
         tiny = np.finfo(np.float64).tiny
         # Estimated chance that the log2-rounded widths differ: the width
         # scales like the root of a sum of n terms, whose relative standard
         # error is estimated from the terms themselves.
-        width_cost = log2_width_disagreement(sw, np.sum(infl_u**2, axis=1))
+        width_cost = log2_width_disagreement(sw, terms[0])
         if self.fit_intercept:
-            width_cost += log2_width_disagreement(sw, infl_0**2)
+            width_cost += log2_width_disagreement(sw, terms[1])
         n_widths = 1 + self.fit_intercept
         reserve = RESERVE_PER_WIDTH * n_widths / np.sqrt(n_samples)
         if self.basis == "standardized":
-            reserve += _BASIS_RESERVE_PER_FEATURE * X.shape[1] / np.sqrt(n_samples)
+            reserve += _BASIS_RESERVE_PER_FEATURE * len(u_hat) / np.sqrt(n_samples)
         budget = rounding_budget(self.rho, reserve)
         # Split the budget between u and beta_0 to minimise the excess risk
         # (sum_j m_j) a^2 / 12 + a_0^2 / 12 with m_j = E(x_j - c_j)^2 / s_j^2.
-        spread = sw @ (X - center) ** 2 / n_samples
-        weight_u = (np.sum(spread / scale**2) * se_sum**2) ** (1 / 3)
+        weight_u = (np.sum(excess_weight) * se_sum**2) ** (1 / 3)
         weight_0 = var_0 ** (1 / 3) if self.fit_intercept else 0.0
         share_u = weight_u / max(weight_u + weight_0, tiny)
         width = auto_grid_width(
