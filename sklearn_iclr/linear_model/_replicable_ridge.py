@@ -3,7 +3,6 @@
 from numbers import Real
 
 import numpy as np
-from scipy import linalg
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -234,7 +233,9 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             0.0 if self.fit_intercept else mean**2
         )
         hessian[np.diag_indices(n_features)] += self.alpha
-        coef = linalg.solve(hessian, Xc.T @ (sw * (y - y_mean)), assume_a="pos")
+        # numpy's LAPACK wrappers: scipy.linalg's validation dominates at small d.
+        h_inv = np.linalg.inv(hessian)
+        coef = np.linalg.solve(hessian, Xc.T @ (sw * (y - y_mean)))
         intercept = y_mean - x_mean @ coef
         residual = y - y_mean - Xc @ coef
 
@@ -244,7 +245,6 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         # r_i (1/n + (c - x_mean)^T H^{-1} xc_i): weighted sums of squares of
         # these influences are sandwich variances (HC1 small-sample factor).
         hc1 = n_samples / max(n_samples - n_features - self.fit_intercept, 1.0)
-        h_inv = linalg.inv(hessian, check_finite=False)
         leverage_sq = Xc @ h_inv
         leverage_sq *= leverage_sq
         residual_sq = residual**2
@@ -293,12 +293,15 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         )
         return self
 
-    def _rounding_basis(self, X, sw, mean, variance, offsets):
-        """Replicable scales and centre, and their estimated disagreement cost."""
-        n_samples, n_features = sw.sum(), X.shape[1]
+    def _rounding_basis(self, deviation, sw, mean, variance, offsets):
+        """Replicable scales and centre, and their estimated disagreement cost.
+
+        ``deviation`` is ``X - mean``, ``variance`` the central variances.
+        """
+        n_samples, n_features = sw.sum(), deviation.shape[1]
         if self.basis == "raw":
             return np.ones(n_features), np.zeros(n_features), 0.0
-        mad = sw @ np.abs(X - mean) / n_samples
+        mad = sw @ np.abs(deviation) / n_samples
         second = variance
         # Columns constant up to rounding noise keep scale 1 (no rescaling).
         varying = mad > 1e-8 * np.maximum(1.0, np.abs(mean))
