@@ -47,9 +47,10 @@ class ReplicableCovariance(EmpiricalCovariance):
     of the entries (and of the mean): the width of the entries is
     ``(2/sqrt(pi)) sum_{j<=k} se_jk / budget`` (``2 se / sqrt(pi)`` is the
     expected run-to-run difference of an entry), rounded in ``log2`` on a shared
-    grid. The budget is ``rho`` minus a reserve of ``2 / sqrt(n)`` per
-    data-driven width (for the chance that the rounded widths differ); with a
-    location, a quarter of it goes to the mean. The
+    grid. The budget is the design target ``rho / 2`` (the other half of
+    ``rho`` is a margin for the approximations) minus a reserve of
+    ``1.5 / sqrt(n)`` per data-driven width (for the chance that the rounded
+    widths differ); with a location, a quarter of it goes to the mean. The
     estimated total is ``disagreement_bound_``. One width serves all entries,
     so put the features in comparable units first (with a data-independent
     transformation; a fitted scaler is not replicable).
@@ -67,8 +68,9 @@ class ReplicableCovariance(EmpiricalCovariance):
         derives it from ``rho`` and the standard errors; a float is used as is
         and leaves ``rho`` unused.
     rho : float, default=0.05
-        Target probability, in (0, 1), that two runs on independent samples with
-        the same ``random_state`` disagree.
+        Bound, in (0, 1), on the probability that two runs on independent
+        samples with the same ``random_state`` disagree (the auto rule designs
+        for ``rho / 2`` in expectation).
     random_state : int, RandomState instance or None, default=None
         The shared randomness: it draws every grid offset. Two runs are
         replicable only with the same integer.

@@ -54,18 +54,33 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     and ``beta_0`` with shared offsets, mapped back to ``coef_`` and
     ``intercept_``.
 
-    Failure budget (``grid_width="auto"``). Two runs differ when the basis, a
-    width or a rounded value differ. Each is a randomly shifted rounding, so
-    each costs ``E|Delta| / spacing`` with ``Delta`` the run-to-run difference
-    of what it rounds; the fit estimates every term from the data (delta method,
-    ``E|Delta| = 2 se / sqrt(pi)``) and gives the coefficient grids what is left
-    of ``rho`` (never less than a quarter of it), split between ``u`` and
-    ``beta_0`` to minimise the expected excess risk of the rounding. The sum of
-    all terms is ``disagreement_bound_``. The basis is the expensive part: each
-    of the ``d`` scales and centres costs about ``d / sqrt(n)`` in total, so
-    ``basis="raw"`` (no basis, intercept rounded at ``x = 0``) is cheaper and
-    more accurate when the features are centred and share units, while
-    ``basis="standardized"`` protects against features of very different scales.
+    Failure budget (``grid_width="auto"``). Two runs differ when their basis,
+    a width or a rounded value differ. Each is a randomly shifted rounding, so
+    each costs ``E|Delta| / spacing``, ``Delta`` being the run-to-run difference
+    of what it rounds (``E|Delta| = 2 se / sqrt(pi)`` for two independent runs
+    with standard error ``se``). The rule: a reserve that depends only on
+    ``n`` and ``d`` (known to both runs) pays for the widths, ``1.5 / sqrt(n)``
+    each, and for the standardized basis, ``2 d / sqrt(n)``; the rounding of
+    ``u`` and ``beta_0`` gets the rest of the design target ``rho / 2`` (at
+    least a quarter of it, with a warning when the reserve is larger; the
+    other half of ``rho`` is a margin for the approximations and for sampling
+    noise, so that the realised rate stays below ``rho``), split between them in
+    proportion to ``(excess-risk weight * se^2)^{1/3}``, which minimises the
+    expected excess risk ``sum_k m_k a_k^2 / 12`` of the rounding. Because the
+    reserve is data-independent, the widths depend on the data only through the
+    standard errors, so they are stable. ``disagreement_bound_`` re-estimates
+    every term from the sample (delta method), which can exceed ``rho`` when
+    the assumptions behind the reserve fail: the sandwich standard errors
+    need finite eighth moments to be stable, and with heavier tails the widths
+    themselves differ between runs (then pass a fixed ``grid_width``). The
+    rounding error is at most ``grid_width_ / 2`` per coordinate of ``u``.
+
+    The basis is the expensive part: each of the ``d`` scales and centres
+    costs about ``1 / sqrt(n)``, a total comparable with ``rho`` unless ``n`` is
+    large, so ``basis="raw"`` (coefficients and intercept rounded as they are)
+    is cheaper and more accurate when the features share units, while
+    ``basis="standardized"`` protects against features of very different
+    scales (for which one raw width would be far too coarse for some of them).
     A data-dependent transformer in front of this estimator (for example a
     ``StandardScaler`` in a ``Pipeline``) is not rounded and breaks replicability;
     put only data-independent transformations in front of it.
@@ -83,14 +98,16 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         standard errors of the ridge solution (see above); a float uses that
         width for both and leaves ``rho`` unused.
     rho : float, default=0.05
-        Target probability, in (0, 1), that two runs on independent samples with
-        the same ``random_state`` disagree.
+        Bound, in (0, 1), on the probability that two runs on independent
+        samples with the same ``random_state`` disagree. ``grid_width="auto"``
+        designs for an expected disagreement of ``rho / 2``.
     basis : {"raw", "standardized"}, default="raw"
-        Rounding basis. ``"standardized"`` rounds ``s_j w_j`` and the prediction
-        at a centre, with the feature scales (mean absolute deviation) rounded on
-        a ``log2`` grid of spacing 1 and the centre rounded on a grid of two
-        scale units. ``"raw"`` rounds the coefficients and the intercept as they
-        are.
+        Rounding basis. ``"raw"`` rounds the coefficients and the intercept as
+        they are. ``"standardized"`` rounds ``s_j w_j`` and the prediction at a
+        centre ``c``, with the feature scales (mean absolute deviation, times
+        ``sqrt(pi / 2)``) rounded on a ``log2`` grid of spacing 1 and the centre
+        (the mean) rounded on a grid of two scale units, all with shared
+        offsets.
     fit_intercept : bool, default=True
         Whether to fit an (unpenalised, rounded) intercept.
     random_state : int, RandomState instance or None, default=None
@@ -158,7 +175,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     >>> bool(np.array_equal(coef_a, coef_b))
     True
     >>> np.round(coef_a, 1), est.grid_width_
-    (array([ 1.2, -2. ,  0.6]), 0.4788305848986082)
+    (array([ 1.4, -2. ,  0.3]), 0.9576611697972164)
     >>> bool(np.all(np.abs(coef_a - [1.0, -2.0, 0.5]) < est.grid_width_))
     True
     """
