@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 from sklearn.covariance import EmpiricalCovariance
@@ -212,6 +212,23 @@ def test_auto_grid_is_shared_when_the_widths_agree(data, seed):
     if a_width == b.grid_width_ and np.array_equal(a_scale, b.basis_scale_):
         cells = (a_coef - b.coef_) * a_scale / a_width
         np.testing.assert_allclose(cells, np.round(cells), atol=1e-6)
+
+
+@PROPERTY
+@given(regression_data(min_samples=8), st.floats(-1e3, 1e3), st.integers(0, 2**20))
+def test_standardized_slopes_ignore_a_shift_of_the_features(data, shift, seed):
+    # The replicable scales are mean absolute deviations around the mean, so a
+    # shift moves only the centre (and the intercept), never the rounded slopes.
+    X, y = data
+    assume(np.all(np.ptp(X, axis=0) > 1e-3))
+    est = ReplicableLinearRegressor(basis="standardized", random_state=seed)
+    a = est.fit(X, y)
+    a_u, a_scale = a.basis_scale_ * a.coef_, a.basis_scale_.copy()
+    a_width = a.grid_width_
+    b = est.fit(X + shift, y)
+    np.testing.assert_allclose(b.basis_scale_, a_scale, rtol=1e-9)
+    if b.grid_width_ == a_width:
+        np.testing.assert_allclose(b.basis_scale_ * b.coef_, a_u, atol=1e-6 * a_width)
 
 
 @PROPERTY

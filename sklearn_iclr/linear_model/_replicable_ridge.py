@@ -246,9 +246,9 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         Xw = Xc if np.all(sw == 1.0) else Xc * np.sqrt(sw)[:, None]
         hessian = Xw.T @ Xw
         # Weighted central variances of the features (from the Gram diagonal).
-        variance = np.diag(hessian) / n_samples - (
-            0.0 if self.fit_intercept else mean**2
-        )
+        variance = np.diag(hessian) / n_samples
+        if not self.fit_intercept:
+            variance = np.maximum(variance - mean**2, 0.0)
         hessian[np.diag_indices(n_features)] += self.alpha
         # numpy's LAPACK wrappers: scipy.linalg's validation dominates at small d.
         h_inv = np.linalg.inv(hessian)
@@ -310,15 +310,15 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         )
         return self
 
-    def _rounding_basis(self, deviation, sw, mean, variance, offsets):
+    def _rounding_basis(self, X, sw, mean, variance, offsets):
         """Replicable scales and centre, and their estimated disagreement cost.
 
-        ``deviation`` is ``X - mean``, ``variance`` the central variances.
+        ``mean`` and ``variance`` are the weighted column means and variances.
         """
-        n_samples, n_features = sw.sum(), deviation.shape[1]
+        n_samples, n_features = sw.sum(), X.shape[1]
         if self.basis == "raw":
             return np.ones(n_features), np.zeros(n_features), 0.0
-        mad = sw @ np.abs(deviation) / n_samples
+        mad = sw @ np.abs(X - mean) / n_samples
         second = variance
         # Columns constant up to rounding noise keep scale 1 (no rescaling).
         varying = mad > 1e-8 * np.maximum(1.0, np.abs(mean))
