@@ -4,9 +4,9 @@ Every public estimator is re-exported here. Importing the package never imports
 torch: the torch-backed estimators load it inside ``fit``.
 """
 
-from .covariance import GaussianEmbeddingModel
+from .covariance import GaussianEmbeddingModel, ReplicableCovariance
 from .graphical import PseudoLikelihoodIsing
-from .linear_model import ICEClassifier, SpuriousRobustSGD
+from .linear_model import ICEClassifier, ReplicableLinearRegressor, SpuriousRobustSGD
 from .neural_network import (
     InfoNCEEncoder,
     LevenbergMarquardtMLPRegressor,
@@ -27,6 +27,8 @@ __all__ = [
     "LevenbergMarquardtMLPRegressor",
     "PatchConvAEDetector",
     "PseudoLikelihoodIsing",
+    "ReplicableCovariance",
+    "ReplicableLinearRegressor",
     "SparseTokenAttentionClassifier",
     "SpuriousRobustSGD",
     "__version__",

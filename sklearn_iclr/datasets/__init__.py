@@ -6,6 +6,7 @@ from; tests, examples and benchmarks use them, and so can users.
 
 from ._cnf import make_random_kcnf, read_dimacs_cnf
 from ._contrastive import make_laplace_classification, make_long_tailed_sparse_coding
+from ._heavy_tailed import heavy_tailed_population_ridge, make_heavy_tailed_regression
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._patch_anomalies import make_patch_anomalies
@@ -16,11 +17,13 @@ from ._spurious import load_spurious_digits, make_spurious_correlation
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
 __all__ = [
+    "heavy_tailed_population_ridge",
     "load_caesarian",
     "load_digit_bags",
     "load_haberman",
     "load_spurious_digits",
     "load_voicepath",
+    "make_heavy_tailed_regression",
     "make_laplace_classification",
     "make_linear_mdp_dataset",
     "make_long_tailed_sparse_coding",

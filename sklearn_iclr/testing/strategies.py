@@ -371,3 +371,26 @@ def correlated_gaussian_samples(draw, min_samples=20, max_samples=80, max_featur
     shift = draw(arrays(np.float64, d, elements=st.floats(-100.0, 100.0)))
     noise = np.random.RandomState(seed).standard_normal((n, d))
     return noise @ (scale[:, None] * Q) + shift
+
+
+@st.composite
+def feature_matrices(draw, min_samples=1, max_samples=40, max_features=5, bound=1e2):
+    """Draw a bounded, finite feature matrix (unsupervised estimators).
+
+    Parameters
+    ----------
+    min_samples, max_samples : int
+        Range of the number of rows.
+    max_features : int
+        Largest number of columns (at least one).
+    bound : float, default=1e2
+        Entries lie in ``[-bound, bound]``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    """
+    n = draw(st.integers(min_samples, max_samples))
+    d = draw(st.integers(1, max_features))
+    elements = st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
+    return draw(arrays(np.float64, (n, d), elements=elements))

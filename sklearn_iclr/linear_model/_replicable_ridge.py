@@ -1,0 +1,405 @@
+"""Replicable ridge regression: ridge, then rounding on shared random grids."""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils._rounding import (
+    EXPECTED_ABS_DIFF_PER_SE,
+    LOG2_SPACING,
+    RESERVE_PER_WIDTH,
+    auto_grid_width,
+    log2_width_disagreement,
+    round_log2,
+    round_to_grid,
+    rounding_budget,
+    shared_offsets,
+)
+from ..utils.validation import check_nonnegative_sample_weight
+
+# Width, in units of the rounded feature scale, of the grid of the basis centre.
+_CENTER_SPACING = 2.0
+# Share of rho reserved per feature for the standardized basis, over sqrt(n):
+# the delta-method cost of the scales (~1.23 / sqrt(n) per feature for Gaussian
+# features) and of the centre (~0.56 / sqrt(n)), rounded up.
+_BASIS_RESERVE_PER_FEATURE = 2.0
+
+
+class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
+    """Ridge regression whose output is replicable across independent samples.
+
+    Implements R-Ridge-Regression of "Replicable Reinforcement Learning with
+    Linear Function Approximation" (Eaton, Hussing, Kearns, Roth, Sengupta and
+    Sorrell; ICLR 2026; arXiv:2509.08660). An algorithm with internal randomness
+    ``r`` is ``rho``-replicable when two runs on independent samples of the same
+    size from the same distribution, sharing ``r``, return *bit-for-bit
+    identical* output with probability at least ``1 - rho``. Ridge has a unique
+    population minimiser, so two runs land close to each other; rounding the
+    solution to a grid with a random offset drawn from ``r`` then makes them
+    identical unless a cell boundary falls between them, which happens with
+    probability at most ``sum_j |Delta_j| / width`` (``Delta`` the difference of
+    the unrounded solutions). The shared randomness is ``random_state``:
+    replicability requires the same integer ``random_state`` in both runs.
+
+    The fit is (1) the ridge solution ``w = (Xc^T Xc + alpha I)^{-1} Xc^T yc``
+    of :class:`sklearn.linear_model.Ridge`; (2) a *replicable rounding basis*
+    ``u_j = s_j w_j`` and ``beta_0 = b + c^T w`` (the prediction at a centre
+    ``c``), whose scales ``s`` and centre ``c`` are themselves rounded on
+    shared grids, so both runs use the same basis; (3) two grid widths (one for
+    ``u``, one for ``beta_0``) chosen from ``rho`` and sandwich standard errors,
+    rounded in ``log2`` scale on shared grids; (4) midpoint rounding of ``u``
+    and ``beta_0`` with shared offsets, mapped back to ``coef_`` and
+    ``intercept_``.
+
+    Failure budget (``grid_width="auto"``). Two runs differ when their basis,
+    a width or a rounded value differ. Each is a randomly shifted rounding, so
+    each costs ``E|Delta| / spacing``, ``Delta`` being the run-to-run difference
+    of what it rounds (``E|Delta| = 2 se / sqrt(pi)`` for two independent runs
+    with standard error ``se``). The rule: a reserve that depends only on
+    ``n`` and ``d`` (known to both runs) pays for the widths, ``1.5 / sqrt(n)``
+    each, and for the standardized basis, ``2 d / sqrt(n)``; the rounding of
+    ``u`` and ``beta_0`` gets the rest of the design target ``rho / 2`` (at
+    least a quarter of it, with a warning when the reserve is larger; the
+    other half of ``rho`` is a margin for the approximations and for sampling
+    noise, so that the realised rate stays below ``rho``), split between them in
+    proportion to ``(excess-risk weight * se^2)^{1/3}``, which minimises the
+    expected excess risk ``sum_k m_k a_k^2 / 12`` of the rounding. Because the
+    reserve is data-independent, the widths depend on the data only through the
+    standard errors, so they are stable. ``disagreement_bound_`` re-estimates
+    every term from the sample (delta method), which can exceed ``rho`` when
+    the assumptions behind the reserve fail: the sandwich standard errors
+    need finite eighth moments to be stable, and with heavier tails the widths
+    themselves differ between runs (then pass a fixed ``grid_width``). The
+    rounding error is at most ``grid_width_ / 2`` per coordinate of ``u``.
+
+    The basis is the expensive part: each of the ``d`` scales and centres
+    costs about ``1 / sqrt(n)``, a total comparable with ``rho`` unless ``n`` is
+    large, so ``basis="raw"`` (coefficients and intercept rounded as they are)
+    is cheaper and more accurate when the features share units, while
+    ``basis="standardized"`` protects against features of very different
+    scales (for which one raw width would be far too coarse for some of them).
+    A data-dependent transformer in front of this estimator (for example a
+    ``StandardScaler`` in a ``Pipeline``) is not rounded and breaks replicability;
+    put only data-independent transformations in front of it.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Ridge penalty on the coefficients, as in
+        :class:`sklearn.linear_model.Ridge` (sum of squared residuals plus
+        ``alpha * ||w||^2``). Must be positive: the unique minimiser is what makes
+        two runs concentrate at the same point.
+    grid_width : "auto" or float, default="auto"
+        Width of the rounding grid of the coefficients in the rounding basis and
+        of the intercept. ``"auto"`` derives both from ``rho`` and the
+        standard errors of the ridge solution (see above); a float uses that
+        width for both and leaves ``rho`` unused.
+    rho : float, default=0.05
+        Bound, in (0, 1), on the probability that two runs on independent
+        samples with the same ``random_state`` disagree. ``grid_width="auto"``
+        designs for an expected disagreement of ``rho / 2``.
+    basis : {"raw", "standardized"}, default="raw"
+        Rounding basis. ``"raw"`` rounds the coefficients and the intercept as
+        they are. ``"standardized"`` rounds ``s_j w_j`` and the prediction at a
+        centre ``c``, with the feature scales (mean absolute deviation, times
+        ``sqrt(pi / 2)``) rounded on a ``log2`` grid of spacing 1 and the centre
+        (the mean) rounded on a grid of two scale units, all with shared
+        offsets.
+    fit_intercept : bool, default=True
+        Whether to fit an (unpenalised, rounded) intercept.
+    random_state : int, RandomState instance or None, default=None
+        The shared randomness: it draws every grid offset. Two runs are
+        replicable only with the same integer; ``None`` draws new grids per fit.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Rounded coefficients: identical across runs with probability about
+        ``1 - rho``.
+    intercept_ : float
+        Rounded intercept (``0.0`` when ``fit_intercept=False``).
+    coef_unrounded_ : ndarray of shape (n_features,)
+        The ridge solution before rounding (equal to ``Ridge(alpha).coef_``).
+    intercept_unrounded_ : float
+        The ridge intercept before rounding.
+    coef_stderr_ : ndarray of shape (n_features,)
+        Sandwich (heteroscedasticity-robust) standard errors of
+        ``coef_unrounded_``.
+    basis_scale_ : ndarray of shape (n_features,)
+        Rounded feature scales ``s`` of the rounding basis (ones for ``"raw"``).
+    basis_center_ : ndarray of shape (n_features,)
+        Rounded centre ``c`` at which the intercept is rounded (zeros for
+        ``"raw"`` or without intercept).
+    grid_width_ : float
+        Width of the grid of ``s_j * coef_j``.
+    intercept_grid_width_ : float
+        Width of the grid of the prediction at ``basis_center_`` (``0.0``
+        without intercept).
+    disagreement_bound_ : float
+        Predicted probability that a second run with the same ``random_state``
+        on an independent sample differs: the basis, width and coefficient terms
+        of the failure budget, estimated from this sample.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    See Also
+    --------
+    sklearn.linear_model.Ridge : The unrounded estimator.
+    sklearn_iclr.ReplicableCovariance : Replicable second-moment matrix.
+    sklearn_iclr.metrics.replicability_rate : Measures replicability.
+
+    References
+    ----------
+    .. [1] E. Eaton, M. Hussing, M. Kearns, A. Roth, S. B. Sengupta and
+       J. Sorrell, "Replicable Reinforcement Learning with Linear Function
+       Approximation", ICLR 2026, arXiv:2509.08660.
+    .. [2] R. Impagliazzo, R. Lei, T. Pitassi and J. Sorrell, "Reproducibility
+       in Learning", STOC 2022, arXiv:2201.08430.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_iclr import ReplicableLinearRegressor
+    >>> def sample(seed, n=20000):
+    ...     rng = np.random.default_rng(seed)
+    ...     X = rng.normal(size=(n, 3))
+    ...     return X, X @ [1.0, -2.0, 0.5] + rng.normal(size=n)
+    >>> est = ReplicableLinearRegressor(rho=0.1, random_state=0)
+    >>> coef_a = est.fit(*sample(1)).coef_
+    >>> coef_b = est.fit(*sample(2)).coef_
+    >>> bool(np.array_equal(coef_a, coef_b))
+    True
+    >>> np.round(coef_a, 1), est.grid_width_
+    (array([ 1.4, -2. ,  0.3]), 0.9576611697972164)
+    >>> bool(np.all(np.abs(coef_a - [1.0, -2.0, 0.5]) < est.grid_width_))
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "grid_width": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "rho": [Interval(Real, 0, 1, closed="neither")],
+        "basis": [StrOptions({"standardized", "raw"})],
+        "fit_intercept": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        alpha=1.0,
+        grid_width="auto",
+        rho=0.05,
+        basis="raw",
+        fit_intercept=True,
+        random_state=None,
+    ):
+        self.alpha = alpha
+        self.grid_width = grid_width
+        self.rho = rho
+        self.basis = basis
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit ridge regression and round it on the shared grids.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (finite).
+        y : array-like of shape (n_samples,)
+            Target values (finite).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights: weight 2 counts a row twice.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        sw = check_nonnegative_sample_weight(sample_weight, X)
+        n_samples = sw.sum()
+        n_features = X.shape[1]
+        offsets = shared_offsets(
+            self.random_state,
+            {
+                "scale": n_features,
+                "center": n_features,
+                "coef_width": 1,
+                "intercept_width": 1,
+                "coef": n_features,
+                "intercept": 1,
+            },
+        )
+
+        mean = sw @ X / n_samples
+        x_mean = mean if self.fit_intercept else np.zeros(n_features)
+        y_mean = sw @ y / n_samples if self.fit_intercept else 0.0
+        Xc = X - x_mean if self.fit_intercept else X
+        Xw = Xc if np.all(sw == 1.0) else Xc * np.sqrt(sw)[:, None]
+        hessian = Xw.T @ Xw
+        # Weighted central variances of the features (from the Gram diagonal).
+        variance = np.diag(hessian) / n_samples
+        if not self.fit_intercept:
+            variance = np.maximum(variance - mean**2, 0.0)
+        hessian[np.diag_indices(n_features)] += self.alpha
+        # numpy's LAPACK wrappers: scipy.linalg's validation dominates at small d.
+        h_inv = np.linalg.inv(hessian)
+        coef = np.linalg.solve(hessian, Xc.T @ (sw * (y - y_mean)))
+        intercept = y_mean - x_mean @ coef
+        residual = y - y_mean - Xc @ coef
+
+        scale, center, basis_cost = self._rounding_basis(X, sw, mean, variance, offsets)
+
+        # Sample i moves w by H^{-1} xc_i r_i and beta_0 = b + c^T w by
+        # r_i (1/n + (c - x_mean)^T H^{-1} xc_i): weighted sums of squares of
+        # these influences are sandwich variances (HC1 small-sample factor).
+        hc1 = n_samples / max(n_samples - n_features - self.fit_intercept, 1.0)
+        leverage_sq = Xc @ h_inv
+        leverage_sq *= leverage_sq
+        residual_sq = residual**2
+        var_u = hc1 * scale**2 * ((sw * residual_sq) @ leverage_sq)
+        lever_0 = 1.0 / n_samples + Xc @ (h_inv @ (center - x_mean))
+        var_0 = hc1 * (sw * residual_sq) @ lever_0**2 if self.fit_intercept else 0.0
+        # Per-sample terms of the two variances, for the stability of the widths.
+        terms = (residual_sq * (leverage_sq @ scale**2), residual_sq * lever_0**2)
+        spread = variance + (mean - center) ** 2
+
+        u_hat = scale * coef
+        beta0_hat = intercept + center @ coef
+        if self.grid_width == "auto":
+            width, width_0, width_cost = self._auto_widths(
+                sw,
+                spread / scale**2,
+                (u_hat, beta0_hat),
+                (var_u, var_0),
+                terms,
+                offsets,
+            )
+        else:
+            width = width_0 = float(self.grid_width)
+            width_cost = 0.0
+        u_rounded = round_to_grid(u_hat, width, offsets["coef"])
+        self.coef_ = u_rounded / scale
+        if self.fit_intercept:
+            beta0 = round_to_grid(beta0_hat, width_0, offsets["intercept"][0])
+            self.intercept_ = float(beta0 - center @ self.coef_)
+        else:
+            self.intercept_ = 0.0
+            width_0 = 0.0
+
+        rounding_cost = EXPECTED_ABS_DIFF_PER_SE * np.sum(np.sqrt(var_u)) / width
+        if self.fit_intercept:
+            rounding_cost += EXPECTED_ABS_DIFF_PER_SE * np.sqrt(var_0) / width_0
+        self.coef_unrounded_ = coef
+        self.intercept_unrounded_ = float(intercept)
+        self.coef_stderr_ = np.sqrt(var_u) / scale
+        self.basis_scale_ = scale
+        self.basis_center_ = center
+        self.grid_width_ = float(width)
+        self.intercept_grid_width_ = float(width_0)
+        self.disagreement_bound_ = float(
+            min(1.0, basis_cost + width_cost + rounding_cost)
+        )
+        return self
+
+    def _rounding_basis(self, X, sw, mean, variance, offsets):
+        """Replicable scales and centre, and their estimated disagreement cost.
+
+        ``mean`` and ``variance`` are the weighted column means and variances.
+        """
+        n_samples, n_features = sw.sum(), X.shape[1]
+        if self.basis == "raw":
+            return np.ones(n_features), np.zeros(n_features), 0.0
+        mad = sw @ np.abs(X - mean) / n_samples
+        second = variance
+        # Columns constant up to rounding noise keep scale 1 (no rescaling).
+        varying = mad > 1e-8 * np.maximum(1.0, np.abs(mean))
+        scale = np.ones(n_features)
+        scale[varying] = round_log2(
+            mad[varying] * np.sqrt(np.pi / 2), LOG2_SPACING, offsets["scale"][varying]
+        )
+        # Delta method: Var(log mad) ~ (E dev^2 / (E|dev|)^2 - 1) / n.
+        log_mad_se = np.sqrt(
+            np.clip(second[varying] / mad[varying] ** 2 - 1.0, 0.0, None) / n_samples
+        )
+        cost = np.minimum(
+            1.0, EXPECTED_ABS_DIFF_PER_SE * log_mad_se / np.log(2) / LOG2_SPACING
+        ).sum()
+        if not self.fit_intercept:
+            return scale, np.zeros(n_features), float(cost)
+        center_width = _CENTER_SPACING * scale
+        center = round_to_grid(mean, center_width, offsets["center"])
+        mean_se = np.sqrt(second / n_samples)
+        cost += np.minimum(1.0, EXPECTED_ABS_DIFF_PER_SE * mean_se / center_width).sum()
+        return scale, center, float(cost)
+
+    def _auto_widths(self, sw, excess_weight, estimates, variances, terms, offsets):
+        """Grid widths from rho and the standard errors, rounded in log2 scale."""
+        n_samples = sw.sum()
+        u_hat, beta0_hat = estimates
+        var_u, var_0 = variances
+        se_sum = np.sum(np.sqrt(var_u))
+        tiny = np.finfo(np.float64).tiny
+        # Estimated chance that the log2-rounded widths differ: the width
+        # scales like the root of a sum of n terms, whose relative standard
+        # error is estimated from the terms themselves.
+        width_cost = log2_width_disagreement(sw, terms[0])
+        if self.fit_intercept:
+            width_cost += log2_width_disagreement(sw, terms[1])
+        n_widths = 1 + self.fit_intercept
+        reserve = RESERVE_PER_WIDTH * n_widths / np.sqrt(n_samples)
+        if self.basis == "standardized":
+            reserve += _BASIS_RESERVE_PER_FEATURE * len(u_hat) / np.sqrt(n_samples)
+        budget = rounding_budget(self.rho, reserve)
+        # Split the budget between u and beta_0 to minimise the excess risk
+        # (sum_j m_j) a^2 / 12 + a_0^2 / 12 with m_j = E(x_j - c_j)^2 / s_j^2.
+        weight_u = (np.sum(excess_weight) * se_sum**2) ** (1 / 3)
+        weight_0 = var_0 ** (1 / 3) if self.fit_intercept else 0.0
+        share_u = weight_u / max(weight_u + weight_0, tiny)
+        width = auto_grid_width(
+            np.sqrt(var_u),
+            max(share_u, tiny) * budget,
+            offsets["coef_width"][0],
+            np.abs(u_hat).max(),
+        )
+        width_0 = 0.0
+        if self.fit_intercept:
+            width_0 = auto_grid_width(
+                np.sqrt(var_0),
+                max(1.0 - share_u, tiny) * budget,
+                offsets["intercept_width"][0],
+                abs(beta0_hat),
+            )
+        return float(width), float(width_0), width_cost
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # On the checks' small samples the grid spans many standard errors,
+        # so the rounded fit is coarse by design.
+        tags.regressor_tags.poor_score = True
+        return tags
+
+    def predict(self, X):
+        """Predict with the rounded linear model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            ``X @ coef_ + intercept_``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X @ self.coef_ + self.intercept_

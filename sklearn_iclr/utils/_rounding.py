@@ -1,0 +1,297 @@
+"""Randomized-grid rounding with shared randomness (replicable rounding).
+
+Two runs of an algorithm that see independent data but share the internal
+randomness ``r`` should return *bit-for-bit identical* outputs with high
+probability (Impagliazzo, Lei, Pitassi and Sorrell, STOC 2022). The basic tool,
+R-Hypergrid-Rounding of Eaton et al. (ICLR 2026), rounds every entry ``v`` to the
+midpoint of its cell in the grid ``{(k + u) * width : k integer}``, where the
+offset ``u`` is uniform on ``[0, 1)`` and drawn from ``r``. For two values ``v``
+and ``v'``, the chance (over ``u``) that they fall in different cells is
+``min(1, |v - v'| / width)``; a union bound over the entries gives the lemma
+``P[round(v) != round(v')] <= sum_j |v_j - v'_j| / width``. The rounding moves an
+entry by at most ``width / 2``.
+
+A data-driven width differs between runs, so it is itself rounded on a grid:
+:func:`round_log2` rounds ``log2(width)`` to a grid of spacing ``h`` with a
+shared offset, which costs ``E|log2(w) - log2(w')| / h`` of the failure budget
+and leaves the width within a factor ``2 ** (h / 2)`` of the requested one.
+
+These helpers are shared by :class:`~sklearn_iclr.ReplicableLinearRegressor`
+and :class:`~sklearn_iclr.ReplicableCovariance`.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+# For two independent runs whose unrounded values differ by Delta ~ N(0, 2 se^2),
+# E|Delta| = 2 se / sqrt(pi): the factor that turns standard errors into the
+# expected lemma sum.
+EXPECTED_ABS_DIFF_PER_SE = 2.0 / np.sqrt(np.pi)
+# Spacing, in log2 units, of the grids on which data-driven widths and scales are
+# rounded: a rounded value is within a factor sqrt(2) of the requested one.
+LOG2_SPACING = 1.0
+# Probability reserved, per data-driven width, for the chance that the rounded
+# widths differ: RESERVE_PER_WIDTH / sqrt(n). It depends only on n (shared by
+# both runs), so the widths depend on the data only through standard errors.
+# Measured: about 1.15 / sqrt(n) per width for Gaussian data, 2 / sqrt(n) for
+# Student-t(8) features; the margin of DESIGN_SHARE covers the difference.
+RESERVE_PER_WIDTH = 1.5
+# The data-driven rules design for an expected disagreement of DESIGN_SHARE * rho
+# (see rounding_budget); the final rounding keeps at least MIN_ROUNDING_SHARE of
+# that design target.
+DESIGN_SHARE = 0.5
+MIN_ROUNDING_SHARE = 0.25
+
+
+def shared_offsets(random_state, sizes):
+    """Draw the grid offsets of every rounding step from the shared randomness.
+
+    The offsets depend only on ``random_state`` and on ``sizes`` (never on the
+    data), so two runs with the same integer ``random_state`` use the same grids.
+
+    Parameters
+    ----------
+    random_state : int, RandomState instance or None
+        The shared randomness ``r``. Replicability needs the same integer in
+        both runs.
+    sizes : dict of str to int
+        The number of offsets of each rounding step, drawn in the dict's order.
+
+    Returns
+    -------
+    offsets : dict of str to ndarray
+        Offsets uniform on ``[0, 1)``, one array per key.
+
+    Examples
+    --------
+    >>> offsets = shared_offsets(0, {"coef": 3, "width": 1})
+    >>> offsets["coef"].shape, bool(0 <= offsets["width"][0] < 1)
+    ((3,), True)
+    """
+    rng = check_random_state(random_state)
+    return {name: rng.uniform(0.0, 1.0, size=size) for name, size in sizes.items()}
+
+
+def grid_cells(values, width, offset):
+    """Index of the cell of ``{(k + offset) * width}`` that holds each value.
+
+    Parameters
+    ----------
+    values : array-like
+        The values to locate.
+    width : float or array-like
+        Grid width (broadcast against ``values``), positive.
+    offset : float or array-like
+        Offsets in units of ``width``, in ``[0, 1)``.
+
+    Returns
+    -------
+    cells : ndarray of float
+        Integer-valued cell indices ``k``: the cell is
+        ``[(k + offset) * width, (k + 1 + offset) * width)``.
+
+    Examples
+    --------
+    >>> grid_cells([0.2, 0.6], 1.0, 0.5).tolist()
+    [-1.0, 0.0]
+    """
+    return np.floor(np.asarray(values, dtype=np.float64) / width - offset)
+
+
+def round_to_grid(values, width, offset):
+    """Round to the midpoint of the cell of a randomly shifted grid.
+
+    Parameters
+    ----------
+    values : array-like
+        The values to round.
+    width : float or array-like
+        Grid width (broadcast against ``values``), positive.
+    offset : float or array-like
+        Offsets in units of ``width``, in ``[0, 1)``, from the shared randomness.
+
+    Returns
+    -------
+    rounded : ndarray
+        ``(k + offset + 1/2) * width`` with ``k`` the cell of each value; at most
+        ``width / 2`` away from it.
+
+    Examples
+    --------
+    >>> round_to_grid([0.2, 0.6, 0.9], 1.0, 0.5).tolist()
+    [0.0, 1.0, 1.0]
+    """
+    return (grid_cells(values, width, offset) + offset + 0.5) * width
+
+
+def round_log2(values, spacing, offset):
+    """Round positive values on a randomly shifted grid in ``log2`` scale.
+
+    Parameters
+    ----------
+    values : array-like
+        Positive values (grid widths, scales).
+    spacing : float
+        Grid spacing ``h`` in ``log2`` units; the result is within a factor
+        ``2 ** (h / 2)`` of each value.
+    offset : float or array-like
+        Offsets in units of ``spacing``, in ``[0, 1)``.
+
+    Returns
+    -------
+    rounded : ndarray
+        ``2 ** round_to_grid(log2(values), spacing, offset)``.
+
+    Examples
+    --------
+    >>> round_log2([3.0, 5.0], 1.0, 0.0).tolist()
+    [2.8284271247461903, 5.656854249492381]
+    """
+    return 2.0 ** round_to_grid(np.log2(values), spacing, offset)
+
+
+def lemma_disagreement_bound(delta, width):
+    """The rounding lemma: an upper bound on the chance two runs round apart.
+
+    Parameters
+    ----------
+    delta : array-like
+        Differences of the unrounded values of the two runs.
+    width : float or array-like
+        Grid width of each entry.
+
+    Returns
+    -------
+    bound : float
+        ``min(1, sum_j |delta_j| / width_j)``, the union bound over entries of
+        the per-entry probability ``|delta_j| / width_j`` (over the offsets).
+
+    Examples
+    --------
+    >>> lemma_disagreement_bound([0.01, -0.03], 1.0)
+    0.04
+    """
+    ratio = np.abs(np.asarray(delta, dtype=np.float64)) / width
+    return float(min(1.0, np.sum(ratio)))
+
+
+def log2_width_disagreement(sample_weight, terms, spacing=LOG2_SPACING):
+    """Estimated chance that a width ``~ sqrt(T)`` rounds differently in log2.
+
+    A data-driven width proportional to the root of a sum
+    ``T = sum_i w_i t_i`` of per-sample terms (a sandwich variance, say) has
+    relative standard error ``sd(T) / T`` with ``Var(T) = sum_i w_i (t_i -
+    mean t)^2`` (frequency weights). The two runs' ``log2`` widths then differ by
+    about ``Delta ~ N(0, 2 (sd(T) / (2 T ln 2))^2)`` and round apart with
+    probability ``E|Delta| / spacing`` (delta method; an estimate, not a bound).
+
+    Parameters
+    ----------
+    sample_weight : ndarray of shape (n_samples,)
+        Frequency weights.
+    terms : ndarray of shape (n_samples,)
+        Non-negative per-sample terms ``t_i``.
+    spacing : float, default=1.0
+        Spacing of the ``log2`` grid.
+
+    Returns
+    -------
+    probability : float
+        In ``[0, 1]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> terms = np.random.default_rng(0).exponential(size=10000)
+    >>> round(log2_width_disagreement(np.ones(10000), terms), 4)
+    0.0082
+    """
+    total = sample_weight @ terms
+    if total <= 0:
+        return 0.0
+    mean = total / sample_weight.sum()
+    rel_se = np.sqrt(sample_weight @ (terms - mean) ** 2) / total
+    cost = EXPECTED_ABS_DIFF_PER_SE * rel_se / (2 * np.log(2)) / spacing
+    return float(min(1.0, cost))
+
+
+def rounding_budget(rho, reserve):
+    """What of the design target is left for the final rounding after a reserve.
+
+    The data-driven rules design for an *expected* disagreement of
+    ``DESIGN_SHARE * rho``: the lemma is an expectation over the offsets and
+    the standard errors are estimates, so aiming at ``rho`` itself would leave
+    the realised rate above ``rho`` about half of the time. The other half of
+    ``rho`` is the margin for these approximations and for sampling noise.
+
+    Parameters
+    ----------
+    rho : float
+        Upper bound on the disagreement probability asked for.
+    reserve : float
+        Probability set aside for the rounding of widths and bases; it must
+        depend only on quantities both runs share (``n``, ``d``, ``rho``).
+
+    Returns
+    -------
+    budget : float
+        ``DESIGN_SHARE * rho - reserve``, at least ``MIN_ROUNDING_SHARE`` of
+        the design target (with a warning that ``rho`` is out of reach at this
+        sample size).
+
+    Examples
+    --------
+    >>> rounding_budget(0.2, 0.02)
+    0.08
+    """
+    design = DESIGN_SHARE * rho
+    budget = design - reserve
+    if budget < MIN_ROUNDING_SHARE * design:
+        warnings.warn(
+            f"At this sample size the data-driven grid widths and basis alone are "
+            f"expected to differ between runs with probability about {reserve:.3g}"
+            f", too much of rho={rho}: the fit is not expected to be "
+            f"{rho}-replicable. Use more samples or a larger rho (or fixed "
+            "grid widths).",
+            UserWarning,
+            stacklevel=4,
+        )
+        budget = MIN_ROUNDING_SHARE * design
+    return round(budget, 15)
+
+
+def auto_grid_width(standard_errors, budget, offset, magnitude=1.0):
+    """Data-driven grid width, rounded on the shared ``log2`` grid.
+
+    The width that makes the lemma sum equal ``budget`` in expectation is
+    ``(2 / sqrt(pi)) sum_j se_j / budget``; it is then rounded by
+    :func:`round_log2` (spacing :data:`LOG2_SPACING`) so that both runs use the
+    same grid unless their widths straddle a ``log2`` cell boundary.
+
+    Parameters
+    ----------
+    standard_errors : array-like
+        Standard errors of the entries rounded on this grid.
+    budget : float
+        Share of the disagreement probability given to these entries.
+    offset : float
+        Shared offset of the ``log2`` grid, in ``[0, 1)``.
+    magnitude : float, default=1.0
+        Size of the entries; the width is at least ``2**-40 * max(1,
+        magnitude)`` so that noise-free data still get a finite grid.
+
+    Returns
+    -------
+    width : float
+        A power of two times ``2 ** ((offset + 1/2) * LOG2_SPACING)``.
+
+    Examples
+    --------
+    >>> round(auto_grid_width([0.01, 0.02], budget=0.1, offset=0.0), 4)
+    0.3536
+    """
+    width = EXPECTED_ABS_DIFF_PER_SE * np.sum(standard_errors) / budget
+    width = max(width, 2.0**-40 * max(1.0, magnitude))
+    return float(round_log2(width, LOG2_SPACING, offset))

@@ -1,0 +1,357 @@
+"""ReplicableLinearRegressor and ReplicableCovariance: oracles, properties, claims."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from scipy.stats import binom
+from sklearn.covariance import EmpiricalCovariance
+from sklearn.linear_model import Ridge
+
+from sklearn_iclr import ReplicableCovariance, ReplicableLinearRegressor
+from sklearn_iclr.datasets import (
+    heavy_tailed_population_ridge,
+    make_heavy_tailed_regression,
+)
+from sklearn_iclr.metrics import replicability_rate
+from sklearn_iclr.testing.invariants import assert_refit_deterministic
+from sklearn_iclr.testing.strategies import feature_matrices, regression_data
+
+PROPERTY = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+
+
+@pytest.fixture(autouse=True)
+def _quiet_small_sample_warning():
+    # Tiny property-test samples trigger the "not expected to be replicable"
+    # warning by design; it has its own test below.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="At this sample size")
+        yield
+
+
+def _sampler(n_samples, n_features, **kwargs):
+    def sample(seed):
+        return make_heavy_tailed_regression(
+            n_samples, n_features, random_state=seed, **kwargs
+        )
+
+    return sample
+
+
+# --------------------------------------------------------------------------- oracles
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("basis", ["raw", "standardized"])
+def test_unrounded_solution_is_sklearn_ridge(fit_intercept, basis):
+    X, y = make_heavy_tailed_regression(300, 4, random_state=0)
+    sw = np.random.default_rng(0).uniform(0.5, 2.0, size=300)
+    est = ReplicableLinearRegressor(
+        alpha=3.0, basis=basis, fit_intercept=fit_intercept, random_state=0
+    ).fit(X, y, sample_weight=sw)
+    ridge = Ridge(alpha=3.0, fit_intercept=fit_intercept).fit(X, y, sample_weight=sw)
+    np.testing.assert_allclose(est.coef_unrounded_, ridge.coef_, rtol=1e-10)
+    np.testing.assert_allclose(est.intercept_unrounded_, ridge.intercept_, atol=1e-10)
+
+
+def test_sandwich_standard_errors_match_the_spread_over_samples():
+    # Oracle: the empirical spread of the unrounded ridge solution over 200
+    # independent samples. The standard deviation of a 200-draw sd estimate is
+    # ~5%, so 20% leaves room for the sandwich estimator's own bias at n=2000.
+    fits = [
+        ReplicableLinearRegressor(random_state=0).fit(*_sampler(2000, 3)(s))
+        for s in range(200)
+    ]
+    spread = np.std([f.coef_unrounded_ for f in fits], axis=0)
+    stderr = np.mean([f.coef_stderr_ for f in fits], axis=0)
+    np.testing.assert_allclose(stderr, spread, rtol=0.2)
+
+
+@pytest.mark.parametrize("basis", ["raw", "standardized"])
+def test_coef_within_analytic_bound_of_population_ridge(basis):
+    # Oracle: the closed-form population ridge solution of the sampler. The
+    # bound is half a grid cell (rounding) plus 4.5 sandwich standard errors
+    # (estimation; two-sided normal tail 7e-6 per coordinate).
+    n, d, alpha = 20000, 5, 50.0
+    scales = np.array([1.0, 10.0, 0.1, 1.0, 3.0])
+    X, y = make_heavy_tailed_regression(n, d, scales=scales, random_state=1)
+    est = ReplicableLinearRegressor(alpha=alpha, basis=basis, rho=0.2, random_state=0)
+    est.fit(X, y)
+    coef, _ = heavy_tailed_population_ridge(alpha, n, d, scales=scales)
+    bound = est.grid_width_ / (2 * est.basis_scale_) + 4.5 * est.coef_stderr_
+    assert np.all(np.abs(est.coef_ - coef) <= bound)
+    assert np.all(np.abs(est.coef_unrounded_ - coef) <= 4.5 * est.coef_stderr_)
+
+
+def test_covariance_unrounded_is_empirical_covariance():
+    X = np.random.default_rng(0).normal(size=(100, 3)) + 2.0
+    for centered in (True, False):
+        est = ReplicableCovariance(assume_centered=centered, random_state=0).fit(X)
+        ref = EmpiricalCovariance(assume_centered=True).fit(X - est.location_)
+        np.testing.assert_allclose(est.covariance_unrounded_, ref.covariance_)
+
+
+def test_covariance_within_half_a_cell_of_second_moment():
+    # Oracle: E[x x^T] = cov for centred Gaussians. Rounding moves each entry
+    # by at most width/2, the PSD projection moves it no further from the PSD
+    # truth (in Frobenius norm), estimation adds <= 4.5 standard errors.
+    cov = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])
+    X = np.random.default_rng(3).multivariate_normal(np.zeros(3), cov, size=20000)
+    est = ReplicableCovariance(rho=0.2, random_state=0).fit(X)
+    se = np.sqrt((np.einsum("ij,ik->ijk", X, X).var(axis=0)) / len(X))
+    half_cell = np.full((3, 3), est.grid_width_ / 2)
+    assert np.linalg.norm(est.covariance_ - cov) <= np.linalg.norm(half_cell + 4.5 * se)
+
+
+# ------------------------------------------------------------------ paper claims
+
+
+@pytest.mark.slow
+def test_replicable_where_ridge_never_is():
+    # rho = 0.2, d = 5, n = 5000 heavy-tailed rows: the design gives identical
+    # pairs with probability >= 0.8. P[Binomial(60, 0.8) < 38] < 1e-3.
+    sampler = _sampler(5000, 5)
+    ours = replicability_rate(
+        ReplicableLinearRegressor(rho=0.2), sampler, n_pairs=60, random_state=0
+    )
+    ridge = replicability_rate(Ridge(), sampler, n_pairs=60, random_state=0)
+    assert binom.cdf(37, 60, 0.8) < 1e-3
+    assert ours.n_identical >= 38
+    assert ridge.n_identical == 0
+
+
+def test_shared_seed_matters_on_the_same_data():
+    # Same data, different seeds: a fresh grid moves the output unless every
+    # coefficient lands in the same cell midpoint, which has probability 0.
+    X, y = make_heavy_tailed_regression(5000, 5, random_state=0)
+    coefs = [
+        ReplicableLinearRegressor(rho=0.2, random_state=s).fit(X, y).coef_
+        for s in range(20)
+    ]
+    assert len({c.tobytes() for c in coefs}) == 20
+
+
+def test_disagreement_follows_the_rounding_lemma():
+    # Over pairs that share their grid, the cell of coordinate j differs with
+    # probability |Delta_j| / width (over the offsets). Averaged over 150
+    # pairs, the empirical rate and the mean lemma sum agree within 3 binomial
+    # standard errors.
+    sampler = _sampler(3000, 4)
+    differ, lemma = [], []
+    for k in range(150):
+        a = ReplicableLinearRegressor(rho=0.3, fit_intercept=False, random_state=k)
+        b = ReplicableLinearRegressor(rho=0.3, fit_intercept=False, random_state=k)
+        a.fit(*sampler(2 * k))
+        b.fit(*sampler(2 * k + 1))
+        if a.grid_width_ != b.grid_width_:
+            continue
+        differ.append(not np.array_equal(a.coef_, b.coef_))
+        delta = a.coef_unrounded_ - b.coef_unrounded_
+        lemma.append(np.sum(np.abs(delta)) / a.grid_width_)
+    rate, predicted = np.mean(differ), np.mean(lemma)
+    se = np.sqrt(predicted * (1 - predicted) / len(differ))
+    assert abs(rate - predicted) <= 3 * se + 0.01
+
+
+def test_fixed_grid_width_rounds_to_that_grid():
+    X, y = make_heavy_tailed_regression(2000, 3, random_state=0)
+    est = ReplicableLinearRegressor(grid_width=0.25, basis="raw", random_state=0)
+    est.fit(X, y)
+    assert est.grid_width_ == 0.25
+    assert np.all(np.abs(est.coef_ - est.coef_unrounded_) <= 0.125)
+
+
+def test_small_sample_warns_that_replicability_is_out_of_reach():
+    X, y = make_heavy_tailed_regression(50, 3, random_state=0)
+    with pytest.warns(UserWarning, match="not expected to be 0.05-replicable"):
+        with warnings.catch_warnings():
+            warnings.resetwarnings()
+            ReplicableLinearRegressor(random_state=0).fit(X, y)
+
+
+def test_disagreement_bound_tracks_the_design_target():
+    X, y = make_heavy_tailed_regression(40000, 5, random_state=0)
+    est = ReplicableLinearRegressor(rho=0.1, random_state=0).fit(X, y)
+    # The coefficient part is designed to rho minus a 4/sqrt(n) reserve; log2
+    # rounding of the widths moves it by a factor within [1/sqrt2, sqrt2].
+    assert 0.02 < est.disagreement_bound_ < 0.15
+
+
+# ------------------------------------------------------------------- properties
+
+
+@PROPERTY
+@given(regression_data(min_samples=8), st.integers(0, 2**31 - 1))
+def test_outputs_of_two_runs_lie_on_one_shared_grid(data, seed):
+    # With a fixed width and the raw basis, every output is a grid midpoint:
+    # two runs on different data differ by whole cells.
+    X, y = data
+    est = ReplicableLinearRegressor(grid_width=0.5, basis="raw", random_state=seed)
+    a = est.fit(X, y).coef_.copy()
+    b = est.fit(X, y[::-1]).coef_
+    cells = (a - b) / 0.5
+    np.testing.assert_allclose(cells, np.round(cells), atol=1e-6)
+    assert np.all(np.abs(a - est.fit(X, y).coef_unrounded_) <= 0.25 + 1e-9)
+
+
+@PROPERTY
+@given(regression_data(min_samples=8), st.integers(0, 2**31 - 1))
+def test_auto_grid_is_shared_when_the_widths_agree(data, seed):
+    X, y = data
+    est = ReplicableLinearRegressor(random_state=seed, basis="standardized")
+    a = est.fit(X, y)
+    a_coef, a_width, a_scale = a.coef_.copy(), a.grid_width_, a.basis_scale_.copy()
+    b = est.fit(X * 1.01, y)
+    if a_width == b.grid_width_ and np.array_equal(a_scale, b.basis_scale_):
+        cells = (a_coef - b.coef_) * a_scale / a_width
+        np.testing.assert_allclose(cells, np.round(cells), atol=1e-6)
+
+
+@PROPERTY
+@given(regression_data(min_samples=8), st.floats(-1e3, 1e3), st.integers(0, 2**20))
+def test_standardized_slopes_ignore_a_shift_of_the_features(data, shift, seed):
+    # The replicable scales are mean absolute deviations around the mean, so a
+    # shift moves only the centre (and the intercept), never the rounded slopes.
+    X, y = data
+    assume(np.all(np.ptp(X, axis=0) > 1e-3))
+    est = ReplicableLinearRegressor(basis="standardized", random_state=seed)
+    a = est.fit(X, y)
+    a_u, a_scale = a.basis_scale_ * a.coef_, a.basis_scale_.copy()
+    a_width = a.grid_width_
+    b = est.fit(X + shift, y)
+    np.testing.assert_allclose(b.basis_scale_, a_scale, rtol=1e-9)
+    if b.grid_width_ == a_width:
+        np.testing.assert_allclose(b.basis_scale_ * b.coef_, a_u, atol=1e-6 * a_width)
+
+
+@PROPERTY
+@given(regression_data(min_samples=5), st.integers(0, 2**31 - 1))
+def test_identical_data_and_seed_give_identical_output(data, seed):
+    X, y = data
+    assert_refit_deterministic(
+        ReplicableLinearRegressor(random_state=seed),
+        X,
+        y,
+        attributes=("coef_", "intercept_", "grid_width_", "predict"),
+    )
+    assert_refit_deterministic(
+        ReplicableCovariance(random_state=seed), X, attributes=("covariance_",)
+    )
+
+
+@PROPERTY
+@given(feature_matrices(), st.booleans(), st.integers(0, 2**31 - 1))
+def test_covariance_is_symmetric_positive_semidefinite(X, centered, seed):
+    est = ReplicableCovariance(assume_centered=centered, random_state=seed).fit(X)
+    cov = est.covariance_
+    assert np.array_equal(cov, cov.T)
+    tol = 1e-10 * max(1.0, np.abs(cov).max())
+    assert np.linalg.eigvalsh(cov).min() >= -tol
+
+
+# ------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("Estimator", [ReplicableLinearRegressor, ReplicableCovariance])
+@pytest.mark.parametrize("rho", [0.0, 1.0, -0.1, 1.5])
+def test_rho_outside_unit_interval_is_rejected(Estimator, rho):
+    X, y = make_heavy_tailed_regression(50, 2, random_state=0)
+    with pytest.raises(ValueError, match="'rho' parameter .* range \\(0.0, 1.0\\)"):
+        Estimator(rho=rho).fit(X, y)
+
+
+@pytest.mark.parametrize("alpha", [0.0, -1.0])
+def test_nonpositive_alpha_is_rejected(alpha):
+    X, y = make_heavy_tailed_regression(50, 2, random_state=0)
+    with pytest.raises(ValueError, match="'alpha' parameter .* range \\(0.0, inf\\)"):
+        ReplicableLinearRegressor(alpha=alpha).fit(X, y)
+
+
+@pytest.mark.parametrize("width", [0.0, -0.5, "wide"])
+def test_bad_grid_width_is_rejected(width):
+    X, y = make_heavy_tailed_regression(50, 2, random_state=0)
+    with pytest.raises(ValueError, match="'grid_width' parameter"):
+        ReplicableLinearRegressor(grid_width=width).fit(X, y)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_data_is_rejected(bad):
+    X, y = make_heavy_tailed_regression(50, 2, random_state=0)
+    X_bad, y_bad = X.copy(), y.copy()
+    X_bad[3, 1], y_bad[5] = bad, bad
+    with pytest.raises(ValueError, match="Input X contains"):
+        ReplicableLinearRegressor().fit(X_bad, y)
+    with pytest.raises(ValueError, match="Input y contains"):
+        ReplicableLinearRegressor().fit(X, y_bad)
+    with pytest.raises(ValueError, match="Input X contains"):
+        ReplicableCovariance().fit(X_bad)
+
+
+def test_negative_sample_weight_is_rejected():
+    X, y = make_heavy_tailed_regression(50, 2, random_state=0)
+    with pytest.raises(ValueError, match="Negative values in sample_weight"):
+        ReplicableLinearRegressor().fit(X, y, sample_weight=-np.ones(50))
+
+
+# ------------------------------------------------------- determinism and plumbing
+
+
+def test_integer_weights_equal_repeated_rows():
+    X, y = make_heavy_tailed_regression(400, 3, random_state=0)
+    w = np.random.default_rng(0).integers(0, 3, size=400)
+    est = ReplicableLinearRegressor(random_state=0)
+    a = est.fit(X, y, sample_weight=w).coef_.copy()
+    b = est.fit(np.repeat(X, w, axis=0), np.repeat(y, w)).coef_
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "est",
+    [ReplicableLinearRegressor(random_state=3), ReplicableCovariance(random_state=3)],
+)
+def test_pickle_round_trip_and_pandas_input(est):
+    pd = pytest.importorskip("pandas")
+    X, y = make_heavy_tailed_regression(500, 3, random_state=0)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    est.fit(frame, y)
+    assert list(est.feature_names_in_) == ["a", "b", "c"]
+    restored = pickle.loads(pickle.dumps(est))
+    method = "predict" if hasattr(est, "predict") else "mahalanobis"
+    np.testing.assert_array_equal(
+        getattr(restored, method)(frame), getattr(est, method)(frame)
+    )
+
+
+def test_covariance_score_and_mahalanobis_follow_empirical_covariance():
+    X = np.random.default_rng(0).normal(size=(5000, 2))
+    est = ReplicableCovariance(grid_width=1e-9, random_state=0).fit(X)
+    ref = EmpiricalCovariance(assume_centered=True).fit(X)
+    assert est.score(X) == pytest.approx(ref.score(X), rel=1e-6)
+    np.testing.assert_allclose(
+        est.mahalanobis(X[:5]), ref.mahalanobis(X[:5]), rtol=1e-6
+    )
+
+
+def test_covariance_replicable_over_independent_samples():
+    cov = np.array([[1.0, 0.3], [0.3, 0.5]])
+
+    def sampler(seed):
+        return np.random.default_rng(seed).multivariate_normal([0, 0], cov, 4000)
+
+    result = replicability_rate(
+        ReplicableCovariance(rho=0.2),
+        sampler,
+        n_pairs=40,
+        attributes=("covariance_",),
+        random_state=0,
+    )
+    # Designed for >= 0.8; P[Binomial(40, 0.8) < 24] < 1e-3.
+    assert binom.cdf(23, 40, 0.8) < 1e-3
+    assert result.n_identical >= 24
