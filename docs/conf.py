@@ -23,6 +23,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
 ]
 autosummary_generate = True
+templates_path = ["_templates"]
 numpydoc_show_class_members = False
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py"]
 html_theme = "pydata_sphinx_theme"
@@ -55,3 +56,15 @@ def _write_api_reference():
 
 
 _write_api_reference()
+
+
+def _skip_foreign_members(app, what, name, obj, skip, options):
+    """Document only what sklearn_iclr defines (not sklearn's inherited API)."""
+    module = getattr(obj, "__module__", None) or ""
+    if what == "class" and not module.startswith("sklearn_iclr"):
+        return True
+    return skip
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_foreign_members)

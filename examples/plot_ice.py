@@ -1,7 +1,7 @@
 """
-==========================================================
+===========================================================
 Exact 0-1 loss boundary vs logistic regression (Voice path)
-==========================================================
+===========================================================
 
 :class:`~sklearn_iclr.linear_model.ICEClassifier` finds the line with the
 fewest possible training errors (He & Little, ICLR 2026). Logistic regression

@@ -1,7 +1,7 @@
 """
-==========================================================
+============================================================
 Off-policy evaluation with LSTDQ and its coverage diagnostic
-==========================================================
+============================================================
 
 :class:`~sklearn_iclr.rl.LSTDQEvaluator` estimates the value ``J`` of a target
 policy from transitions logged by another (behaviour) policy, with a standard

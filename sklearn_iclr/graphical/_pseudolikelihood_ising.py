@@ -91,7 +91,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
         Newton (or bisection) steps taken; 0 when the estimate is at a bound.
     n_features_in_ : int
         Number of vertices (columns of ``X``) seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit. Defined only when ``X`` has feature
         names that are all strings.
 

@@ -107,7 +107,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         trivial and no search was needed).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
 
     See Also

@@ -144,7 +144,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         of the failure budget, estimated from this sample.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     See Also

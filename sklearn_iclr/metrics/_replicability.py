@@ -125,8 +125,9 @@ def replicability_rate(
         size for each integer ``seed``.
     n_pairs : int, default=200
         Number of pairs.
-    attributes : tuple of str, default=("coef_", "intercept_")
-        Fitted attributes that must be equal.
+    attributes : tuple of str
+        Fitted attributes that must be equal; the default is
+        ``("coef_", "intercept_")``.
     random_state : int, RandomState instance or None, default=None
         Draws the data seeds and shared seeds of all pairs.
     n_jobs : int, default=None

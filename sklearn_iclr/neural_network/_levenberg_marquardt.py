@@ -136,7 +136,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
     damping_curve_ : list of float
         Damping ``mu`` of each accepted LM/GN step (``0.0`` is an undamped
         Gauss-Newton step).
-    frequency_error_curve_ : ndarray of shape (n_iter_ + 1, n_frequencies)
+    frequency_error_curve_ : ndarray of shape (``n_iter_ + 1``, n_frequencies)
         Amplitude of the training residual at each of ``monitor_frequencies``
         before training (row 0) and after each iteration. Only set when
         ``monitor_frequencies`` is given.
@@ -144,7 +144,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         Number of targets.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     See Also

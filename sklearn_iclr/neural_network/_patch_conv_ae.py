@@ -165,7 +165,7 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
     n_features_in_ : int
         Number of features seen during fit (``n_patches * patch_dim`` for 3-D
         input).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     See Also

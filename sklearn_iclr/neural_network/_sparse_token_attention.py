@@ -306,9 +306,9 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    query_ : ndarray of shape (token_dim_,)
+    query_ : ndarray of shape (`token_dim_`,)
         The attention query ``q``.
-    coef_ : ndarray of shape (token_dim_,)
+    coef_ : ndarray of shape (`token_dim_`,)
         The readout ``w`` of the pooled token.
     intercept_ : float
         The bias ``b``.
@@ -322,7 +322,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         L-BFGS iterations of the final fit.
     n_features_in_ : int
         Number of features seen during fit, ``n_tokens_ * token_dim_``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     See Also

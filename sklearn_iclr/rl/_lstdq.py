@@ -80,7 +80,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         Number of transitions accumulated by ``fit`` / ``partial_fit``.
     n_features_in_ : int
         Number of features seen during the first ``fit`` / ``partial_fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features, when ``X`` has string column names.
 
     See Also
