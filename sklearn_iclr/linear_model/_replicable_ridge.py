@@ -79,14 +79,15 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     within a few percent of the width split that minimises the excess risk
     ``(d + 1) a^2 / 12``. The ``se_k`` of the width are homoscedastic (the
     residual variance times the leverages of the design): they fluctuate
-    between runs like ``sqrt(mean r^2)`` (about ``1.6 / sqrt(n)`` in ``log2``
-    on heavy-tailed data), several times less than the sandwich standard
-    errors, whose fluctuation would make the width itself differ between
-    runs. ``disagreement_bound_`` re-estimates every term from the sample, the
-    rounding term with the sandwich (heteroscedasticity-robust) standard
-    errors, so it also sees what the homoscedastic width misses. With heavier
-    tails than finite eighth moments the width itself differs between runs
-    more often (then pass a fixed ``grid_width``). The rounding error is at
+    between runs like ``sqrt(mean r^2)`` (``E|Delta log2|`` about
+    ``1.6 / sqrt(n)`` on heavy-tailed data), several times less than the
+    sandwich standard errors, whose fluctuation would make the width itself
+    differ between runs. ``disagreement_bound_`` re-estimates every term from
+    the sample, the rounding term with the sandwich (heteroscedasticity-robust)
+    standard errors, so it also sees what the homoscedastic width misses. The
+    width needs finite fourth moments of the residual to be stable; with
+    heavier tails it differs between runs more often (then pass a fixed
+    ``grid_width``). The rounding error is at
     most ``grid_width_ / 2`` per coordinate of ``u`` and for ``beta_0``.
 
     The expected excess risk of the rounding is ``(d + 1) a^2 / 12`` in the
