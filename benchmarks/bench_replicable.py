@@ -84,7 +84,7 @@ def table_replicability():
     rows = []
     for rho in (0.05, 0.2):
         for d in (5, 20):
-            # Sample sizes where no warning is issued (reserve < 3/4 of rho/2);
+            # Sample sizes where no warning is issued (reserve < 3/4 of 0.4 rho);
             # rho = 0.05 needs 400 pairs for the Wilson interval to resolve it.
             n, n_pairs = (50000, 400) if rho == 0.05 else (10000, 200)
             n_pairs = 60 if QUICK else n_pairs
