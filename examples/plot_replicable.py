@@ -14,7 +14,7 @@ analysts share, and whose width is chosen from ``rho`` and the standard errors.
 
 The price is accuracy: the grid spans many standard errors, so the rounded
 model loses some held-out R^2, a loss that shrinks like ``1 / n``. Below about
-``n = (4 / (0.75 rho))^2`` (here 2800) the estimator warns that the target is out
+``n = (2 / (0.3 rho))^2`` (here 4400) the estimator warns that the target is out
 of reach, and the grid becomes so coarse that the model is useless. This example
 measures both with :func:`~sklearn_iclr.metrics.replicability_rate` on
 heavy-tailed synthetic data (Student-t features, heteroscedastic target).

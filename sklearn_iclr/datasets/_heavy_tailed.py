@@ -47,9 +47,9 @@ def make_heavy_tailed_regression(
         Number of features.
     df : float, default=10.0
         Degrees of freedom of the features (greater than 2). The default has
-        kurtosis 4 and finite eighth moments, which the sandwich standard
-        errors behind data-driven grid widths need to be stable; ``df <= 8``
-        makes those widths (and so the rounded output) vary between samples.
+        kurtosis 4 and finite eighth moments, which sandwich standard errors
+        need to be stable (``df <= 8`` makes them vary between samples); the
+        residual variance needs finite fourth moments (``df > 4``).
     noise : float, default=0.5
         Standard deviation of the Gaussian noise.
     nonlinearity : float, default=0.5

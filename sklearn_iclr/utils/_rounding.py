@@ -217,7 +217,7 @@ def log2_width_disagreement(sample_weight, terms, spacing=LOG2_SPACING):
     return float(min(1.0, cost))
 
 
-def rounding_budget(rho, reserve):
+def rounding_budget(rho, reserve, design_share=DESIGN_SHARE):
     """What of the design target is left for the final rounding after a reserve.
 
     The data-driven rules design for an *expected* disagreement of
@@ -233,11 +233,13 @@ def rounding_budget(rho, reserve):
     reserve : float
         Probability set aside for the rounding of widths and bases; it must
         depend only on quantities both runs share (``n``, ``d``, ``rho``).
+    design_share : float, default=DESIGN_SHARE
+        Share of ``rho`` that the design spends in expectation.
 
     Returns
     -------
     budget : float
-        ``DESIGN_SHARE * rho - reserve``, at least ``MIN_ROUNDING_SHARE`` of
+        ``design_share * rho - reserve``, at least ``MIN_ROUNDING_SHARE`` of
         the design target (with a warning that ``rho`` is out of reach at this
         sample size).
 
@@ -246,7 +248,7 @@ def rounding_budget(rho, reserve):
     >>> rounding_budget(0.2, 0.02)
     0.08
     """
-    design = DESIGN_SHARE * rho
+    design = design_share * rho
     budget = design - reserve
     if budget < MIN_ROUNDING_SHARE * design:
         warnings.warn(
