@@ -7,6 +7,9 @@ from numbers import Integral
 
 import numpy as np
 from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -17,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils.validation import check_binary_target, check_nonnegative_sample_weight
 from ._ice_enumeration import (
+    MERGE_TOL,
     affine_coordinates,
     combinations_array,
     count_examinations,
@@ -214,12 +218,29 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         scaled, low, span = _min_max_scale(features, weight > 0)
         problem = _Problem.from_samples(scaled, y_signed, weight)
         labels, optimal, n_candidates = self._search(problem)
-        w, b = _max_margin_separator(problem.points, labels)
+        w, b = _max_margin_separator(*problem.member_labels(labels))
         # Undo the scaling x_s = 2 (x - low) / span - 1 (constant columns: 0).
         w = np.where(span > 0, w, 0.0)
         self.coef_ = (2.0 * w / _safe(span))[None, :]
-        self.intercept_ = np.array([b - np.sum(w * (2.0 * low / _safe(span) + 1.0))])
-        self.n_errors_ = float(problem.cost(problem.expand(labels)))
+        intercept = b - np.sum(w * (2.0 * low / _safe(span) + 1.0))
+        decision = features @ self.coef_[0]
+        self.intercept_ = np.array([_off_the_boundary(decision, intercept)])
+        predicted = np.where(decision + self.intercept_[0] > 0, 1, -1)
+        self.n_errors_ = float(np.sum(weight[predicted != y_signed]))
+        searched = float(problem.cost(problem.expand(labels)))
+        if not np.isclose(self.n_errors_, searched, rtol=1e-12, atol=0.0):
+            # Only a labelling at the edge of the tolerances gets here.
+            warnings.warn(
+                f"ICEClassifier: the best labelling found ({searched:g} errors) "
+                "is not realised by the refitted boundary, which makes "
+                f"{self.n_errors_:g}: some training points lie within the "
+                f"numerical tolerance ({MERGE_TOL:g} of the feature range) of "
+                "a hyperplane through others. optimal_ is set to False; "
+                "rounding or rescaling the features avoids this.",
+                UserWarning,
+                stacklevel=3,
+            )
+            optimal = False
         self.optimal_ = optimal
         self.n_candidates_ = n_candidates
         return self
@@ -354,28 +375,36 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
 class _Problem:
     """Samples merged into distinct locations with a net label and weight.
 
-    A location whose rows have positive weight ``a`` with label +1 and ``c``
-    with label -1 costs ``min(a, c)`` whatever it is labelled, plus
-    ``|a - c|`` if it takes the lighter label: so it becomes one point with
-    label ``sign(a - c)`` and weight ``|a - c|`` (no point when ``a == c``).
+    Rows whose (scaled) feature vectors are within ``MERGE_TOL`` of each
+    other in the max-norm, directly or through a chain of such rows, form one
+    location (single linkage); its representative is the member of least
+    lexicographic order. A location whose rows have positive weight ``a``
+    with label +1 and ``c`` with label -1 costs ``min(a, c)`` whatever it is
+    labelled, plus ``|a - c|`` if it takes the lighter label: so it becomes
+    one point with label ``sign(a - c)`` and weight ``|a - c|`` (no point
+    when ``a == c``).
     """
 
-    def __init__(self, locations, positive, negative):
-        self.locations = locations
+    def __init__(self, members, member_location, positive, negative):
+        self.members, self.member_location = members, member_location
+        first = np.unique(member_location, return_index=True)[1]
+        self.locations = members[first]
         self.positive, self.negative = positive, negative
         net = positive - negative
         self.keep = net != 0
-        self.points = locations[self.keep]
+        self.points = self.locations[self.keep]
         self.labels = np.where(net[self.keep] > 0, 1, -1).astype(np.int8)
         self.weights = np.abs(net[self.keep])
 
     @classmethod
     def from_samples(cls, X, y, weight):
         used = weight > 0
-        locations, inverse = np.unique(X[used], axis=0, return_inverse=True)
-        positive = np.bincount(inverse, weights=weight[used] * (y[used] > 0))
-        negative = np.bincount(inverse, weights=weight[used] * (y[used] < 0))
-        return cls(locations, positive, negative)
+        members, inverse = np.unique(X[used], axis=0, return_inverse=True)
+        member_location = _merge_nearby(members, MERGE_TOL)
+        location = member_location[inverse]
+        positive = np.bincount(location, weights=weight[used] * (y[used] > 0))
+        negative = np.bincount(location, weights=weight[used] * (y[used] < 0))
+        return cls(members, member_location, positive, negative)
 
     def expand(self, point_labels):
         """Labels of all locations (ties between the labels take +1)."""
@@ -383,9 +412,33 @@ class _Problem:
         labels[self.keep] = point_labels
         return labels
 
+    def member_labels(self, point_labels):
+        """The distinct feature vectors of the kept locations and their labels."""
+        kept = self.keep[self.member_location]
+        labels = self.expand(point_labels)[self.member_location]
+        return self.members[kept], labels[kept]
+
     def cost(self, labels):
         """Weighted 0-1 loss of a labelling of the locations."""
         return np.sum(np.where(labels > 0, self.negative, self.positive))
+
+
+def _merge_nearby(points, tolerance):
+    """Single-linkage clusters of points closer than ``tolerance`` (max-norm).
+
+    Returns the cluster of each point, numbered in order of first member.
+    """
+    pairs = cKDTree(points).query_pairs(tolerance, p=np.inf, output_type="ndarray")
+    if len(pairs) == 0:
+        return np.arange(len(points))
+    graph = coo_matrix(
+        (np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(points),) * 2
+    )
+    component = connected_components(graph, directed=False)[1]
+    first = np.unique(component, return_index=True)[1]
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[component]
 
 
 def _scan_chunk(Y, y, w, pencils, bound, exhaustive):
@@ -441,8 +494,9 @@ def _max_margin_separator(X, labels, check_only=False):
     """Maximum-margin (``max |w_j| <= 1``) separator of a strict labelling.
 
     Solves ``max t`` subject to ``labels_i (w . x_i + b) >= t``,
-    ``-1 <= w_j <= 1``, ``t <= 1`` with HiGHS. Returns ``(w, b)``, or with
-    ``check_only`` whether the labelling is strictly separable.
+    ``-1 <= w_j <= 1``, ``t <= 1`` with HiGHS. Returns ``(w, b)`` (the best
+    the LP finds, which the caller checks), or with ``check_only`` whether
+    the labelling is strictly separable with margin above ``1e-9``.
     """
     n, p = X.shape
     s = labels.astype(np.float64)
@@ -456,16 +510,25 @@ def _max_margin_separator(X, labels, check_only=False):
         bounds=[(-1, 1)] * p + [(None, None), (None, 1)],
         method="highs",
     )
-    margin = -result.fun if result.status == 0 else 0.0
     if check_only:
-        return margin > 1e-9
-    if margin <= 1e-9:
-        raise RuntimeError(
-            "ICEClassifier: the optimal labelling has no positive margin; the "
-            "data are numerically degenerate (points within ~1e-9 of a "
-            "hyperplane through others). Rescale or round the features."
-        )
+        return result.status == 0 and -result.fun > 1e-9
+    if result.status != 0:  # not expected: the LP is feasible and bounded
+        return np.zeros(p), 1.0
     return result.x[:p], float(result.x[p])
+
+
+def _off_the_boundary(decision, intercept):
+    """An intercept that leaves no training point on the boundary.
+
+    Moves ``intercept`` by half the least non-zero ``|decision + intercept|``
+    when some point has a decision value of exactly 0, so no other point
+    changes side.
+    """
+    values = decision + intercept
+    if np.all(values != 0):
+        return intercept
+    nonzero = np.abs(values[values != 0])
+    return intercept + (nonzero.min() / 2 if nonzero.size else 1.0)
 
 
 def _format_seconds(seconds):
