@@ -232,11 +232,10 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             # Only a labelling at the edge of the tolerances gets here.
             warnings.warn(
                 f"ICEClassifier: the best labelling found ({searched:g} errors) "
-                "is not realised by the refitted boundary, which makes "
-                f"{self.n_errors_:g}: some training points lie within the "
-                f"numerical tolerance ({MERGE_TOL:g} of the feature range) of "
-                "a hyperplane through others. optimal_ is set to False; "
-                "rounding or rescaling the features avoids this.",
+                "is separable only with a margin below the linear program's "
+                "resolution (about 1e-10 of the feature range), so the "
+                f"refitted boundary makes {self.n_errors_:g}; optimal_ is set "
+                "to False. Rounding the features avoids this.",
                 UserWarning,
                 stacklevel=3,
             )
@@ -493,28 +492,59 @@ def _surrogate(Y, y, w):
 def _max_margin_separator(X, labels, check_only=False):
     """Maximum-margin (``max |w_j| <= 1``) separator of a strict labelling.
 
-    Solves ``max t`` subject to ``labels_i (w . x_i + b) >= t``,
-    ``-1 <= w_j <= 1``, ``t <= 1`` with HiGHS. Returns ``(w, b)`` (the best
-    the LP finds, which the caller checks), or with ``check_only`` whether
-    the labelling is strictly separable with margin above ``1e-9``.
+    Solves ``min u`` subject to ``labels_i (w . x_i + b) >= 1`` and
+    ``-u <= w_j <= u`` with HiGHS, and returns ``(w / u, b / u)``, whose
+    margin ``1 / u`` is the largest under ``max |w_j| <= 1``. Asking for
+    margin 1 rather than maximising a small margin keeps HiGHS's feasibility
+    tolerance (1e-7) from flipping a sign when the margin is tiny. When
+    HiGHS finds the labelling not strictly separable, returns the least-hinge
+    separator instead (the caller checks the signs); with ``check_only``,
+    returns whether HiGHS finds it separable.
     """
     n, p = X.shape
     s = labels.astype(np.float64)
     if n == 0 or np.all(s == s[0]):
         return True if check_only else (np.zeros(p), float(s[0]) if n else 1.0)
-    A = np.column_stack([-s[:, None] * X, -s, np.ones(n)])
+    # variables (w, b, u); rows: -s_i (w . x_i + b) <= -1, w_j - u <= 0,
+    # -w_j - u <= 0
+    A = np.vstack(
+        [
+            np.column_stack([-s[:, None] * X, -s, np.zeros(n)]),
+            np.column_stack([np.eye(p), np.zeros(p), -np.ones(p)]),
+            np.column_stack([-np.eye(p), np.zeros(p), -np.ones(p)]),
+        ]
+    )
     result = linprog(
-        np.r_[np.zeros(p + 1), -1.0],
+        np.r_[np.zeros(p + 1), 1.0],
         A_ub=A,
-        b_ub=np.zeros(n),
-        bounds=[(-1, 1)] * p + [(None, None), (None, 1)],
+        b_ub=np.r_[-np.ones(n), np.zeros(2 * p)],
+        bounds=[(None, None)] * (p + 1) + [(0, None)],
         method="highs",
     )
     if check_only:
-        return result.status == 0 and -result.fun > 1e-9
-    if result.status != 0:  # not expected: the LP is feasible and bounded
+        return result.status == 0
+    if result.status != 0:
+        return _least_hinge_separator(X, s)
+    u = result.x[-1]
+    return result.x[:p] / u, float(result.x[p] / u)
+
+
+def _least_hinge_separator(X, s):
+    """``min sum_i xi_i`` subject to ``s_i (w . x_i + b) >= 1 - xi_i``,
+    ``xi >= 0``: the fallback when HiGHS finds the labelling not strictly
+    separable, which happens only when its margin is below ~1e-10."""
+    n, p = X.shape
+    result = linprog(
+        np.r_[np.zeros(p + 1), np.ones(n)],
+        A_ub=np.column_stack([-s[:, None] * X, -s, -np.eye(n)]),
+        b_ub=-np.ones(n),
+        bounds=[(None, None)] * (p + 1) + [(0, None)] * n,
+        method="highs",
+    )
+    if result.status != 0:
         return np.zeros(p), 1.0
-    return result.x[:p], float(result.x[p])
+    scale = max(np.abs(result.x[:p]).max(), np.finfo(float).tiny)
+    return result.x[:p] / scale, float(result.x[p] / scale)
 
 
 def _off_the_boundary(decision, intercept):
