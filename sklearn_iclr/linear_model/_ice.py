@@ -101,11 +101,20 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         Exponents of the monomial features (the identity for ``degree=1``).
     n_errors_ : float
         Weighted training 0-1 loss of the fitted boundary (the number of
-        training errors without sample weights); the optimum when
-        ``optimal_`` is True. ``predict`` on the training data makes exactly
-        these errors.
+        training errors without sample weights): ``predict`` on the training
+        data makes exactly these errors. Training feature vectors closer
+        than 1e-9 in every coordinate after min-max scaling to [-1, 1]
+        (directly or through a chain of such vectors) count as one location
+        and share one label, so their lighter label's rows are errors even
+        where a boundary squeezed between them would do better. When
+        ``optimal_`` is True, ``n_errors_`` is the optimum of that problem.
     optimal_ : bool
-        True when the search was exhaustive, so ``n_errors_`` is the optimum.
+        True when the search was exhaustive and the refitted boundary
+        realises the best labelling it found, so ``n_errors_`` is the
+        optimum. False after the heuristic search, and (with a warning) in
+        the rare case of a best labelling whose margin is too small (below
+        about 1e-10 of the feature range) for the linear program of the
+        refit; ``n_errors_`` then counts the errors of the boundary returned.
     n_candidates_ : int
         Candidate hyperplanes examined (0 when the data were separable or
         trivial and no search was needed).
@@ -145,9 +154,14 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     The returned boundary is the maximum-margin separator (margin under
     ``max |w_j| <= 1`` on features scaled to [-1, 1], a linear program solved
     by HiGHS) of the optimal labelling, so no training point lies on it.
-    Tolerances: features are min-max scaled, affine dependence is decided at
-    relative tolerance 1e-9 and two points lie on one candidate plane when
-    the rotating plane meets them within 1e-9 radians.
+    Tolerances: features are min-max scaled; feature vectors within 1e-9 of
+    each other (max-norm, single linkage) are one location; affine
+    dependence is decided at relative tolerance 1e-9; two points lie on one
+    candidate plane when the rotating plane meets them within 1e-9 radians
+    plus a bound on the rounding error of the two angles, and such on-plane
+    points are then solved in the plane's D - 1 coordinates, so the search
+    and the refit agree on which points share a label. A location within
+    the tolerance of another is therefore never split by the boundary.
 
     References
     ----------
