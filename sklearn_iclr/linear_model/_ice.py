@@ -106,8 +106,10 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         than 1e-9 in every coordinate after min-max scaling to [-1, 1]
         (directly or through a chain of such vectors) count as one location
         and share one label, so their lighter label's rows are errors even
-        where a boundary squeezed between them would do better. When
-        ``optimal_`` is True, ``n_errors_`` is the optimum of that problem.
+        where a boundary squeezed between them would do better; likewise a
+        point met within 1e-9 radians of a candidate hyperplane through D
+        others counts as on it (see Notes). When ``optimal_`` is True,
+        ``n_errors_`` is the optimum of that problem.
     optimal_ : bool
         True when the search was exhaustive and the refitted boundary
         realises the best labelling it found, so ``n_errors_`` is the
