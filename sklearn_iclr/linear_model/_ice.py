@@ -245,7 +245,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         self.n_errors_ = float(np.sum(weight[predicted != y_signed]))
         searched = float(problem.cost(problem.expand(labels)))
         if not np.isclose(self.n_errors_, searched, rtol=1e-12, atol=0.0):
-            # Only a labelling at the edge of the tolerances gets here.
+            # Only a labelling separable with a margin below what HiGHS
+            # resolves gets here (the refit then fell back to least hinge).
             warnings.warn(
                 f"ICEClassifier: the best labelling found ({searched:g} errors) "
                 "is separable only with a margin below the linear program's "
