@@ -374,7 +374,7 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
                 continue
             on_plane = sweep.on_plane(b, j)
             if exhaustive and d > 1 and to_check[b]:
-                if not np.array_equal(_owner(Z, on_plane, d), batch[b]):
+                if not _owns(Z, on_plane, batch[b], d):
                     continue
             sub_cost, sub_labels = _solve_cached(X, y, w, on_plane, cache)
             cost = float(lower[b, j]) + sub_cost
@@ -387,6 +387,20 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
     if best_key is None:
         return np.inf, None, None, n_examined
     return best_cost, best_key, best_labels, n_examined
+
+
+def _owns(Z, on_plane, pencil, d):
+    """Whether ``pencil`` (affinely independent) is the owner of the plane.
+
+    The greedy choice always takes the least on-plane index first and takes
+    the d - 1 least ones when they are the pencil's own points; only other
+    cases need the Gram-Schmidt pass.
+    """
+    if on_plane[0] != pencil[0]:
+        return False
+    if np.array_equal(on_plane[: d - 1], pencil):
+        return True
+    return np.array_equal(_owner(Z, on_plane, d), pencil)
 
 
 def _owner(Z, on_plane, d):
