@@ -157,6 +157,15 @@ def _fit_without_warning(X, y):
         ([[0, 0], [1, 1e-12], [2, 0], [1, 1], [1, -1]], [1, 0, 1, 0, 1], 1),
         # ... but 1e-6 off it is not: a line between them makes no error
         ([[0, 0], [1, 1e-6], [2, 0], [1, 1], [1, -1]], [1, 0, 1, 0, 1], 0),
+        # 3-d: (0, 1, 0) lies between (0, 0, 0) and (0, 3, 0), next to a
+        # point 1.2e-7 away (hypothesis: HiGHS called the data separable
+        # within its tolerances; the separability check now verifies)
+        (
+            [[0, 1, 0], [1.75, 0, 0], [3, 0, 0], [0, 3, 0], [0, 0, 0]]
+            + [[-1.1920929e-07, 0, 0], [0, 0, 1]],
+            [0, 1, 1, 1, 1, 1, 1],
+            1,
+        ),
     ],
 )
 def test_near_duplicates_and_near_collinear_points(X, y, expected):

@@ -516,7 +516,7 @@ def _max_margin_separator(X, labels, check_only=False):
     tolerance (1e-7) from flipping a sign when the margin is tiny. When
     HiGHS finds the labelling not strictly separable, returns the least-hinge
     separator instead (the caller checks the signs); with ``check_only``,
-    returns whether HiGHS finds it separable.
+    returns whether the solution HiGHS finds meets every margin.
     """
     n, p = X.shape
     s = labels.astype(np.float64)
@@ -538,9 +538,14 @@ def _max_margin_separator(X, labels, check_only=False):
         bounds=[(None, None)] * (p + 1) + [(0, None)],
         method="highs",
     )
+    # HiGHS may call a nearly separable labelling feasible within its
+    # tolerances; only a solution that meets every margin is accepted.
+    separable = result.status == 0 and np.all(
+        s * (X @ result.x[:p] + result.x[p]) > 0.5
+    )
     if check_only:
-        return result.status == 0
-    if result.status != 0:
+        return separable
+    if not separable:
         return _least_hinge_separator(X, s)
     u = result.x[-1]
     return result.x[:p] / u, float(result.x[p] / u)
@@ -548,8 +553,8 @@ def _max_margin_separator(X, labels, check_only=False):
 
 def _least_hinge_separator(X, s):
     """``min sum_i xi_i`` subject to ``s_i (w . x_i + b) >= 1 - xi_i``,
-    ``xi >= 0``: the fallback when HiGHS finds the labelling not strictly
-    separable, which happens only when its margin is below ~1e-10."""
+    ``xi >= 0``: the fallback when HiGHS finds no strict separator of the
+    labelling, which happens only when its margin is below ~1e-10."""
     n, p = X.shape
     result = linprog(
         np.r_[np.zeros(p + 1), np.ones(n)],
