@@ -114,9 +114,11 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         True when the search was exhaustive and the refitted boundary
         realises the best labelling it found, so ``n_errors_`` is the
         optimum. False after the heuristic search, and (with a warning) in
-        the rare case of a best labelling whose margin is too small (below
-        about 1e-10 of the feature range) for the linear program of the
-        refit; ``n_errors_`` then counts the errors of the boundary returned.
+        the rare case where the refit does not realise the best labelling
+        found: a margin below about 1e-10 of the feature range, or points
+        within ~1e-7 of each other next to planes through others, at the
+        edge of the tolerances; ``n_errors_`` then counts the errors of the
+        boundary returned.
     n_candidates_ : int
         Candidate hyperplanes examined (0 when the data were separable or
         trivial and no search was needed).
@@ -245,14 +247,15 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         self.n_errors_ = float(np.sum(weight[predicted != y_signed]))
         searched = float(problem.cost(problem.expand(labels)))
         if not np.isclose(self.n_errors_, searched, rtol=1e-12, atol=0.0):
-            # Only a labelling separable with a margin below what HiGHS
-            # resolves gets here (the refit then fell back to least hinge).
+            # Only near-degenerate data at the edge of the tolerances get here.
             warnings.warn(
-                f"ICEClassifier: the best labelling found ({searched:g} errors) "
-                "is separable only with a margin below the linear program's "
-                "resolution (about 1e-10 of the feature range), so the "
-                f"refitted boundary makes {self.n_errors_:g}; optimal_ is set "
-                "to False. Rounding the features avoids this.",
+                f"ICEClassifier: the refitted boundary makes {self.n_errors_:g} "
+                f"errors, not the {searched:g} of the best labelling found: that "
+                "labelling has a margin below the linear program's resolution "
+                "(about 1e-10 of the feature range), or some points are too "
+                "close to each other or to a hyperplane through others for the "
+                "search's tolerances. optimal_ is set to False. Rounding the "
+                "features avoids this.",
                 UserWarning,
                 stacklevel=3,
             )
