@@ -125,6 +125,91 @@ def test_relabelling_and_refit_are_deterministic():
     )
 
 
+# ------------------------------------------------------- near-degenerate data
+
+
+def _fit_without_warning(X, y):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = ICEClassifier().fit(np.asarray(X, dtype=float), np.asarray(y))
+    assert weighted_errors(clf, np.asarray(X, dtype=float), np.asarray(y)) == (
+        clf.n_errors_
+    )
+    assert np.all(clf.decision_function(np.asarray(X, dtype=float)) != 0)
+    return clf
+
+
+@pytest.mark.parametrize(
+    "X, y, expected",
+    [
+        # hypothesis' counterexample: 1e-12 and 0 are one location (+ twice,
+        # - once): the lighter label costs 1.
+        ([[1.0], [1e-12], [0.0], [0.0]], [1, 0, 1, 1], 1),
+        ([[1e-10], [0.0], [1.0], [1.0]], [0, 1, 1, 1], 1),
+        # two near-duplicates with opposite labels among separable points
+        ([[0, 0], [1e-13, -1e-13], [1, 0], [0, 1], [3, 3]], [0, 1, 0, 0, 1], 1),
+        # exactly collinear +, -, + on y = 1 with two points 1e-7 apart: the
+        # pattern is not realisable (the rounding-aware grouping sees it)
+        ([[0, 0], [1e-7, 1], [0, 1], [1, 1]], [0, 0, 1, 1], 1),
+        # a triple 1e-12 off collinear is on one line at the tolerance ...
+        ([[0, 0], [1, 1e-12], [2, 0], [1, 1], [1, -1]], [1, 0, 1, 0, 1], 1),
+        # ... but 1e-6 off it is not: a line between them makes no error
+        ([[0, 0], [1, 1e-6], [2, 0], [1, 1], [1, -1]], [1, 0, 1, 0, 1], 0),
+        # 3-d: (0, 1, 0) lies between (0, 0, 0) and (0, 3, 0), next to a
+        # point 1.2e-7 away (hypothesis: HiGHS called the data separable
+        # within its tolerances; the separability check now verifies)
+        (
+            [[0, 1, 0], [1.75, 0, 0], [3, 0, 0], [0, 3, 0], [0, 0, 0]]
+            + [[-1.1920929e-07, 0, 0], [0, 0, 1]],
+            [0, 1, 1, 1, 1, 1, 1],
+            1,
+        ),
+    ],
+)
+def test_near_duplicates_and_near_collinear_points(X, y, expected):
+    clf = _fit_without_warning(X, y)
+    assert clf.optimal_ and clf.n_errors_ == expected
+
+
+def test_tiny_feature_ranges_give_the_same_optimum():
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 4, size=(30, 2)).astype(float)
+    y = (X.sum(axis=1) + rng.normal(0, 1.5, 30) > 3).astype(int)
+    base = _fit_without_warning(X, y)
+    # an affine map of the data: the problem is unchanged
+    assert _fit_without_warning(1e-9 * X, y).n_errors_ == base.n_errors_
+    assert _fit_without_warning(X * [1e-11, 1e6], y).n_errors_ == base.n_errors_
+    # a range of 1e-9 on an offset of 5 is resolved (rounding moves points by
+    # ~1e-6 of the range), so the fit is optimal for the rounded data
+    shifted = _fit_without_warning(5.0 + 1e-9 * X, y)
+    assert shifted.optimal_ and shifted.n_errors_ <= base.n_errors_
+
+
+def test_margin_below_the_lp_resolution_falls_back_with_a_warning():
+    # The labelling with no error is separable only with margin ~2.5e-11 on
+    # features scaled to [-1, 1] (checked in exact rational arithmetic:
+    # 2e5 (s_1 + 1) - s_2 - 5e-6 separates the scaled points with margin 5e-6
+    # at max |w_j| = 2e5), which HiGHS cannot resolve. The fit warns, reports
+    # the errors of the boundary it returns and sets optimal_ to False.
+    X = np.array(
+        [
+            [2.0, -1.0, -1e-5],
+            [-1e-5, 0.0, 0.0],
+            [-1e-5, -1e-5, -1e-5],
+            [-1e-5, -1e-5, 0.0],
+            [0.0, 1.0, 0.0],
+        ]
+    )
+    y = np.array([1, 0, 1, 1, 1])
+    with pytest.warns(UserWarning, match="margin below the linear program"):
+        clf = ICEClassifier().fit(X, y)
+    assert not clf.optimal_
+    assert weighted_errors(clf, X, y) == clf.n_errors_ == 1
+    assert np.all(clf.decision_function(X) != 0)
+
+
 # ------------------------------------------------------------ paper's claims
 
 

@@ -7,6 +7,9 @@ from numbers import Integral
 
 import numpy as np
 from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -17,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils.validation import check_binary_target, check_nonnegative_sample_weight
 from ._ice_enumeration import (
+    MERGE_TOL,
     affine_coordinates,
     combinations_array,
     count_examinations,
@@ -97,11 +101,24 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         Exponents of the monomial features (the identity for ``degree=1``).
     n_errors_ : float
         Weighted training 0-1 loss of the fitted boundary (the number of
-        training errors without sample weights); the optimum when
-        ``optimal_`` is True. ``predict`` on the training data makes exactly
-        these errors.
+        training errors without sample weights): ``predict`` on the training
+        data makes exactly these errors. Training feature vectors closer
+        than 1e-9 in every coordinate after min-max scaling to [-1, 1]
+        (directly or through a chain of such vectors) count as one location
+        and share one label, so their lighter label's rows are errors even
+        where a boundary squeezed between them would do better; likewise a
+        point met within 1e-9 radians of a candidate hyperplane through D
+        others counts as on it (see Notes). When ``optimal_`` is True,
+        ``n_errors_`` is the optimum of that problem.
     optimal_ : bool
-        True when the search was exhaustive, so ``n_errors_`` is the optimum.
+        True when the search was exhaustive and the refitted boundary
+        realises the best labelling it found, so ``n_errors_`` is the
+        optimum. False after the heuristic search, and (with a warning) in
+        the rare case where the refit does not realise the best labelling
+        found: a margin below about 1e-10 of the feature range, or points
+        within ~1e-7 of each other next to planes through others, at the
+        edge of the tolerances; ``n_errors_`` then counts the errors of the
+        boundary returned.
     n_candidates_ : int
         Candidate hyperplanes examined (0 when the data were separable or
         trivial and no search was needed).
@@ -141,9 +158,14 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     The returned boundary is the maximum-margin separator (margin under
     ``max |w_j| <= 1`` on features scaled to [-1, 1], a linear program solved
     by HiGHS) of the optimal labelling, so no training point lies on it.
-    Tolerances: features are min-max scaled, affine dependence is decided at
-    relative tolerance 1e-9 and two points lie on one candidate plane when
-    the rotating plane meets them within 1e-9 radians.
+    Tolerances: features are min-max scaled; feature vectors within 1e-9 of
+    each other (max-norm, single linkage) are one location; affine
+    dependence is decided at relative tolerance 1e-9; two points lie on one
+    candidate plane when the rotating plane meets them within 1e-9 radians
+    plus a bound on the rounding error of the two angles, and such on-plane
+    points are then solved in the plane's D - 1 coordinates, so the search
+    and the refit agree on which points share a label. A location within
+    the tolerance of another is therefore never split by the boundary.
 
     References
     ----------
@@ -214,12 +236,30 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         scaled, low, span = _min_max_scale(features, weight > 0)
         problem = _Problem.from_samples(scaled, y_signed, weight)
         labels, optimal, n_candidates = self._search(problem)
-        w, b = _max_margin_separator(problem.points, labels)
+        w, b = _max_margin_separator(*problem.member_labels(labels))
         # Undo the scaling x_s = 2 (x - low) / span - 1 (constant columns: 0).
         w = np.where(span > 0, w, 0.0)
         self.coef_ = (2.0 * w / _safe(span))[None, :]
-        self.intercept_ = np.array([b - np.sum(w * (2.0 * low / _safe(span) + 1.0))])
-        self.n_errors_ = float(problem.cost(problem.expand(labels)))
+        intercept = b - np.sum(w * (2.0 * low / _safe(span) + 1.0))
+        decision = features @ self.coef_[0]
+        self.intercept_ = np.array([_off_the_boundary(decision, intercept)])
+        predicted = np.where(decision + self.intercept_[0] > 0, 1, -1)
+        self.n_errors_ = float(np.sum(weight[predicted != y_signed]))
+        searched = float(problem.cost(problem.expand(labels)))
+        if not np.isclose(self.n_errors_, searched, rtol=1e-12, atol=0.0):
+            # Only near-degenerate data at the edge of the tolerances get here.
+            warnings.warn(
+                f"ICEClassifier: the refitted boundary makes {self.n_errors_:g} "
+                f"errors, not the {searched:g} of the best labelling found: that "
+                "labelling has a margin below the linear program's resolution "
+                "(about 1e-10 of the feature range), or some points are too "
+                "close to each other or to a hyperplane through others for the "
+                "search's tolerances. optimal_ is set to False. Rounding the "
+                "features avoids this.",
+                UserWarning,
+                stacklevel=3,
+            )
+            optimal = False
         self.optimal_ = optimal
         self.n_candidates_ = n_candidates
         return self
@@ -354,28 +394,36 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
 class _Problem:
     """Samples merged into distinct locations with a net label and weight.
 
-    A location whose rows have positive weight ``a`` with label +1 and ``c``
-    with label -1 costs ``min(a, c)`` whatever it is labelled, plus
-    ``|a - c|`` if it takes the lighter label: so it becomes one point with
-    label ``sign(a - c)`` and weight ``|a - c|`` (no point when ``a == c``).
+    Rows whose (scaled) feature vectors are within ``MERGE_TOL`` of each
+    other in the max-norm, directly or through a chain of such rows, form one
+    location (single linkage); its representative is the member of least
+    lexicographic order. A location whose rows have positive weight ``a``
+    with label +1 and ``c`` with label -1 costs ``min(a, c)`` whatever it is
+    labelled, plus ``|a - c|`` if it takes the lighter label: so it becomes
+    one point with label ``sign(a - c)`` and weight ``|a - c|`` (no point
+    when ``a == c``).
     """
 
-    def __init__(self, locations, positive, negative):
-        self.locations = locations
+    def __init__(self, members, member_location, positive, negative):
+        self.members, self.member_location = members, member_location
+        first = np.unique(member_location, return_index=True)[1]
+        self.locations = members[first]
         self.positive, self.negative = positive, negative
         net = positive - negative
         self.keep = net != 0
-        self.points = locations[self.keep]
+        self.points = self.locations[self.keep]
         self.labels = np.where(net[self.keep] > 0, 1, -1).astype(np.int8)
         self.weights = np.abs(net[self.keep])
 
     @classmethod
     def from_samples(cls, X, y, weight):
         used = weight > 0
-        locations, inverse = np.unique(X[used], axis=0, return_inverse=True)
-        positive = np.bincount(inverse, weights=weight[used] * (y[used] > 0))
-        negative = np.bincount(inverse, weights=weight[used] * (y[used] < 0))
-        return cls(locations, positive, negative)
+        members, inverse = np.unique(X[used], axis=0, return_inverse=True)
+        member_location = _merge_nearby(members, MERGE_TOL)
+        location = member_location[inverse]
+        positive = np.bincount(location, weights=weight[used] * (y[used] > 0))
+        negative = np.bincount(location, weights=weight[used] * (y[used] < 0))
+        return cls(members, member_location, positive, negative)
 
     def expand(self, point_labels):
         """Labels of all locations (ties between the labels take +1)."""
@@ -383,9 +431,33 @@ class _Problem:
         labels[self.keep] = point_labels
         return labels
 
+    def member_labels(self, point_labels):
+        """The distinct feature vectors of the kept locations and their labels."""
+        kept = self.keep[self.member_location]
+        labels = self.expand(point_labels)[self.member_location]
+        return self.members[kept], labels[kept]
+
     def cost(self, labels):
         """Weighted 0-1 loss of a labelling of the locations."""
         return np.sum(np.where(labels > 0, self.negative, self.positive))
+
+
+def _merge_nearby(points, tolerance):
+    """Single-linkage clusters of points closer than ``tolerance`` (max-norm).
+
+    Returns the cluster of each point, numbered in order of first member.
+    """
+    pairs = cKDTree(points).query_pairs(tolerance, p=np.inf, output_type="ndarray")
+    if len(pairs) == 0:
+        return np.arange(len(points))
+    graph = coo_matrix(
+        (np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(points),) * 2
+    )
+    component = connected_components(graph, directed=False)[1]
+    first = np.unique(component, return_index=True)[1]
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[component]
 
 
 def _scan_chunk(Y, y, w, pencils, bound, exhaustive):
@@ -440,32 +512,78 @@ def _surrogate(Y, y, w):
 def _max_margin_separator(X, labels, check_only=False):
     """Maximum-margin (``max |w_j| <= 1``) separator of a strict labelling.
 
-    Solves ``max t`` subject to ``labels_i (w . x_i + b) >= t``,
-    ``-1 <= w_j <= 1``, ``t <= 1`` with HiGHS. Returns ``(w, b)``, or with
-    ``check_only`` whether the labelling is strictly separable.
+    Solves ``min u`` subject to ``labels_i (w . x_i + b) >= 1`` and
+    ``-u <= w_j <= u`` with HiGHS, and returns ``(w / u, b / u)``, whose
+    margin ``1 / u`` is the largest under ``max |w_j| <= 1``. Asking for
+    margin 1 rather than maximising a small margin keeps HiGHS's feasibility
+    tolerance (1e-7) from flipping a sign when the margin is tiny. When
+    HiGHS finds the labelling not strictly separable, returns the least-hinge
+    separator instead (the caller checks the signs); with ``check_only``,
+    returns whether the solution HiGHS finds meets every margin.
     """
     n, p = X.shape
     s = labels.astype(np.float64)
     if n == 0 or np.all(s == s[0]):
         return True if check_only else (np.zeros(p), float(s[0]) if n else 1.0)
-    A = np.column_stack([-s[:, None] * X, -s, np.ones(n)])
+    # variables (w, b, u); rows: -s_i (w . x_i + b) <= -1, w_j - u <= 0,
+    # -w_j - u <= 0
+    A = np.vstack(
+        [
+            np.column_stack([-s[:, None] * X, -s, np.zeros(n)]),
+            np.column_stack([np.eye(p), np.zeros(p), -np.ones(p)]),
+            np.column_stack([-np.eye(p), np.zeros(p), -np.ones(p)]),
+        ]
+    )
     result = linprog(
-        np.r_[np.zeros(p + 1), -1.0],
+        np.r_[np.zeros(p + 1), 1.0],
         A_ub=A,
-        b_ub=np.zeros(n),
-        bounds=[(-1, 1)] * p + [(None, None), (None, 1)],
+        b_ub=np.r_[-np.ones(n), np.zeros(2 * p)],
+        bounds=[(None, None)] * (p + 1) + [(0, None)],
         method="highs",
     )
-    margin = -result.fun if result.status == 0 else 0.0
+    # HiGHS may call a nearly separable labelling feasible within its
+    # tolerances; only a solution that meets every margin is accepted.
+    separable = result.status == 0 and np.all(
+        s * (X @ result.x[:p] + result.x[p]) > 0.5
+    )
     if check_only:
-        return margin > 1e-9
-    if margin <= 1e-9:
-        raise RuntimeError(
-            "ICEClassifier: the optimal labelling has no positive margin; the "
-            "data are numerically degenerate (points within ~1e-9 of a "
-            "hyperplane through others). Rescale or round the features."
-        )
-    return result.x[:p], float(result.x[p])
+        return separable
+    if not separable:
+        return _least_hinge_separator(X, s)
+    u = result.x[-1]
+    return result.x[:p] / u, float(result.x[p] / u)
+
+
+def _least_hinge_separator(X, s):
+    """``min sum_i xi_i`` subject to ``s_i (w . x_i + b) >= 1 - xi_i``,
+    ``xi >= 0``: the fallback when HiGHS finds no strict separator of the
+    labelling, which happens only when its margin is below ~1e-10."""
+    n, p = X.shape
+    result = linprog(
+        np.r_[np.zeros(p + 1), np.ones(n)],
+        A_ub=np.column_stack([-s[:, None] * X, -s, -np.eye(n)]),
+        b_ub=-np.ones(n),
+        bounds=[(None, None)] * (p + 1) + [(0, None)] * n,
+        method="highs",
+    )
+    if result.status != 0:
+        return np.zeros(p), 1.0
+    scale = max(np.abs(result.x[:p]).max(), np.finfo(float).tiny)
+    return result.x[:p] / scale, float(result.x[p] / scale)
+
+
+def _off_the_boundary(decision, intercept):
+    """An intercept that leaves no training point on the boundary.
+
+    Moves ``intercept`` by half the least non-zero ``|decision + intercept|``
+    when some point has a decision value of exactly 0, so no other point
+    changes side.
+    """
+    values = decision + intercept
+    if np.all(values != 0):
+        return intercept
+    nonzero = np.abs(values[values != 0])
+    return intercept + (nonzero.min() / 2 if nonzero.size else 1.0)
 
 
 def _format_seconds(seconds):

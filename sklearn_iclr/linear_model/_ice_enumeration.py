@@ -31,12 +31,19 @@ import numpy as np
 
 # Relative tolerance of affine dependence (singular values, QR diagonals).
 RANK_TOL = 1e-9
+# Feature vectors (min-max scaled to [-1, 1]) closer than this in every
+# coordinate are one location: they always share a label.
+MERGE_TOL = 1e-9
 # A point whose homogeneous coordinates are within this distance of the
 # (d - 2)-flat of a pencil lies on every plane of the pencil.
 FLAT_TOL = 1e-9
-# Two points met by the rotating plane at angles closer than this lie on the
-# same plane.
+# Two points met by the rotating plane at angles closer than this, beyond the
+# rounding error of the two angles, lie on the same plane.
 ANGLE_TOL = 1e-9
+# Multiple of the machine epsilon per homogeneous coordinate bounding the
+# rounding error of an angle (before division by its point's distance from
+# the pencil's flat and multiplication by the pencil's condition number).
+ROUNDING = 16 * np.finfo(float).eps
 # Entries (pencils x points) processed per vectorised batch.
 BATCH_ENTRIES = 1 << 18
 
@@ -95,13 +102,18 @@ def count_examinations(m, d):
     return d * comb(m, d) if d > 0 else 0
 
 
-def affine_coordinates(X):
+def affine_coordinates(X, max_dim=None):
     """Coordinates of points in their affine hull, scaled to [-1, 1].
 
     Parameters
     ----------
     X : ndarray of shape (m, p)
         Points.
+    max_dim : int, default=None
+        Largest dimension of the hull. Points that the search found on one
+        hyperplane at its tolerances are given coordinates in at most
+        ``d - 1`` dimensions (their best-fitting flat), whatever their
+        smallest singular value.
 
     Returns
     -------
@@ -123,6 +135,8 @@ def affine_coordinates(X):
     _, singular, vt = np.linalg.svd(centred, full_matrices=False)
     scale = singular[0] if singular.size else 0.0
     rank = int(np.sum(singular > RANK_TOL * max(scale, np.finfo(float).tiny)))
+    if max_dim is not None:
+        rank = min(rank, max_dim)
     Y = centred @ vt[:rank].T
     low, high = Y.min(axis=0), Y.max(axis=0)
     return 2.0 * (Y - low) / (high - low) - 1.0
@@ -131,19 +145,26 @@ def affine_coordinates(X):
 def _pencil_bases(Z, pencils, d):
     """Orthonormal bases of the 2-dimensional null spaces of the pencils.
 
-    Returns ``basis`` (B, d + 1, 2) and ``valid`` (B,), False when the d - 1
-    points of a pencil are affinely dependent.
+    Returns ``basis`` (B, d + 1, 2), ``valid`` (B,), False when the d - 1
+    points of a pencil are affinely dependent, and ``condition`` (B,), the
+    ratio of their largest norm to their least Gram-Schmidt residual (the
+    factor by which rounding errors grow in the basis).
     """
     if d == 1:
-        return np.broadcast_to(np.eye(2), (len(pencils), 2, 2)), np.ones(
-            len(pencils), dtype=bool
+        n_pencils = len(pencils)
+        return (
+            np.broadcast_to(np.eye(2), (n_pencils, 2, 2)),
+            np.ones(n_pencils, dtype=bool),
+            np.ones(n_pencils),
         )
     rows = np.swapaxes(Z[pencils], 1, 2)  # (B, d + 1, d - 1)
     q, r = np.linalg.qr(rows, mode="complete")
-    diagonal = np.abs(np.diagonal(r, axis1=1, axis2=2))
+    diagonal = np.abs(np.diagonal(r, axis1=1, axis2=2)).min(axis=1)
+    largest = np.linalg.norm(rows, axis=1).max(axis=1)
     # Gram-Schmidt order: R_kk is the residual of point k against the others.
-    valid = diagonal.min(axis=1) > RANK_TOL * np.linalg.norm(rows, axis=1).max(axis=1)
-    return q[:, :, d - 1 :], valid
+    valid = diagonal > RANK_TOL * largest
+    condition = largest / np.where(valid, diagonal, largest)
+    return q[:, :, d - 1 :], valid, condition
 
 
 class _Sweep:
@@ -161,7 +182,7 @@ class _Sweep:
 
     def __init__(self, Z, signed_weight, pencils, d):
         n_pencils, m = len(pencils), len(Z)
-        basis, valid = _pencil_bases(Z, pencils, d)
+        basis, valid, condition = _pencil_bases(Z, pencils, d)
         projected = np.matmul(Z, basis)  # (B, m, 2)
         alpha, beta = projected[..., 0], projected[..., 1]
         # Directions are lines: fold them into the upper half-plane and sort
@@ -173,8 +194,12 @@ class _Sweep:
         on_flat = norm <= FLAT_TOL
         angle = 1.0 - alpha / np.where(on_flat, 1.0, norm)
         angle[on_flat] = np.inf
+        # Bound on the rounding error of each angle: errors of order eps in
+        # the basis (times its condition) and in alpha, beta, over the norm.
+        slack = (ROUNDING * (d + 1)) * condition[:, None] / np.where(on_flat, 1.0, norm)
         order = np.argsort(angle, axis=1)
         angle = _take(angle, order)
+        slack = _take(slack, order)
         n_swept = m - on_flat.sum(axis=1)
         position = np.arange(m)
         swept = position < n_swept[:, None]
@@ -187,7 +212,10 @@ class _Sweep:
         first = (np.argmax(gap, axis=1)[:, None] + 1) % safe_n
         rotation = np.where(swept, (position + first) % safe_n, position)
         order = _take(order, rotation)
-        is_first = _take(gap, (rotation - 1) % safe_n) > ANGLE_TOL
+        # Consecutive points are on different planes when their angles differ
+        # by more than the tolerance plus both rounding-error bounds.
+        separation = gap - slack - _take(slack, following)
+        is_first = _take(separation, (rotation - 1) % safe_n) > ANGLE_TOL
         is_first &= swept
         is_first[:, 0] = True
 
@@ -346,7 +374,7 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
                 continue
             on_plane = sweep.on_plane(b, j)
             if exhaustive and d > 1 and to_check[b]:
-                if not np.array_equal(_owner(Z, on_plane, d), batch[b]):
+                if not _owns(Z, on_plane, batch[b], d):
                     continue
             sub_cost, sub_labels = _solve_cached(X, y, w, on_plane, cache)
             cost = float(lower[b, j]) + sub_cost
@@ -359,6 +387,20 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
     if best_key is None:
         return np.inf, None, None, n_examined
     return best_cost, best_key, best_labels, n_examined
+
+
+def _owns(Z, on_plane, pencil, d):
+    """Whether ``pencil`` (affinely independent) is the owner of the plane.
+
+    The greedy choice always takes the least on-plane index first and takes
+    the d - 1 least ones when they are the pencil's own points; only other
+    cases need the Gram-Schmidt pass.
+    """
+    if on_plane[0] != pencil[0]:
+        return False
+    if np.array_equal(on_plane[: d - 1], pencil):
+        return True
+    return np.array_equal(_owner(Z, on_plane, d), pencil)
 
 
 def _owner(Z, on_plane, d):
@@ -390,11 +432,13 @@ def _better(cost, key, best_cost, best_key):
 def _solve_cached(X, y, w, on_plane, cache):
     key = on_plane.tobytes()
     if key not in cache:
-        cache[key] = solve_exact(X[on_plane], y[on_plane], w[on_plane])
+        cache[key] = solve_exact(
+            X[on_plane], y[on_plane], w[on_plane], max_dim=X.shape[1] - 1
+        )
     return cache[key]
 
 
-def solve_exact(X, y, w):
+def solve_exact(X, y, w, max_dim=None):
     """Exact minimum weighted 0-1 loss labelling of distinct points (serial).
 
     Parameters
@@ -405,6 +449,8 @@ def solve_exact(X, y, w):
         Labels in {-1, +1}.
     w : ndarray of shape (m,)
         Positive weights.
+    max_dim : int, default=None
+        Solve in at most this many dimensions (see ``affine_coordinates``).
 
     Returns
     -------
@@ -426,8 +472,11 @@ def solve_exact(X, y, w):
     positive, negative = w[y > 0].sum(), w[y < 0].sum()
     if positive == 0 or negative == 0 or len(X) == 1:
         return 0.0, y.copy()
-    Y = affine_coordinates(X)
+    Y = affine_coordinates(X, max_dim)
     d = Y.shape[1]
+    if d == 0:  # one location (at the tolerances): one label
+        constant = 1 if positive >= negative else -1
+        return float(min(positive, negative)), np.full(len(y), constant, np.int8)
     if d >= len(Y) - 1:  # affinely independent points: every labelling
         return 0.0, y.copy()
     constant = 1 if positive >= negative else -1
