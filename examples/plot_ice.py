@@ -29,7 +29,8 @@ print(f"ICE: {ice.n_errors_:.0f} training errors (optimal: {ice.optimal_})")
 print(f"Logistic regression: {lr_errors} training errors")
 
 # %%
-# The two boundaries on a grid; crosses mark the points ICE gets wrong.
+# Left: the two boundaries on Voice path; crosses mark the points ICE gets
+# wrong. Right: a ring, where degree 2 makes the boundary a conic.
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
 xx, yy = np.meshgrid(
     np.linspace(X[:, 0].min(), X[:, 0].max(), 300),
@@ -50,8 +51,7 @@ left.scatter(*X[wrong].T, s=40, marker="x", c="k", label="ICE errors")
 left.set(title="Voice path: exact vs surrogate", xlabel="feature 1", ylabel="feature 2")
 left.legend(loc="upper right", fontsize=8)
 
-# %%
-# A ring: degree 2 makes the boundary a conic, still solved exactly.
+# Right: on a ring, degree 2 makes the boundary a conic, still solved exactly.
 rng = np.random.default_rng(0)
 ring = rng.uniform(-1, 1, size=(40, 2))
 inside = np.sum(ring**2, axis=1) + 0.15 * rng.standard_normal(40) < 0.45
