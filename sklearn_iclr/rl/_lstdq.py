@@ -15,10 +15,6 @@ from ..utils.validation import check_nonnegative_sample_weight
 # float64 the solution would carry a relative error of about 1e-4 or worse.
 MAX_CONDITION_NUMBER = 1e12
 
-# Rows per block of the cross products in partial_fit: two blocks of X and
-# X_next (2 x 16384 x 100 float64 = 26 MB at d = 100) fit in a typical L3 cache.
-ROW_BLOCK = 16384
-
 
 class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     """Least-squares temporal-difference Q evaluation (LSTDQ) of a target policy.
@@ -410,14 +406,9 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         s = self._sums
         s["weight"] += w.sum()
         s["phi_phi"][:d, :d] += weighted.T @ X
-        # X.T @ y is a pass over X that costs as much as reading X from
-        # memory; done block by block right after X.T @ X_next, it reads the
-        # block from cache instead.
-        for start in range(0, n, ROW_BLOCK):
-            rows = slice(start, start + ROW_BLOCK)
-            if X_next is not None:
-                s["phi_next"][:d, :d] += weighted[rows].T @ X_next[rows]
-            s["phi_r"][:d] += weighted[rows].T @ y[rows]
+        s["phi_r"][:d] += weighted.T @ y
+        if X_next is not None:
+            s["phi_next"][:d, :d] += weighted.T @ X_next
         if self.fit_intercept:
             col = weighted.sum(axis=0)
             s["phi_phi"][:d, d] += col
