@@ -18,6 +18,7 @@ seconds are noisy; compare the ratios and rates within one run):
 Run: ``PYTHONPATH=. python benchmarks/bench_ising.py`` (about 4 minutes).
 """
 
+import argparse
 import math
 import time
 import warnings
@@ -306,8 +307,20 @@ def bench_sampler(n=100_000, sweeps=20):
 
 
 if __name__ == "__main__":
-    bench_sampler()
-    bench_fit_time()
-    bench_spread()
-    bench_rmse()
-    bench_naive()
+    parts = {
+        "sampler": bench_sampler,
+        "fit_time": bench_fit_time,
+        "spread": bench_spread,
+        "rmse": bench_rmse,
+        "naive": bench_naive,
+    }
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "parts", nargs="*", metavar="PART", help=f"tables to run, among {list(parts)}"
+    )
+    chosen = parser.parse_args().parts or list(parts)
+    unknown = sorted(set(chosen) - set(parts))
+    if unknown:
+        parser.error(f"unknown tables {unknown}; choose among {list(parts)}")
+    for name in chosen:
+        parts[name]()

@@ -11,6 +11,7 @@ machine; only their ratios to ``Ridge`` are meaningful.
 Run: ``PYTHONPATH=. python benchmarks/bench_replicable.py`` (a few minutes).
 """
 
+import argparse
 import sys
 import time
 import warnings
@@ -395,7 +396,6 @@ if __name__ == "__main__":
     # One BLAS thread: on a loaded 2-core machine multithreaded BLAS thrashes
     # and dominates the timings of both Ridge and the replicable fit.
     threadpool_limits(1)
-    only = [a for a in sys.argv[1:] if not a.startswith("--")]
     tables = {
         "rate": table_replicability,
         "fixed": table_fixed_width,
@@ -404,6 +404,18 @@ if __name__ == "__main__":
         "controls": table_controls,
         "timing": table_timing,
     }
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "tables",
+        nargs="*",
+        metavar="TABLE",
+        help=f"tables to run, among {list(tables)}",
+    )
+    parser.add_argument("--quick", action="store_true", help="smaller sizes")
+    only = parser.parse_args().tables
+    unknown = sorted(set(only) - set(tables))
+    if unknown:
+        parser.error(f"unknown tables {unknown}; choose among {list(tables)}")
     for name, func in tables.items():
         if not only or name in only:
             func()
