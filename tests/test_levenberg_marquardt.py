@@ -391,20 +391,3 @@ def test_switch_runs_lm_then_first_order_steps():
     assert len(est.damping_curve_) == 12
     with pytest.warns(ConvergenceWarning, match="max_iter=30"):
         clone(est).fit(X, y)
-
-
-# --- the shared MLP builder extensions this estimator relies on --------------
-
-
-def test_build_mlp_tanh_and_float64_outputs():
-    from sklearn_iclr.utils._skorch import build_mlp, module_outputs
-
-    module = build_mlp(2, 3, (4,), activation="tanh").double()
-    assert isinstance(module[1], torch.nn.Tanh)
-    X = np.random.RandomState(0).standard_normal((5, 2))
-    with torch.no_grad():
-        expected = module(torch.tensor(X)).numpy()
-    # float64 modules get float64 input: exact agreement with a direct pass.
-    np.testing.assert_array_equal(module_outputs(module, X), expected)
-    with pytest.raises(ValueError, match="activation must be one of"):
-        build_mlp(2, 1, (4,), activation="gelu")
