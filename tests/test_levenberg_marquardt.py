@@ -225,7 +225,9 @@ def test_multi_output_damped_oscillator_beats_lbfgs_at_equal_iterations():
     X = t / 3.0 - 1.0
     train, test = slice(0, None, 2), slice(1, None, 2)
     lm = quiet_fit(
-        LevenbergMarquardtMLPRegressor(hidden_layer_sizes=(20,), max_iter=60),
+        LevenbergMarquardtMLPRegressor(
+            hidden_layer_sizes=(20,), max_iter=60, random_state=0
+        ),
         X[train],
         Y[train],
     )
@@ -241,7 +243,9 @@ def test_multi_output_damped_oscillator_beats_lbfgs_at_equal_iterations():
         X[train],
         Y[train],
     )
-    # Measured: LM test R^2 > 0.9999; L-BFGS with the same iterations ~0.97.
+    # Measured: LM test R^2 0.99997 with random_state=0 (0.9995-0.99999 over
+    # seeds 0-5; unseeded runs reached 0.9985); L-BFGS with the same
+    # iterations ~0.97.
     assert lm.score(X[test], Y[test]) > 0.999
     assert lm.score(X[test], Y[test]) > lbfgs.score(X[test], Y[test])
 
