@@ -120,7 +120,9 @@ def test_linear_network_reaches_the_least_squares_loss(data):
     # iteration is an accepted step, so the loss curve strictly decreases.
     X, y = data
     est = quiet_fit(
-        LevenbergMarquardtMLPRegressor(hidden_layer_sizes=(), max_iter=30, tol=0),
+        LevenbergMarquardtMLPRegressor(
+            hidden_layer_sizes=(), max_iter=30, tol=0, random_state=0
+        ),
         X,
         y,
     )
