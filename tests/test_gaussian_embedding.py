@@ -218,6 +218,10 @@ def test_bad_inputs_raise_clear_errors():
         GaussianEmbeddingModel(normalize="l2").fit(np.vstack([X, np.zeros(3)]))
     with pytest.raises(ValueError, match="paired samples"):
         GaussianEmbeddingModel().mutual_information(X[:10], X[:12])
+    with pytest.raises(ValueError, match="'covariance' parameter"):
+        GaussianEmbeddingModel(covariance="median").mutual_information(X, X)
+    with pytest.raises(ValueError, match="'normalize' parameter"):
+        GaussianEmbeddingModel(normalize="l3").mutual_information(X, X)
     with pytest.raises(ValueError, match="minimum of 20"):
         gaussianity_report(X[:10])
     with pytest.raises(ValueError, match="n_projections"):
