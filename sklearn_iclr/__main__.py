@@ -25,10 +25,13 @@ def main(argv=None):
         for entry in tour_entries():
             print(f"{entry.name:<30} {entry.dataset}  (anchor: {entry.anchor})")
         return 0
-    try:
-        run_tour(only=args.only)
-    except ValueError as exc:
-        parser.error(str(exc))
+    known = sorted(entry.name for entry in tour_entries())
+    unknown = sorted(set(args.only or ()) - set(known))
+    if unknown:
+        # Checked here, not by catching run_tour's ValueError, so that an error
+        # raised inside an entry keeps its traceback.
+        parser.error(f"Unknown tour entries {unknown}; known: {known}")
+    run_tour(only=args.only)
     return 0
 
 

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from numpy.polynomial import hermite_e
 from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
 from sklearn.pipeline import make_pipeline
@@ -162,27 +161,6 @@ def test_hermite_link_matches_sklearn_polynomial_regression(k3_data):
     index = est._index(X)[:, None]
     poly = make_pipeline(PolynomialFeatures(5), LinearRegression()).fit(index, y)
     np.testing.assert_allclose(est.predict(X), poly.predict(index), atol=1e-8)
-
-
-def test_hermite_basis_matches_numpy_hermite_e():
-    # Oracle: numpy's probabilists' Hermite series He_k, divided by sqrt(k!).
-    from sklearn_iclr.utils._hermite import hermite_basis
-
-    z = np.linspace(-4, 4, 41)
-    for k, values in enumerate(hermite_basis(z, 7)):
-        coef = np.zeros(k + 1)
-        coef[k] = 1.0
-        expected = hermite_e.hermeval(z, coef) / math.sqrt(math.factorial(k))
-        np.testing.assert_allclose(values, expected, rtol=1e-12, atol=1e-12)
-
-
-def test_hermite_basis_is_orthonormal_under_gauss_hermite_quadrature():
-    from sklearn_iclr.utils._hermite import hermite_design
-
-    nodes, weights = hermite_e.hermegauss(30)
-    design = hermite_design(nodes, 8)
-    gram = design.T @ (design * (weights / math.sqrt(2 * math.pi))[:, None])
-    np.testing.assert_allclose(gram, np.eye(9), atol=1e-10)
 
 
 def test_estimates_information_exponent_when_not_given():

@@ -4,7 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf, MinCovDet
@@ -138,8 +138,7 @@ def test_log_density_is_affine_equivariant(X, data):
 @given(correlated_gaussian_samples(max_features=5), st.data())
 def test_mi_is_symmetric_and_invariant_to_block_linear_maps(X, data):
     d = X.shape[1]
-    if d < 2:
-        return
+    assume(d >= 2)  # two non-empty blocks
     d1 = data.draw(st.integers(1, d - 1))
     Z1, Z2 = X[:, :d1], X[:, d1:]
     model = GaussianEmbeddingModel(covariance="empirical")
@@ -219,6 +218,10 @@ def test_bad_inputs_raise_clear_errors():
         GaussianEmbeddingModel(normalize="l2").fit(np.vstack([X, np.zeros(3)]))
     with pytest.raises(ValueError, match="paired samples"):
         GaussianEmbeddingModel().mutual_information(X[:10], X[:12])
+    with pytest.raises(ValueError, match="'covariance' parameter"):
+        GaussianEmbeddingModel(covariance="median").mutual_information(X, X)
+    with pytest.raises(ValueError, match="'normalize' parameter"):
+        GaussianEmbeddingModel(normalize="l3").mutual_information(X, X)
     with pytest.raises(ValueError, match="minimum of 20"):
         gaussianity_report(X[:10])
     with pytest.raises(ValueError, match="n_projections"):

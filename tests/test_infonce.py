@@ -18,7 +18,7 @@ from sklearn_iclr.datasets import (
 from sklearn_iclr.metrics import gaussianity_report
 from sklearn_iclr.neural_network import fit_supervised_encoder
 from sklearn_iclr.neural_network._infonce import _torch_classes, parse_augmentation
-from sklearn_iclr.utils import import_torch
+from sklearn_iclr.utils import import_torch, torch_seeded
 from sklearn_iclr.utils._skorch import module_outputs
 
 torch = import_torch()
@@ -64,13 +64,13 @@ def test_pruning_masks_smallest_neurons_and_keeps_updating_all():
     _, _, module_class, _ = _torch_classes()
     from sklearn_iclr.utils._skorch import build_mlp
 
-    torch.manual_seed(0)
-    module = module_class(build_mlp(5, 2, (8, 6)), prune_ratio=0.3)
+    with torch_seeded(0):  # leaves the global torch RNG as it was
+        module = module_class(build_mlp(5, 2, (8, 6)), prune_ratio=0.3)
+        x = torch.randn(10, 5)
     masks = module.neuron_masks()
     assert [int((~m).sum()) for m in masks] == [2, 1]  # floor(0.3 * 8), floor(0.3 * 6)
     first = module.mlp[0].weight.detach().norm(dim=1)
     assert first[~masks[0]].max() <= first[masks[0]].min()
-    x = torch.randn(10, 5)
     out = module(x)
     out.pow(2).sum().backward()
     # Straight-through: the masked neurons still get gradients.

@@ -116,13 +116,15 @@ def test_tensor_pca_order_2_matches_the_top_eigenvector():
 
 def test_tensor_pca_order_3_beats_its_partial_trace_at_low_snr():
     # The averaged iterate approaches the partial-trace direction; with the
-    # non-linear response of the Gibbs measure it does at least as well.
+    # non-linear response of the Gibbs measure it does better. Measured (data
+    # seeds 1-4, random_state 0-1): overlap 0.991-0.994 against 0.906-0.963
+    # for the partial trace, a margin of at least 0.028.
     T, theta = make_tensor_pca(12, order=3, n_samples=300, random_state=1)
     sym = sum(np.transpose(T, p) for p in itertools.permutations(range(3))) / 6
     trace = np.einsum("aac->c", sym)
     estimate = tensor_pca_langevin(T, random_state=0)
     assert overlap(estimate, theta) > 0.9
-    assert overlap(estimate, theta) >= overlap(trace, theta) - 0.02
+    assert overlap(estimate, theta) > overlap(trace, theta)
 
 
 def test_tensor_pca_is_deterministic_and_rejects_bad_tensors():

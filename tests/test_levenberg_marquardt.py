@@ -120,7 +120,9 @@ def test_linear_network_reaches_the_least_squares_loss(data):
     # iteration is an accepted step, so the loss curve strictly decreases.
     X, y = data
     est = quiet_fit(
-        LevenbergMarquardtMLPRegressor(hidden_layer_sizes=(), max_iter=30, tol=0),
+        LevenbergMarquardtMLPRegressor(
+            hidden_layer_sizes=(), max_iter=30, tol=0, random_state=0
+        ),
         X,
         y,
     )
@@ -225,7 +227,9 @@ def test_multi_output_damped_oscillator_beats_lbfgs_at_equal_iterations():
     X = t / 3.0 - 1.0
     train, test = slice(0, None, 2), slice(1, None, 2)
     lm = quiet_fit(
-        LevenbergMarquardtMLPRegressor(hidden_layer_sizes=(20,), max_iter=60),
+        LevenbergMarquardtMLPRegressor(
+            hidden_layer_sizes=(20,), max_iter=60, random_state=0
+        ),
         X[train],
         Y[train],
     )
@@ -241,7 +245,9 @@ def test_multi_output_damped_oscillator_beats_lbfgs_at_equal_iterations():
         X[train],
         Y[train],
     )
-    # Measured: LM test R^2 > 0.9999; L-BFGS with the same iterations ~0.97.
+    # Measured: LM test R^2 0.99997 with random_state=0 (0.9995-0.99999 over
+    # seeds 0-5; unseeded runs reached 0.9985); L-BFGS with the same
+    # iterations ~0.97.
     assert lm.score(X[test], Y[test]) > 0.999
     assert lm.score(X[test], Y[test]) > lbfgs.score(X[test], Y[test])
 
@@ -391,20 +397,3 @@ def test_switch_runs_lm_then_first_order_steps():
     assert len(est.damping_curve_) == 12
     with pytest.warns(ConvergenceWarning, match="max_iter=30"):
         clone(est).fit(X, y)
-
-
-# --- the shared MLP builder extensions this estimator relies on --------------
-
-
-def test_build_mlp_tanh_and_float64_outputs():
-    from sklearn_iclr.utils._skorch import build_mlp, module_outputs
-
-    module = build_mlp(2, 3, (4,), activation="tanh").double()
-    assert isinstance(module[1], torch.nn.Tanh)
-    X = np.random.RandomState(0).standard_normal((5, 2))
-    with torch.no_grad():
-        expected = module(torch.tensor(X)).numpy()
-    # float64 modules get float64 input: exact agreement with a direct pass.
-    np.testing.assert_array_equal(module_outputs(module, X), expected)
-    with pytest.raises(ValueError, match="activation must be one of"):
-        build_mlp(2, 1, (4,), activation="gelu")

@@ -88,5 +88,6 @@ def test_gallery_examples_compile():
     from pathlib import Path
 
     examples = sorted((Path(__file__).parent.parent / "examples").glob("plot_*.py"))
+    assert examples, "no examples/plot_*.py found: the gallery is empty"
     for path in examples:
         py_compile.compile(str(path), doraise=True)

@@ -90,3 +90,15 @@ def test_thread_limit_is_restored_after_an_error():
         assert torch.get_num_threads() == 1
         raise RuntimeError("boom")
     assert torch.get_num_threads() == before
+
+
+def test_build_mlp_tanh_and_float64_outputs():
+    module = build_mlp(2, 3, (4,), activation="tanh").double()
+    assert isinstance(module[1], torch.nn.Tanh)
+    X = np.random.RandomState(0).standard_normal((5, 2))
+    with torch.no_grad():
+        expected = module(torch.tensor(X)).numpy()
+    # float64 modules get float64 input: exact agreement with a direct pass.
+    np.testing.assert_array_equal(module_outputs(module, X), expected)
+    with pytest.raises(ValueError, match="activation must be one of"):
+        build_mlp(2, 1, (4,), activation="gelu")

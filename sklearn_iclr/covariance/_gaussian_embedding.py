@@ -285,6 +285,7 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         mutual_information : float
             In nats; non-negative.
         """
+        self._validate_params()  # no fit needed, so check the parameters here
         Z1 = _normalize_rows(
             check_array(Z1, dtype=np.float64, ensure_min_samples=2), self.normalize
         )

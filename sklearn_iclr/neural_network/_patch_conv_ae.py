@@ -493,11 +493,16 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
                 f"{features.shape}."
             )
         if not np.all(np.isfinite(features)):
-            raise ValueError("features contains NaN or infinity.")
+            raise ValueError(
+                "features contains NaN or infinity; pass finite feature directions."
+            )
         norms = np.linalg.norm(features, axis=1, keepdims=True)
         kernel_norms = np.linalg.norm(self.kernels_, axis=1)
         if np.any(norms == 0):
-            raise ValueError("features contains a zero vector, which has no direction.")
+            raise ValueError(
+                "features contains a zero vector, which has no direction; remove "
+                "the zero rows."
+            )
         cosines = (features / norms) @ (self.kernels_ / kernel_norms[:, None]).T
         return cosines.max(axis=1)
 

@@ -80,7 +80,9 @@ def assert_label_relabelling_invariant(
     estimator : estimator
         An unfitted classifier.
     X, y : array-like
-        Training data with integer labels.
+        Training data with non-negative integer labels (negative labels are
+        refused with a ``ValueError``: their renamed strings would not sort in
+        the same order).
     method : str, default="decision_function"
         The score to compare.
     rtol, atol : float
@@ -88,8 +90,14 @@ def assert_label_relabelling_invariant(
     """
     y = np.asarray(y)
     width = len(str(int(np.max(np.abs(y)))))
-    renamed = np.array([f"class_{int(c):0{width}d}" for c in y])
-    assert np.all(np.argsort(np.unique(y)) == np.argsort(np.unique(renamed)))
+    classes = np.unique(y)
+    names = np.array([f"class_{int(c):0{width}d}" for c in classes])
+    if not np.array_equal(np.sort(names), names):
+        raise ValueError(
+            f"the labels {classes.tolist()} do not keep their order once renamed "
+            f"{names.tolist()}; use non-negative integer labels"
+        )
+    renamed = names[np.searchsorted(classes, y)]
     a = _output(clone(estimator).fit(X, y), X, method)
     b = _output(clone(estimator).fit(X, renamed), X, method)
     np.testing.assert_allclose(

@@ -193,11 +193,11 @@ def check_cnf(clauses, n_vars, name="clauses"):
         key.sort()
         repeated = bool(np.any(key[1:] == key[:-1]))
     if repeated:
-        lit_var, lit_sign, ptr = _canonical(lit_var, lit_sign, ptr, n_vars)
+        lit_var, lit_sign, ptr = _canonical(lit_var, lit_sign, ptr)
     return CNF(lit_var, lit_sign, ptr, n_vars)
 
 
-def _canonical(lit_var, lit_sign, ptr, n_vars):
+def _canonical(lit_var, lit_sign, ptr):
     """Merge repeated literals and drop tautologies (clauses with v and -v)."""
     new_var, new_sign, lengths = [], [], []
     for c in range(len(ptr) - 1):

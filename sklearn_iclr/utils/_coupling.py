@@ -42,7 +42,10 @@ def check_coupling(coupling, n_vertices=None, name="coupling"):
             f"vertex); pass a ({n_vertices}, {n_vertices}) coupling or fix X."
         )
     if not np.all(np.isfinite(A.data)):
-        raise ValueError(f"{name} contains NaN or infinite entries.")
+        raise ValueError(
+            f"{name} contains NaN or infinite entries; give finite couplings "
+            "(0 where two vertices are not coupled)."
+        )
     A.eliminate_zeros()
     A.sort_indices()
     if np.any(A.diagonal() != 0):

@@ -69,11 +69,20 @@ def check_nonnegative_sample_weight(sample_weight, X):
     """
     sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
     if not np.all(np.isfinite(sw)):
-        raise ValueError("sample_weight must be finite.")
+        raise ValueError(
+            "sample_weight contains NaN or infinity; give every sample a finite "
+            "weight >= 0."
+        )
     if np.any(sw < 0):
-        raise ValueError("Negative values in sample_weight are not allowed.")
+        raise ValueError(
+            "Negative values in sample_weight are not allowed; give every sample "
+            "a weight >= 0."
+        )
     if not np.any(sw > 0):
-        raise ValueError("sample_weight must not be all zero.")
+        raise ValueError(
+            "sample_weight must not be all zero; give at least one sample a "
+            "positive weight."
+        )
     return sw
 
 
