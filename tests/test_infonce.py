@@ -18,8 +18,7 @@ from sklearn_iclr.datasets import (
 from sklearn_iclr.metrics import gaussianity_report
 from sklearn_iclr.neural_network import fit_supervised_encoder
 from sklearn_iclr.neural_network._infonce import _torch_classes, parse_augmentation
-from sklearn_iclr.utils import import_torch, torch_seeded
-from sklearn_iclr.utils._skorch import module_outputs
+from sklearn_iclr.utils import import_torch, module_outputs, torch_seeded
 
 torch = import_torch()
 TINY = dict(n_components=3, max_epochs=2, random_state=0)
@@ -62,7 +61,7 @@ def test_infonce_loss_matches_brute_force(temperature):
 
 def test_pruning_masks_smallest_neurons_and_keeps_updating_all():
     _, _, module_class, _ = _torch_classes()
-    from sklearn_iclr.utils._skorch import build_mlp
+    from sklearn_iclr.utils import build_mlp
 
     with torch_seeded(0):  # leaves the global torch RNG as it was
         module = module_class(build_mlp(5, 2, (8, 6)), prune_ratio=0.3)

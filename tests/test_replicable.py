@@ -134,7 +134,7 @@ def test_replicability_clears_one_minus_rho_at_the_wilson_lower_bound():
     # end of the 95% Wilson interval: with 200 pairs that needs 189 identical
     # pairs at rho = 0.1, and the design expects 192 (more than 11 failures
     # has binomial probability 0.1 if the design were met exactly; the rates
-    # measured in benchmarks/README_replicable.md run above it). Seeded.
+    # measured in benchmarks/README.md (replicable section) run above it). Seeded.
     result = replicability_rate(
         ReplicableLinearRegressor(rho=0.1),
         _sampler(20000, 5),

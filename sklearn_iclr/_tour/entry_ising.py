@@ -4,7 +4,7 @@ Data: 40 configurations of a 600-vertex random 3-regular ferromagnet
 (``A = adj / 3``, beta* = 0.6) truncated by unit clauses that pin 30% of the
 spins to +1, sampled with :func:`~sklearn_iclr.datasets.make_truncated_ising`.
 Pinned spins are the regime where ignoring the truncation really hurts (see
-``benchmarks/README_ising.md``).
+``benchmarks/README.md``).
 
 The pipeline is the estimator alone (the spins need no preprocessing). The
 grid search tunes ``beta_bound`` by 3-fold cross-validation over the rows,

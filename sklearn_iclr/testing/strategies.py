@@ -5,6 +5,22 @@ from hypothesis import assume
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+__all__ = [
+    "classification_data",
+    "column_affine_maps",
+    "correlated_gaussian_samples",
+    "damped_least_squares",
+    "feature_matrices",
+    "grid_classification_data",
+    "group_predictions",
+    "orthogonal_matrices",
+    "patch_data",
+    "regression_data",
+    "token_bag_data",
+    "transition_data",
+    "truncated_ising_data",
+]
+
 
 @st.composite
 def classification_data(
