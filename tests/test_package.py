@@ -91,3 +91,10 @@ def test_gallery_examples_compile():
     assert examples, "no examples/plot_*.py found: the gallery is empty"
     for path in examples:
         py_compile.compile(str(path), doraise=True)
+
+
+def test_every_estimator_has_a_tour_entry():
+    from sklearn_iclr._tour import tour_entries
+
+    missing = {name for name, _ in all_estimators()} - {e.name for e in tour_entries()}
+    assert not missing, f"estimators without a tour entry: {sorted(missing)}"
