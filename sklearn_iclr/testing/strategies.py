@@ -43,6 +43,19 @@ def classification_data(
     -------
     X, y : ndarray
         ``X`` of shape (n_samples, n_features), ``y`` of shape (n_samples,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import classification_data
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(classification_data(n_classes=3))
+    ... def check_classification_data(data):
+    ...     X, y = data
+    ...     assert X.shape[0] == y.shape[0] and np.isfinite(X).all()
+    ...     assert set(np.unique(y)) == {0, 1, 2}
+    >>> check_classification_data()
     """
     n = draw(st.integers(max(min_samples, n_classes), max_samples))
     d = draw(st.integers(1, max_features))
@@ -69,6 +82,19 @@ def regression_data(draw, min_samples=5, max_samples=60, max_features=5, bound=1
     Returns
     -------
     X, y : ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import regression_data
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(regression_data(max_features=3))
+    ... def check_regression_data(data):
+    ...     X, y = data
+    ...     assert X.shape == (len(y), X.shape[1]) and 1 <= X.shape[1] <= 3
+    ...     assert np.isfinite(y).all() and np.ptp(y) > 0
+    >>> check_regression_data()
     """
     n = draw(st.integers(min_samples, max_samples))
     d = draw(st.integers(1, max_features))
@@ -100,6 +126,19 @@ def transition_data(draw, min_samples=20, max_samples=60, max_features=4, bound=
     -------
     X, y, X_next : ndarray
         Shapes (n_samples, n_features), (n_samples,), (n_samples, n_features).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import transition_data
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(transition_data())
+    ... def check_transition_data(data):
+    ...     X, y, X_next = data
+    ...     assert X.shape == X_next.shape and y.shape == (X.shape[0],)
+    ...     assert np.isfinite(X).all() and np.isfinite(y).all()
+    >>> check_transition_data()
     """
     n = draw(st.integers(min_samples, max_samples))
     d = draw(st.integers(1, max_features))
@@ -140,6 +179,23 @@ def truncated_ising_data(draw, max_vertices=9, max_samples=4, max_clauses=6):
     coupling : ndarray of shape (n_vertices, n_vertices)
     clauses : list of tuple of int
         DIMACS literals (variable ``v`` is column ``v - 1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import truncated_ising_data
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(truncated_ising_data())
+    ... def check_truncated_ising_data(data):
+    ...     X, coupling, clauses = data
+    ...     assert set(np.unique(X)) <= {-1.0, 1.0}
+    ...     assert np.array_equal(coupling, coupling.T)
+    ...     assert not np.diag(coupling).any()
+    ...     for clause in clauses:  # every row satisfies every clause
+    ...         signs = np.sign(clause)
+    ...         assert (X[:, np.abs(clause) - 1] * signs > 0).any(axis=1).all()
+    >>> check_truncated_ising_data()
     """
     n = draw(st.integers(3, max_vertices))
     s = draw(st.integers(1, max_samples))
@@ -178,6 +234,19 @@ def column_affine_maps(draw, n_features, max_log10_scale=1.0, max_shift=1e2):
     Returns
     -------
     scale, shift : ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import column_affine_maps
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(column_affine_maps(n_features=3))
+    ... def check_column_affine_maps(maps):
+    ...     scale, shift = maps
+    ...     assert scale.shape == shift.shape == (3,)
+    ...     assert ((scale >= 0.1) & (scale <= 10.0)).all()
+    >>> check_column_affine_maps()
     """
     exponents = st.floats(-max_log10_scale, max_log10_scale, allow_nan=False)
     shifts = st.floats(-max_shift, max_shift, allow_nan=False, allow_infinity=False)
@@ -199,6 +268,17 @@ def orthogonal_matrices(draw, size):
     -------
     Q : ndarray of shape (size, size)
         ``Q.T @ Q`` is the identity up to rounding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import orthogonal_matrices
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(orthogonal_matrices(size=3))
+    ... def check_orthogonal_matrices(Q):
+    ...     np.testing.assert_allclose(Q.T @ Q, np.eye(3), atol=1e-10)
+    >>> check_orthogonal_matrices()
     """
     elements = st.floats(-1.0, 1.0, allow_nan=False, allow_infinity=False)
     A = draw(arrays(np.float64, (size, size), elements=elements))
@@ -234,6 +314,20 @@ def grid_classification_data(
         Float features and labels in {0, 1} (both present).
     sample_weight : ndarray or None
         Only when ``weighted``: returned as a third element.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import grid_classification_data
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(grid_classification_data(weighted=True))
+    ... def check_grid_classification_data(data):
+    ...     X, y, sample_weight = data
+    ...     assert set(np.unique(X)) <= {0.0, 1.0, 2.0}
+    ...     assert set(np.unique(y)) == {0, 1}
+    ...     assert set(np.unique(sample_weight)) <= {1.0, 2.0, 3.0}
+    >>> check_grid_classification_data()
     """
     n = draw(st.integers(min_samples, max_samples))
     d = draw(st.integers(1, max_features))
@@ -262,6 +356,19 @@ def group_predictions(draw, max_samples=60, n_classes=2, max_groups=4):
     Returns
     -------
     y_true, y_pred, groups : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import group_predictions
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(group_predictions(max_groups=3))
+    ... def check_group_predictions(data):
+    ...     y_true, y_pred, groups = data
+    ...     assert y_true.shape == y_pred.shape == groups.shape
+    ...     assert set(np.unique(groups)) <= {0, 1, 2}
+    >>> check_group_predictions()
     """
     n = draw(st.integers(1, max_samples))
     labels = arrays(np.int64, n, elements=st.integers(0, n_classes - 1))
@@ -288,6 +395,18 @@ def patch_data(draw, max_samples=12, max_patches=5, max_patch_dim=4, bound=10.0)
     -------
     X : ndarray of shape (n_samples, n_patches, patch_dim)
         Not identically zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import patch_data
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(patch_data(max_patches=3))
+    ... def check_patch_data(X):
+    ...     assert X.ndim == 3 and X.shape[0] >= 2 and X.shape[1] <= 3
+    ...     assert np.isfinite(X).all() and np.abs(X).max() > 0
+    >>> check_patch_data()
     """
     shape = (
         draw(st.integers(2, max_samples)),
@@ -322,6 +441,19 @@ def token_bag_data(
     X : ndarray of shape (n_samples, n_tokens, token_dim)
     y : ndarray of shape (n_samples,)
         Labels in {0, 1}, each class at least twice.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import token_bag_data
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(token_bag_data())
+    ... def check_token_bag_data(data):
+    ...     X, y = data
+    ...     assert X.ndim == 3 and X.shape[0] == len(y)
+    ...     assert np.bincount(y, minlength=2).min() >= 2
+    >>> check_token_bag_data()
     """
     n = draw(st.integers(min_samples, max_samples))
     n_tokens = draw(st.integers(1, max_tokens))
@@ -351,6 +483,20 @@ def damped_least_squares(draw, max_rows=12, max_columns=12, bound=10.0):
     r : ndarray of shape (n_rows,)
     damping : float
         ``mu`` in ``[1e-4, 10]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import damped_least_squares
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(damped_least_squares())
+    ... def check_damped_least_squares(problem):
+    ...     J, r, damping = problem
+    ...     assert J.shape[0] == r.shape[0] and 1e-4 <= damping <= 10.0
+    ...     A = J.T @ J + damping * np.eye(J.shape[1])  # the damped system
+    ...     assert np.isfinite(np.linalg.solve(A, -J.T @ r)).all()
+    >>> check_damped_least_squares()
     """
     n = draw(st.integers(1, max_rows))
     p = draw(st.integers(1, max_columns))
@@ -379,6 +525,19 @@ def correlated_gaussian_samples(draw, min_samples=20, max_samples=80, max_featur
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import correlated_gaussian_samples
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(correlated_gaussian_samples())
+    ... def check_correlated_gaussian_samples(X):
+    ...     assert X.shape[0] >= 5 * X.shape[1] and np.isfinite(X).all()
+    ...     covariance = np.atleast_2d(np.cov(X, rowvar=False))
+    ...     assert np.linalg.matrix_rank(covariance) == X.shape[1]
+    >>> check_correlated_gaussian_samples()
     """
     d = draw(st.integers(1, max_features))
     n = max(draw(st.integers(min_samples, max_samples)), 5 * d)
@@ -407,6 +566,18 @@ def feature_matrices(draw, min_samples=1, max_samples=40, max_features=5, bound=
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hypothesis import given, settings
+    >>> from sklearn_iclr.testing.strategies import feature_matrices
+    >>> @settings(max_examples=5, deadline=None, derandomize=True, database=None)
+    ... @given(feature_matrices(max_features=2))
+    ... def check_feature_matrices(X):
+    ...     assert X.ndim == 2 and 1 <= X.shape[1] <= 2
+    ...     assert np.isfinite(X).all() and np.abs(X).max() <= 1e2
+    >>> check_feature_matrices()
     """
     n = draw(st.integers(min_samples, max_samples))
     d = draw(st.integers(1, max_features))
