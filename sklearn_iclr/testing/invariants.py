@@ -30,6 +30,26 @@ def assert_row_permutation_invariant(
         The row order to try; ``None`` reverses the rows.
     rtol, atol : float
         Tolerances of the comparison.
+
+    Returns
+    -------
+    None
+        The check passes silently.
+
+    Raises
+    ------
+    AssertionError
+        If ``method`` gives different outputs after fitting on the permuted rows.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_iclr.testing.invariants import assert_row_permutation_invariant
+    >>> X, y = make_classification(n_samples=40, n_features=4, random_state=0)
+    >>> assert_row_permutation_invariant(
+    ...     LogisticRegression(tol=1e-10), X, y, method="decision_function", rtol=1e-5
+    ... )
     """
     X = np.asarray(X)
     perm = np.arange(len(X))[::-1] if permutation is None else np.asarray(permutation)
@@ -54,6 +74,26 @@ def assert_refit_deterministic(estimator, X, y=None, *, attributes=("predict",))
     attributes : tuple of str, default=("predict",)
         Fitted attributes (names ending in ``_``) or methods applied to X that
         must be identical between the two fits.
+
+    Returns
+    -------
+    None
+        The check passes silently.
+
+    Raises
+    ------
+    AssertionError
+        If an attribute or method output differs between the two fits.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import SGDClassifier
+    >>> from sklearn_iclr.testing.invariants import assert_refit_deterministic
+    >>> X, y = make_classification(n_samples=40, n_features=4, random_state=0)
+    >>> assert_refit_deterministic(
+    ...     SGDClassifier(random_state=0), X, y, attributes=("coef_", "predict")
+    ... )
     """
     args = (X,) if y is None else (X, y)
     first, second = clone(estimator).fit(*args), clone(estimator).fit(*args)
@@ -87,6 +127,29 @@ def assert_label_relabelling_invariant(
         The score to compare.
     rtol, atol : float
         Tolerances of the comparison.
+
+    Returns
+    -------
+    None
+        The check passes silently.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` holds negative labels.
+    AssertionError
+        If ``method`` gives different scores once the classes are renamed.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_iclr.testing.invariants import assert_label_relabelling_invariant
+    >>> X, y = make_classification(
+    ...     n_samples=60, n_features=4, n_informative=3, n_redundant=0,
+    ...     n_classes=3, random_state=0,
+    ... )
+    >>> assert_label_relabelling_invariant(LogisticRegression(), X, y)
     """
     y = np.asarray(y)
     width = len(str(int(np.max(np.abs(y)))))
