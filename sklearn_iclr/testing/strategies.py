@@ -22,6 +22,17 @@ __all__ = [
 ]
 
 
+def _moderate_floats(bound):
+    """Finite floats in ``[-bound, bound]`` whose magnitudes below 1e-6 are 0.
+
+    Values like 1e-161 square to subnormal numbers, and sums of such squares
+    carry no precision at all: no least-squares method is defined on them.
+    """
+    return st.floats(-bound, bound, allow_nan=False, allow_infinity=False).map(
+        lambda v: v if abs(v) >= 1e-6 else 0.0
+    )
+
+
 @st.composite
 def classification_data(
     draw, min_samples=4, max_samples=40, max_features=4, n_classes=2, bound=1e3
@@ -98,7 +109,7 @@ def regression_data(draw, min_samples=5, max_samples=60, max_features=5, bound=1
     """
     n = draw(st.integers(min_samples, max_samples))
     d = draw(st.integers(1, max_features))
-    elements = st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
+    elements = _moderate_floats(bound)
     X = draw(arrays(np.float64, (n, d), elements=elements))
     y = draw(arrays(np.float64, n, elements=elements))
     assume(np.ptp(y) > 0)
@@ -142,11 +153,7 @@ def transition_data(draw, min_samples=20, max_samples=60, max_features=4, bound=
     """
     n = draw(st.integers(min_samples, max_samples))
     d = draw(st.integers(1, max_features))
-    # Magnitudes below 1e-6 are drawn as 0: entries like 1e-161 square to
-    # subnormal numbers, and sums of such squares carry no precision at all.
-    elements = st.floats(-bound, bound, allow_nan=False, allow_infinity=False).map(
-        lambda v: v if abs(v) >= 1e-6 else 0.0
-    )
+    elements = _moderate_floats(bound)
     X = draw(arrays(np.float64, (n, d), elements=elements))
     assume(np.linalg.cond(X.T @ X) < 1e6)
     y = draw(arrays(np.float64, n, elements=elements))
