@@ -206,13 +206,10 @@ def auroc(score_in, score_out):
     return roc_auc_score(labels, -np.r_[score_in, score_out])
 
 
-def contrastive_model(X_train, hidden, normalize, seed, device):
-    """StandardScaler + InfoNCEEncoder + GaussianEmbeddingModel, fitted."""
+def contrastive_model(X_train, params, normalize, seed, device, epochs=EPOCHS):
+    """StandardScaler + InfoNCEEncoder(**params) + GaussianEmbeddingModel, fitted."""
     encoder = InfoNCEEncoder(
-        max_epochs=EPOCHS,
-        random_state=seed,
-        device=device,
-        **(ENCODER | {"hidden_layer_sizes": hidden}),
+        max_epochs=epochs, random_state=seed, device=device, **params
     )
     model = GaussianEmbeddingModel(normalize=normalize)
     return make_pipeline(StandardScaler(), encoder, model).fit(X_train)
@@ -224,11 +221,23 @@ def table_ood(seeds, device):
         X_train, X_test, outliers = ood_split(seed)
 
         methods = {
-            "InfoNCE MLP + GEM": contrastive_model(X_train, (256,), None, seed, device),
-            "InfoNCE MLP + GEM(l2)": contrastive_model(
-                X_train, (256,), "l2", seed, device
+            "InfoNCE MLP + GEM": contrastive_model(
+                X_train, ENCODER, None, seed, device
             ),
-            "InfoNCE linear + GEM": contrastive_model(X_train, (), None, seed, device),
+            "InfoNCE MLP + GEM(l2)": contrastive_model(
+                X_train, ENCODER, "l2", seed, device
+            ),
+            "InfoNCE linear + GEM": contrastive_model(
+                X_train, ENCODER | {"hidden_layer_sizes": ()}, None, seed, device
+            ),
+            "InfoNCE weak views + GEM(l2)": contrastive_model(
+                X_train,
+                GAUSSIANITY_ENCODER,
+                "l2",
+                seed,
+                device,
+                epochs=GAUSSIANITY_EPOCHS,
+            ),
             "EmpiricalCovariance (raw)": EmpiricalCovariance().fit(X_train),
             "IsolationForest (raw)": IsolationForest(random_state=seed).fit(X_train),
         }
@@ -267,7 +276,13 @@ def table_ood(seeds, device):
         summary,
         columns=["ood", "method", "auroc_mean", "auroc_std", "seeds"],
         title="OOD detection, in-distribution = digits 0-4 (held-out 30%)",
-        meta={"encoder": ENCODER, "epochs": EPOCHS, "per_seed": rows},
+        meta={
+            "encoder": ENCODER,
+            "epochs": EPOCHS,
+            "weak_views_encoder": GAUSSIANITY_ENCODER,
+            "weak_views_epochs": GAUSSIANITY_EPOCHS,
+            "per_seed": rows,
+        },
     )
 
 
