@@ -222,7 +222,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     >>> bool(np.array_equal(coef_a, coef_b))
     True
     >>> np.round(coef_a, 1), est.grid_width_
-    (array([ 1.3, -2.4,  0.8]), 0.9576611697972164)
+    (array([ 0.8, -1.9,  0.4]), 0.4788305848986082)
     >>> bool(np.all(np.abs(coef_a - [1.0, -2.0, 0.5]) < est.grid_width_))
     True
     """
@@ -304,7 +304,9 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         intercept = y_mean - x_mean @ coef
         residual = y - y_mean - Xc @ coef
 
-        scale, center, basis_cost = self._rounding_basis(X, sw, mean, variance, offsets)
+        scale, center, basis_cost = self._rounding_basis(
+            Xc if self.fit_intercept else X, sw, mean, variance, offsets
+        )
 
         # Sandwich (heteroscedasticity-robust, HC1) variances: sample i moves w
         # by H^{-1} xc_i r_i and beta_0 = b + c^T w by r_i (1/n + v^T xc_i),
@@ -381,12 +383,14 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     def _rounding_basis(self, X, sw, mean, variance, offsets):
         """Replicable scales and centre, and their estimated disagreement cost.
 
-        ``mean`` and ``variance`` are the weighted column means and variances.
+        ``X`` is the data or, when centred already, ``X - mean``; ``mean`` and
+        ``variance`` are the weighted column means and variances.
         """
         n_samples, n_features = sw.sum(), X.shape[1]
         if self.basis == "raw":
             return np.ones(n_features), np.zeros(n_features), 0.0
-        mad = sw @ np.abs(X - mean) / n_samples
+        centered = X if self.fit_intercept else X - mean
+        mad = sw @ np.abs(centered) / n_samples
         second = variance
         # Columns constant up to rounding noise keep scale 1 (no rescaling).
         varying = mad > 1e-8 * np.maximum(1.0, np.abs(mean))

@@ -30,7 +30,7 @@ Packings, Lattices and Groups", chapter 20 (``D_n``, ``E8 = D8 u (D8 + 1/2)``,
 ``A_n`` and ``A_n* = union of the cosets [i] + A_n``).
 """
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from math import sqrt
 
 import numpy as np
@@ -67,8 +67,8 @@ def closest_point_d_n(y):
 
     Examples
     --------
-    >>> closest_point_d_n(np.array([[0.6, 0.1, 0.0]])).tolist()
-    [[1.0, 1.0, 0.0]]
+    >>> closest_point_d_n(np.array([[0.6, 0.1, 0.0], [0.6, 0.7, 0.0]])).tolist()
+    [[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]]
     """
     f = np.rint(y)
     odd = (f.sum(axis=1) % 2) != 0
@@ -124,7 +124,7 @@ def closest_point_a_n(y):
     Examples
     --------
     >>> closest_point_a_n(np.array([[0.6, 0.6, -1.2]])).tolist()
-    [[1.0, 0.0, -1.0]]
+    [[0.0, 1.0, -1.0]]
     """
     f = np.rint(y)
     excess = f.sum(axis=1).astype(np.int64)[:, None]
@@ -260,7 +260,7 @@ class _Block:
         return (z @ basis) @ self._embed * self._unit
 
 
-@lru_cache(maxsize=None)
+@cache
 def _block(dim):
     """The (immutable) factor of dimension ``dim``, built once per process."""
     return _Block(dim)
@@ -384,7 +384,7 @@ class ShiftedLattice:
         x = np.asarray(x, dtype=np.float64)
         points = np.atleast_2d(x)
         out = np.empty_like(points)
-        for block, sl, rel in zip(self.blocks, self._slices, self._rel):
+        for block, sl, rel in zip(self.blocks, self._slices, self._rel, strict=True):
             step = scale * rel
             u = block.shift(np.asarray(z[sl], dtype=np.float64))
             out[:, sl] = step * (block.closest(points[:, sl] / step - u) + u)
@@ -410,7 +410,7 @@ class ShiftedLattice:
         """
         delta = np.asarray(delta, dtype=np.float64)
         total = 0.0
-        for block, sl, rel in zip(self.blocks, self._slices, self._rel):
+        for block, sl, rel in zip(self.blocks, self._slices, self._rel, strict=True):
             total += block.weights @ np.abs(block.normals @ delta[sl]) / rel
         return float(total / scale)
 
@@ -433,13 +433,13 @@ class ShiftedLattice:
         """
         var = np.asarray(standard_errors, dtype=np.float64) ** 2
         total = 0.0
-        for block, sl, rel in zip(self.blocks, self._slices, self._rel):
+        for block, sl, rel in zip(self.blocks, self._slices, self._rel, strict=True):
             spread = np.sqrt(block.normals**2 @ var[sl])
             total += block.weights @ spread / rel
         return float(_EXPECTED_ABS_PER_SE * total / scale)
 
     def mean_squared_error(self, scale):
-        """Mean squared rounding error ``sum_b dim_b G_b (t c_b)^2`` over a uniform shift.
+        """Mean squared rounding error over the shift, ``sum_b dim_b G_b (t c_b)^2``.
 
         Parameters
         ----------
@@ -453,7 +453,7 @@ class ShiftedLattice:
         return float(
             sum(
                 b.dim * b.second_moment * (scale * rel) ** 2
-                for b, rel in zip(self.blocks, self._rel)
+                for b, rel in zip(self.blocks, self._rel, strict=True)
             )
         )
 
