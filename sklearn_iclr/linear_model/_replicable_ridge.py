@@ -38,6 +38,15 @@ _WIDTH_RESERVE = 2.0
 _BASIS_RESERVE_PER_FEATURE = 2.0
 
 
+def _weighted_abs_deviation(X, sw, offset, chunk=8192):
+    """``sw @ |X - offset|`` by blocks of rows (no n x d temporary)."""
+    total = np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], chunk):
+        rows = slice(start, start + chunk)
+        total += sw[rows] @ np.abs(X[rows] - offset)
+    return total
+
+
 class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     """Ridge regression whose output is replicable across independent samples.
 
@@ -389,8 +398,9 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         n_samples, n_features = sw.sum(), X.shape[1]
         if self.basis == "raw":
             return np.ones(n_features), np.zeros(n_features), 0.0
-        centered = X if self.fit_intercept else X - mean
-        mad = sw @ np.abs(centered) / n_samples
+        # X is centred already when fitting an intercept.
+        offset = np.zeros(n_features) if self.fit_intercept else mean
+        mad = _weighted_abs_deviation(X, sw, offset) / n_samples
         second = variance
         # Columns constant up to rounding noise keep scale 1 (no rescaling).
         varying = mad > 1e-8 * np.maximum(1.0, np.abs(mean))
