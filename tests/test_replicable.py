@@ -149,7 +149,7 @@ def test_replicable_where_ridge_never_is():
 @pytest.mark.slow
 def test_replicability_clears_one_minus_rho():
     # The auto design spends 0.75 rho in expectation (width reserve 2/sqrt(n)
-    # included; measured 0.8-0.85 rho on this heteroscedastic sampler, where
+    # included; measured 0.8-0.9 rho on this heteroscedastic sampler, where
     # the sandwich standard errors exceed the homoscedastic ones of the rule).
     # With 400 pairs at rho = 0.2 the rate has standard error ~0.019 around
     # ~0.83: it clears 1 - rho (1.7 standard errors of margin), and the Wilson

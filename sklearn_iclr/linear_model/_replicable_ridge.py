@@ -24,7 +24,7 @@ from ..utils.validation import check_nonnegative_sample_weight
 _CENTER_SPACING = 2.0
 # Share of rho that grid_width="auto" spends in expectation. The rest covers
 # the homoscedastic standard errors of the rule (the sandwich ones are ~10-20%
-# larger on heteroscedastic data: measured disagreement 0.8-0.85 rho) and the
+# larger on heteroscedastic data: measured disagreement 0.8-0.9 rho) and the
 # Wilson margin of a finite check (1.96 sqrt(rho / N) with N pairs).
 _DESIGN_SHARE = 0.75
 # Probability reserved for the chance that the two runs' rounded widths differ,
@@ -110,7 +110,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     times less than the sandwich standard errors, whose fluctuation would make
     the scale itself differ between runs. Under heteroscedastic noise they are
     smaller than the sandwich ones, and the disagreement is above the design
-    (0.8-0.85 ``rho`` measured on the heteroscedastic benchmark data).
+    (0.8-0.9 ``rho`` measured on the heteroscedastic benchmark data).
     ``disagreement_bound_`` re-estimates every term from the sample, the
     rounding term with the sandwich standard errors, so it also sees what the
     homoscedastic rule misses. The scale needs finite fourth moments of the
