@@ -9,13 +9,15 @@ coefficients are never bit-for-bit identical. With
 :class:`~sklearn_iclr.ReplicableLinearRegressor` (Eaton et al., "Replicable
 Reinforcement Learning with Linear Function Approximation", ICLR 2026) and a
 shared ``random_state`` they are identical with probability at least
-``1 - rho``: the ridge solution is rounded to a grid whose random offset both
-analysts share, and whose width is chosen from ``rho`` and the standard errors.
+``1 - rho``: the ridge solution is rounded to a lattice (``E8`` blocks) whose
+random shift both analysts share, and whose scale is chosen from ``rho`` and
+the standard errors.
 
-The price is accuracy: the grid spans many standard errors, so the rounded
-model loses some held-out R^2, a loss that shrinks like ``1 / n``. Below about
-``n = (2 / (0.3 rho))^2`` (here 4400) the estimator warns that the target is out
-of reach, and the grid becomes so coarse that the model is useless. This example
+The price is accuracy: the lattice cells span many standard errors, so the
+rounded model loses some held-out R^2, a loss that shrinks like ``1 / n``.
+Below about ``n = (2 / (0.56 rho))^2`` (here 1300) the estimator warns that the
+target is out of reach, and the lattice becomes so coarse that the model is
+useless. This example
 measures both with :func:`~sklearn_iclr.metrics.replicability_rate` on
 heavy-tailed synthetic data (Student-t features, heteroscedastic target).
 """

@@ -7,10 +7,11 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
     EXPECTED_ABS_DIFF_PER_SE,
     LOG2_SPACING,
-    auto_grid_width,
+    MEAN_INVERSE_LOG2_RATIO,
     log2_width_disagreement,
     round_log2,
     round_to_grid,
@@ -21,10 +22,11 @@ from ..utils.validation import check_nonnegative_sample_weight
 
 # Width, in units of the rounded feature scale, of the grid of the basis centre.
 _CENTER_SPACING = 2.0
-# Share of rho that grid_width="auto" spends in expectation. With 400 pairs the
-# lower end of the 95% Wilson interval sits about 1.96 sqrt(rho / 400) below
-# the measured rate, so a design much closer to rho fails the check it promises.
-_DESIGN_SHARE = 0.4
+# Share of rho that grid_width="auto" spends in expectation. The rest covers
+# the homoscedastic standard errors of the rule (the sandwich ones are ~10-20%
+# larger on heteroscedastic data: measured disagreement 0.8-0.9 rho) and the
+# Wilson margin of a finite check (1.96 sqrt(rho / N) with N pairs).
+_DESIGN_SHARE = 0.75
 # Probability reserved for the chance that the two runs' rounded widths differ,
 # over sqrt(n). The width follows sqrt(mean r^2), whose log2 differs between
 # runs by E|Delta| = (2/sqrt(pi)) sd(r^2) / (2 ln2 E r^2 sqrt(n)): 1.15 / sqrt(n)
@@ -34,6 +36,15 @@ _WIDTH_RESERVE = 2.0
 # the delta-method cost of the scales (~1.23 / sqrt(n) per feature for Gaussian
 # features) and of the centre (~0.56 / sqrt(n)), rounded up.
 _BASIS_RESERVE_PER_FEATURE = 2.0
+
+
+def _weighted_abs_deviation(X, sw, offset, chunk=8192):
+    """``sw @ |X - offset|`` by blocks of rows (no n x d temporary)."""
+    total = np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], chunk):
+        rows = slice(start, start + chunk)
+        total += sw[rows] @ np.abs(X[rows] - offset)
+    return total
 
 
 class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
@@ -56,44 +67,60 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     of :class:`sklearn.linear_model.Ridge`; (2) a *replicable rounding basis*
     ``u_j = s_j w_j`` and ``beta_0 = b + c^T w`` (the prediction at a centre
     ``c``), whose scales ``s`` and centre ``c`` are themselves rounded on
-    shared grids, so both runs use the same basis; (3) one grid width ``a``
-    for ``u`` and ``beta_0`` chosen from ``rho`` and the standard errors,
-    rounded in ``log2`` scale on a shared grid; (4) midpoint rounding of ``u``
-    and ``beta_0`` with shared offsets, mapped back to ``coef_`` and
-    ``intercept_``.
+    shared grids, so both runs use the same basis; (3) one lattice scale ``t``
+    chosen from ``rho`` and the standard errors, rounded in ``log2`` scale on a
+    shared grid; (4) closest-point rounding of the vector ``v = (u, beta_0)``
+    (``m = d + 1`` entries) to a randomly shifted lattice,
+    ``v -> t (Q(v / t - z) + z)``, with the shift ``z`` uniform modulo the
+    lattice and drawn from ``random_state``; then back to ``coef_`` and
+    ``intercept_``. The output depends on the data only through the lattice
+    point, so two runs in one cell give identical bits.
+
+    Rounding (``rounding``). ``"cube"`` is the paper's per-coordinate rounding
+    (the lattice ``Z^m``): a cell boundary falls between the two runs with
+    probability at most ``sum_j |Delta_j| / t``. ``"lattice"`` (default)
+    rounds to the product of ``E8`` lattices and one ``Z`` or ``A_r*`` factor
+    (:mod:`sklearn_iclr.utils._lattice`). For any lattice the chance that two
+    points round apart is at most the expected number of Voronoi facets
+    between them, ``sum_f A_f |<Delta, n_f>| / (2 V)`` (the cube's
+    ``sum_j |Delta_j| / t``). For ``Delta`` with standard deviation ``se`` per
+    coordinate it is ``kappa E|Delta_1| / V^(1/m)``, with ``kappa`` half the
+    surface of the unit-volume cell, and the rounding adds a mean squared error
+    of ``m G V^(2/m)``, ``G`` the normalized second moment. At a fixed
+    disagreement the error is therefore proportional to ``m G kappa^2``: ``E8``
+    (``G = 0.0717``, ``kappa = 4 sqrt 2``) has 0.43 of the cube's, and
+    ``E8 x Z`` (``d = 8`` with an intercept) 0.48.
 
     Failure budget (``grid_width="auto"``). Two runs differ when their basis,
-    their width or a rounded value differ. Each is a randomly shifted rounding,
-    so each costs ``E|Delta| / spacing``, ``Delta`` being the run-to-run
-    difference of what it rounds (``E|Delta| = 2 se / sqrt(pi)`` for two
-    independent runs with standard error ``se``). The rule designs for an
-    expected disagreement of ``0.4 rho`` (the rest is the margin that lets a
-    finite replicability experiment confirm ``1 - rho``): a reserve that depends
-    only on ``n`` and ``d`` pays for the width, ``2 / sqrt(n)``, and for the
-    standardized basis, ``2 d / sqrt(n)``; the rounding gets the rest ``B``
-    (at least a quarter of the design, with a warning that ``n`` is too small
-    for ``rho`` when the reserve is larger), with
-    ``a = (2 / sqrt(pi)) sum_k se_k / B`` over the ``d + 1`` rounded entries,
-    so that the lemma sum ``sum_k E|Delta_k| / a`` equals ``B``. A single width
-    is one event in the budget, and for entries of comparable scale it is
-    within a few percent of the width split that minimises the excess risk
-    ``(d + 1) a^2 / 12``. The ``se_k`` of the width are homoscedastic (the
-    residual variance times the leverages of the design): they fluctuate
-    between runs like ``sqrt(mean r^2)`` (``E|Delta log2|`` about
-    ``1.6 / sqrt(n)`` on heavy-tailed data), several times less than the
-    sandwich standard errors, whose fluctuation would make the width itself
-    differ between runs. ``disagreement_bound_`` re-estimates every term from
-    the sample, the rounding term with the sandwich (heteroscedasticity-robust)
-    standard errors, so it also sees what the homoscedastic width misses. The
-    width needs finite fourth moments of the residual to be stable; with
-    heavier tails it differs between runs more often (then pass a fixed
-    ``grid_width``). The rounding error is at
-    most ``grid_width_ / 2`` per coordinate of ``u`` and for ``beta_0``.
+    their scale or their lattice cell differ. Each is a randomly shifted
+    rounding whose cost is its expected crossing rate (``E|Delta| / spacing``
+    for a scalar; ``E|Delta| = 2 se / sqrt(pi)`` for two independent runs with
+    standard error ``se``). The rule designs for an expected disagreement of
+    ``0.75 rho``; the rest is the margin for the approximations below and lets
+    a replicability experiment with a few thousand pairs confirm ``1 - rho``.
+    A reserve that depends only on ``n`` and ``d`` pays for the scale,
+    ``2 / sqrt(n)``, and for the standardized basis, ``2 d / sqrt(n)``; the
+    rounding gets the rest ``B`` (at least a quarter of the design, with a
+    warning that ``n`` is too small for ``rho`` when the reserve is larger):
+    ``t`` makes the expected crossing rate, with ``Delta ~ N(0, 2 diag(se^2))``,
+    equal to ``B`` on average over the ``log2`` offset. The ``se`` of the rule
+    are homoscedastic (the residual variance times the leverages of the
+    design): they fluctuate between runs like ``sqrt(mean r^2)``
+    (``E|Delta log2|`` about ``1.6 / sqrt(n)`` on heavy-tailed data), several
+    times less than the sandwich standard errors, whose fluctuation would make
+    the scale itself differ between runs. Under heteroscedastic noise they are
+    smaller than the sandwich ones, and the disagreement is above the design
+    (0.8-0.9 ``rho`` measured on the heteroscedastic benchmark data).
+    ``disagreement_bound_`` re-estimates every term from the sample, the
+    rounding term with the sandwich standard errors, so it also sees what the
+    homoscedastic rule misses. The scale needs finite fourth moments of the
+    residual to be stable (with heavier tails pass a fixed ``grid_width``).
 
-    The expected excess risk of the rounding is ``(d + 1) a^2 / 12`` in the
-    rounding basis, so at a fixed expected disagreement ``P`` it is about
-    ``(d + 1) (sum_k se_k)^2 / (3 pi P^2)``: cube rounding pays ``d^3 / n``,
-    and ``rho``-replicable fits as accurate as ridge need ``n`` well above
+    The expected excess risk of the rounding, ``m G t^2`` in the rounding
+    basis, is at a fixed expected disagreement ``P`` proportional to
+    ``m G kappa^2 se^2 / P^2``: ``m^3 se^2 / P^2`` up to a constant for the
+    cube and the lattice alike (the lattice's constant is about half), so
+    ``rho``-replicable fits as accurate as ridge need ``n`` well above
     ``d^3 / rho^2``.
 
     The basis is the expensive part: each of the ``d`` scales and centres
@@ -114,14 +141,14 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         ``alpha * ||w||^2``). Must be positive: the unique minimiser is what makes
         two runs concentrate at the same point.
     grid_width : "auto" or float, default="auto"
-        Width of the rounding grid of the coefficients in the rounding basis and
-        of the intercept. ``"auto"`` derives it from ``rho`` and the
-        standard errors of the ridge solution (see above); a float uses that
-        width and leaves ``rho`` unused.
+        Scale ``t`` of the rounding lattice of the coefficients in the rounding
+        basis and of the intercept (the cell width for ``rounding="cube"``).
+        ``"auto"`` derives it from ``rho`` and the standard errors of the ridge
+        solution (see above); a float uses that scale and leaves ``rho`` unused.
     rho : float, default=0.05
         Bound, in (0, 1), on the probability that two runs on independent
         samples with the same ``random_state`` disagree. ``grid_width="auto"``
-        designs for an expected disagreement of ``0.4 rho``.
+        designs for an expected disagreement of ``0.75 rho``.
     basis : {"raw", "standardized"}, default="raw"
         Rounding basis. ``"raw"`` rounds the coefficients and the intercept as
         they are. ``"standardized"`` rounds ``s_j w_j`` and the prediction at a
@@ -129,10 +156,17 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         ``sqrt(pi / 2)``) rounded on a ``log2`` grid of spacing 1 and the centre
         (the mean) rounded on a grid of two scale units, all with shared
         offsets.
+    rounding : {"lattice", "cube"}, default="lattice"
+        Quantizer of the rounded vector: ``"lattice"`` rounds it jointly to
+        randomly shifted ``E8`` blocks and one ``Z`` or ``A_r*`` block (about
+        half the squared error of ``"cube"`` at equal disagreement);
+        ``"cube"`` rounds every entry to the midpoint of its cell, as in the
+        paper.
     fit_intercept : bool, default=True
         Whether to fit an (unpenalised, rounded) intercept.
     random_state : int, RandomState instance or None, default=None
-        The shared randomness: it draws every grid offset. Two runs are
+        The shared randomness: it draws every grid offset and the lattice
+        shift. Two runs are
         replicable only with the same integer; ``None`` draws new grids per fit.
 
     Attributes
@@ -155,9 +189,10 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         Rounded centre ``c`` at which the intercept is rounded (zeros for
         ``"raw"`` or without intercept).
     grid_width_ : float
-        Width of the grid of ``s_j * coef_j``.
+        Scale ``t`` of the lattice of ``s_j * coef_j`` (the cell width for
+        ``rounding="cube"``).
     intercept_grid_width_ : float
-        Width of the grid of the prediction at ``basis_center_``: equal to
+        Scale of the lattice of the prediction at ``basis_center_``: equal to
         ``grid_width_`` (``0.0`` without intercept).
     disagreement_bound_ : float
         Predicted probability that a second run with the same ``random_state``
@@ -196,7 +231,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     >>> bool(np.array_equal(coef_a, coef_b))
     True
     >>> np.round(coef_a, 1), est.grid_width_
-    (array([ 1.3, -2.4,  0.8]), 0.9576611697972164)
+    (array([ 0.8, -1.9,  0.4]), 0.4788305848986082)
     >>> bool(np.all(np.abs(coef_a - [1.0, -2.0, 0.5]) < est.grid_width_))
     True
     """
@@ -206,6 +241,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         "grid_width": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "rho": [Interval(Real, 0, 1, closed="neither")],
         "basis": [StrOptions({"standardized", "raw"})],
+        "rounding": [StrOptions({"lattice", "cube"})],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
     }
@@ -216,6 +252,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         grid_width="auto",
         rho=0.05,
         basis="raw",
+        rounding="lattice",
         fit_intercept=True,
         random_state=None,
     ):
@@ -223,6 +260,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         self.grid_width = grid_width
         self.rho = rho
         self.basis = basis
+        self.rounding = rounding
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 
@@ -254,8 +292,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 "scale": n_features,
                 "center": n_features,
                 "coef_width": 1,
-                "coef": n_features,
-                "intercept": 1,
+                "coef": n_features + self.fit_intercept,
             },
         )
 
@@ -276,22 +313,41 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         intercept = y_mean - x_mean @ coef
         residual = y - y_mean - Xc @ coef
 
-        scale, center, basis_cost = self._rounding_basis(X, sw, mean, variance, offsets)
+        scale, center, basis_cost = self._rounding_basis(
+            Xc if self.fit_intercept else X, sw, mean, variance, offsets
+        )
 
-        # Sample i moves w by H^{-1} xc_i r_i and beta_0 = b + c^T w by
-        # r_i (1/n + (c - x_mean)^T H^{-1} xc_i): weighted sums of squares of
-        # these influences are sandwich variances (HC1 small-sample factor).
+        # Sandwich (heteroscedasticity-robust, HC1) variances: sample i moves w
+        # by H^{-1} xc_i r_i and beta_0 = b + c^T w by r_i (1/n + v^T xc_i),
+        # v = H^{-1} (c - x_mean). With the meat M = sum_i w_i r_i^2 xc_i xc_i^T,
+        # m = sum_i w_i r_i^2 xc_i and s = sum_i w_i r_i^2, from one pass over
+        # the rows scaled in place: Var w = H^{-1} M H^{-1} and
+        # Var beta_0 = s / n^2 + 2 m.v / n + v^T M v.
         dof = max(n_samples - n_features - self.fit_intercept, 1.0)
         hc1 = n_samples / dof
-        leverage_sq = Xc @ h_inv
-        leverage_sq *= leverage_sq
         residual_sq = residual**2
-        var_u = hc1 * scale**2 * ((sw * residual_sq) @ leverage_sq)
-        lever_0 = 1.0 / n_samples + Xc @ (h_inv @ (center - x_mean))
-        var_0 = hc1 * (sw * residual_sq) @ lever_0**2 if self.fit_intercept else 0.0
+        root = np.sqrt(sw * residual_sq)
+        # (Xc is a private copy when centred; X itself must stay untouched.)
+        Xr = np.multiply(Xc, root[:, None], out=Xc if self.fit_intercept else None)
+        meat = Xr.T @ Xr
+        h_inv_meat = h_inv @ meat
+        var_u = hc1 * scale**2 * np.einsum("ij,ji->i", h_inv_meat, h_inv)
+        if self.fit_intercept:
+            v = h_inv @ (center - x_mean)
+            meat_1 = Xr.T @ root
+            var_0 = hc1 * (
+                (root @ root) / n_samples**2
+                + 2.0 * (meat_1 @ v) / n_samples
+                + v @ meat @ v
+            )
+        else:
+            var_0 = 0.0
+        del Xr, Xc
 
         u_hat = scale * coef
         beta0_hat = intercept + center @ coef
+        entries = np.append(u_hat, beta0_hat) if self.fit_intercept else u_hat
+        lattice = shifted_lattice(entries.size, self.rounding)
         if self.grid_width == "auto":
             # The width follows homoscedastic standard errors: one residual
             # variance times the design's leverages, far more stable between
@@ -306,23 +362,21 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             if self.fit_intercept:
                 lever_c = 1.0 / n_samples + max(offset_0 @ sandwich_x @ offset_0, 0.0)
                 homo_se = np.append(homo_se, np.sqrt(residual_var * lever_c))
-            magnitude = max(np.abs(u_hat).max(initial=0.0), abs(beta0_hat))
             width, width_cost = self._auto_width(
-                sw, homo_se, residual_sq, magnitude, offsets
+                sw, lattice, homo_se, residual_sq, np.abs(entries).max(), offsets
             )
         else:
             width = float(self.grid_width)
             width_cost = 0.0
-        u_rounded = round_to_grid(u_hat, width, offsets["coef"])
-        self.coef_ = u_rounded / scale
+        rounded = lattice.round(entries, width, offsets["coef"])
+        self.coef_ = rounded[:n_features] / scale
         if self.fit_intercept:
-            beta0 = round_to_grid(beta0_hat, width, offsets["intercept"][0])
-            self.intercept_ = float(beta0 - center @ self.coef_)
+            self.intercept_ = float(rounded[-1] - center @ self.coef_)
         else:
             self.intercept_ = 0.0
-        # The rounding lemma in expectation, with the sandwich standard errors.
-        se_all = np.append(np.sqrt(var_u), np.sqrt(var_0))
-        rounding_cost = EXPECTED_ABS_DIFF_PER_SE * np.sum(se_all) / width
+        # The crossing rate in expectation, with the sandwich standard errors.
+        se_all = np.sqrt(np.append(var_u, var_0) if self.fit_intercept else var_u)
+        rounding_cost = lattice.expected_crossing_rate(se_all, width)
         self.coef_unrounded_ = coef
         self.intercept_unrounded_ = float(intercept)
         self.coef_stderr_ = np.sqrt(var_u) / scale
@@ -338,12 +392,15 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     def _rounding_basis(self, X, sw, mean, variance, offsets):
         """Replicable scales and centre, and their estimated disagreement cost.
 
-        ``mean`` and ``variance`` are the weighted column means and variances.
+        ``X`` is the data or, when centred already, ``X - mean``; ``mean`` and
+        ``variance`` are the weighted column means and variances.
         """
         n_samples, n_features = sw.sum(), X.shape[1]
         if self.basis == "raw":
             return np.ones(n_features), np.zeros(n_features), 0.0
-        mad = sw @ np.abs(X - mean) / n_samples
+        # X is centred already when fitting an intercept.
+        offset = np.zeros(n_features) if self.fit_intercept else mean
+        mad = _weighted_abs_deviation(X, sw, offset) / n_samples
         second = variance
         # Columns constant up to rounding noise keep scale 1 (no rescaling).
         varying = mad > 1e-8 * np.maximum(1.0, np.abs(mean))
@@ -366,23 +423,29 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         cost += np.minimum(1.0, EXPECTED_ABS_DIFF_PER_SE * mean_se / center_width).sum()
         return scale, center, float(cost)
 
-    def _auto_width(self, sw, standard_errors, residual_sq, magnitude, offsets):
-        """One grid width from rho and the standard errors, rounded in log2.
+    def _auto_width(
+        self, sw, lattice, standard_errors, residual_sq, magnitude, offsets
+    ):
+        """One lattice scale from rho and the standard errors, rounded in log2.
 
-        The same width serves ``u`` and ``beta_0``: a single data-driven width
-        is a single event in the failure budget, and with ``a`` common to the
-        ``d + 1`` entries the expected lemma sum is ``E|Delta| sum_k se_k / a``.
+        The expected crossing rate is ``K / t`` for scale ``t``; the log2
+        rounding multiplies ``t`` by ``r = 2^(U - 1/2)`` (``U`` uniform from the
+        shared offset), so the scale asked for is ``E[1/r] K / B``, which
+        makes the rate equal the rounding budget ``B`` on average over ``U``.
         """
         n_samples = sw.sum()
         reserve = _WIDTH_RESERVE / np.sqrt(n_samples)
         if self.basis == "standardized":
             reserve += (
-                _BASIS_RESERVE_PER_FEATURE * len(offsets["coef"]) / np.sqrt(n_samples)
+                _BASIS_RESERVE_PER_FEATURE * self.n_features_in_ / np.sqrt(n_samples)
             )
         budget = rounding_budget(self.rho, reserve, design_share=_DESIGN_SHARE)
-        width = auto_grid_width(
-            standard_errors, budget, offsets["coef_width"][0], magnitude
+        rate_at_unit_scale = lattice.expected_crossing_rate(standard_errors, 1.0)
+        width = max(
+            MEAN_INVERSE_LOG2_RATIO * rate_at_unit_scale / budget,
+            2.0**-40 * max(1.0, magnitude),
         )
+        width = round_log2(width, LOG2_SPACING, offsets["coef_width"][0])
         # The width scales like the root of the residual sum of squares: its
         # relative standard error (the leverages are far more stable) gives the
         # chance that the two runs' log2 widths round apart.

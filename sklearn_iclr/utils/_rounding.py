@@ -32,6 +32,11 @@ EXPECTED_ABS_DIFF_PER_SE = 2.0 / np.sqrt(np.pi)
 # Spacing, in log2 units, of the grids on which data-driven widths and scales are
 # rounded: a rounded value is within a factor sqrt(2) of the requested one.
 LOG2_SPACING = 1.0
+# E[2^(-h (U - 1/2))] for U uniform: the mean of the inverse ratio between the
+# log2-rounded width and the width asked for (1.020 for h = 1).
+MEAN_INVERSE_LOG2_RATIO = (2 ** (LOG2_SPACING / 2) - 2 ** (-LOG2_SPACING / 2)) / (
+    LOG2_SPACING * np.log(2)
+)
 # Probability reserved, per data-driven width, for the chance that the rounded
 # widths differ: RESERVE_PER_WIDTH / sqrt(n). It depends only on n (shared by
 # both runs), so the widths depend on the data only through standard errors.
