@@ -87,7 +87,7 @@ plot_embeddings(laplace, lambda Z: Z, "Laplace inputs, tests on z")
 # Real data: the scikit-learn digits, whose ten classes the default views
 # keep apart as clusters. With near-identical views (noise of 0.075
 # feature sd, no masking) the uniformity part of the loss wins, and the
-# directions z / |z| (all that the loss's cosine similarity sees) spread
+# directions ``z / |z|`` (all that the loss's cosine similarity sees) spread
 # over the sphere of a wider embedding (MLP 64 -> 512 -> 128). The tests are
 # run on the directions; the histograms still show the norms of z.
 X, y = load_digits(return_X_y=True)
