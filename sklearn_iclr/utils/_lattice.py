@@ -35,9 +35,8 @@ from math import sqrt
 
 import numpy as np
 
-# For two independent runs whose unrounded values differ by Delta ~ N(0, 2 s^2)
-# along a direction, E|Delta| = 2 s / sqrt(pi).
-_EXPECTED_ABS_PER_SE = 2.0 / np.sqrt(np.pi)
+from ._rounding import EXPECTED_ABS_DIFF_PER_SE
+
 # Normalized second moments (unit volume) from Conway and Sloane, Table 2.3;
 # tests/test_replicable_lattice.py checks them by Monte Carlo.
 _SECOND_MOMENT_A_STAR = {
@@ -311,9 +310,10 @@ class ShiftedLattice:
 
     ``R`` is empty, ``Z`` (one coordinate left) or ``A_r*`` (``r`` = 2..7).
     With ``kind="cube"`` every block is ``Z`` (per-coordinate rounding).
-    Each block has unit cell volume times ``scale * block_scale`` with relative
-    scales ``(kappa / (dim G))^(1/3)`` (normalised to a geometric mean of 1),
-    the optimum for isotropic run-to-run differences.
+    Each block is its unit-volume lattice scaled by ``scale * block_scale``
+    (a length factor), with relative scales ``(kappa / (dim G))^(1/3)``
+    (normalised to a geometric mean of 1), the optimum for isotropic
+    run-to-run differences.
 
     Parameters
     ----------
@@ -436,7 +436,7 @@ class ShiftedLattice:
         for block, sl, rel in zip(self.blocks, self._slices, self._rel, strict=True):
             spread = np.sqrt(block.normals**2 @ var[sl])
             total += block.weights @ spread / rel
-        return float(_EXPECTED_ABS_PER_SE * total / scale)
+        return float(EXPECTED_ABS_DIFF_PER_SE * total / scale)
 
     def mean_squared_error(self, scale):
         """Mean squared rounding error over the shift, ``sum_b dim_b G_b (t c_b)^2``.
