@@ -404,7 +404,7 @@ def test_bad_grid_width_is_rejected(width):
 @pytest.mark.parametrize("rounding", ["E8", "hexagonal", None])
 def test_bad_rounding_is_rejected(rounding):
     X, y = make_heavy_tailed_regression(50, 2, random_state=0)
-    with pytest.raises(ValueError, match="'rounding' parameter .* 'cube'"):
+    with pytest.raises(ValueError, match="'rounding' parameter .*'cube'"):
         ReplicableLinearRegressor(rounding=rounding).fit(X, y)
 
 
