@@ -165,3 +165,19 @@ def test_the_shift_moves_the_lattice():
     assert len({o.tobytes() for o in outs}) > 3900
     # Error per coordinate has standard deviation <= covering radius 1.05.
     np.testing.assert_allclose(outs.mean(axis=0), x, atol=4 * 1.05 / np.sqrt(4000))
+
+
+@pytest.mark.parametrize("dim", [2, 3, 5, 7, 9, 14])
+def test_rounding_bits_do_not_depend_on_the_batch(dim):
+    # Two runs round one vector each, possibly on different machines: the bits
+    # must not depend on how a matrix product is summed. A point rounded
+    # alone and inside a batch (different BLAS kernels for `@`) must agree;
+    # with `@` in the A_r* blocks, about half of the rows differed in the
+    # last bit.
+    rng = np.random.default_rng(dim)
+    lattice = ShiftedLattice(dim)
+    z = rng.uniform(size=dim)
+    X = rng.normal(scale=3.0, size=(300, dim))
+    batch = lattice.round(X, 0.7, z)
+    alone = np.array([lattice.round(x, 0.7, z) for x in X])
+    assert np.array_equal(batch, alone)

@@ -185,6 +185,20 @@ def _helmert(n_coords):
     return basis
 
 
+def _matmul_in_fixed_order(a, b):
+    """``a @ b`` summed term by term in a fixed order (bits independent of BLAS).
+
+    BLAS kernels sum in an order that depends on the machine and on the
+    shapes (one row or a batch), so ``a @ b`` can differ in the last bit
+    between two runs. Elementwise multiplies and adds are exactly rounded,
+    so this sum gives the same bits everywhere.
+    """
+    out = a[..., :1] * b[0]
+    for k in range(1, b.shape[0]):
+        out = out + a[..., k : k + 1] * b[k]
+    return out
+
+
 def _permutohedron_volume(k):
     """(k - 1)-volume of the permutohedron of order k (conv of perms of 1..k)."""
     return k ** (k - 2) * sqrt(k) if k > 1 else 1.0
@@ -238,8 +252,9 @@ class _Block:
             return closest_point_e8(y)
         if self.name == "Z":
             return np.rint(y)
-        coords = (y / self._unit) @ self._embed.T
-        return closest_point_a_star(coords) @ self._embed * self._unit
+        coords = _matmul_in_fixed_order(y / self._unit, self._embed.T)
+        point = closest_point_a_star(coords)
+        return _matmul_in_fixed_order(point, self._embed) * self._unit
 
     def shift(self, z):
         """Shift uniform modulo the lattice from ``z`` uniform on [0, 1)^dim.
@@ -256,7 +271,8 @@ class _Block:
         basis = np.zeros((self.dim, n_coords))
         basis[:, 0] = 1.0
         basis[np.arange(self.dim), np.arange(1, n_coords)] = -1.0
-        return (z @ basis) @ self._embed * self._unit
+        shift = _matmul_in_fixed_order(z, basis)
+        return _matmul_in_fixed_order(shift, self._embed) * self._unit
 
 
 @cache
