@@ -121,7 +121,9 @@ def test_crossing_rate_is_the_chance_of_rounding_apart(dim):
 @pytest.mark.parametrize("dim", [6, 9, 21])
 def test_lattice_beats_the_cube_at_equal_crossing_rate(dim):
     # The squared error at a fixed expected disagreement scales like
-    # m G kappa^2: E8 x Z has 0.48 of the cube's (E8 alone 0.43).
+    # m G kappa^2: E8 x Z has 0.48 of the cube's (E8 alone 0.43). The bound
+    # 0.61 is the largest of the three, A6*'s 0.603 (E8^2 x A5*: 0.474),
+    # rounded up; a mis-scaled block or a wrong facet weight moves it.
     se = np.ones(dim)
     ratios = {}
     for kind in ("lattice", "cube"):
