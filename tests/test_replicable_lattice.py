@@ -183,3 +183,23 @@ def test_rounding_bits_do_not_depend_on_the_batch(dim):
     batch = lattice.round(X, 0.7, z)
     alone = np.array([lattice.round(x, 0.7, z) for x in X])
     assert np.array_equal(batch, alone)
+
+
+@pytest.mark.parametrize("dim", [2, 5, 7, 8, 9])
+def test_the_shift_is_uniform_modulo_the_lattice(dim):
+    # At a fixed point, a shift uniform modulo the lattice makes the rounding
+    # error uniform over the Voronoi cell: its mean square is the cell's
+    # second moment (halving the A_r* shifts moves it by 9-14% at dim 2 and
+    # 7; subtler non-uniform shifts can keep it, so this is a partial check
+    # next to the unbiasedness one above). The squared error has relative
+    # standard deviation below 0.75 per point (measured 0.59 for the hexagon,
+    # the worst of these), so 6000 shifts put the mean within 4 standard
+    # errors = 4% of the value.
+    rng = np.random.default_rng(dim)
+    lattice = ShiftedLattice(dim)
+    x = rng.normal(size=dim)
+    err = np.array(
+        [lattice.round(x, 1.0, z) - x for z in rng.uniform(size=(6000, dim))]
+    )
+    measured = np.mean(np.sum(err**2, axis=1))
+    assert measured == pytest.approx(lattice.mean_squared_error(1.0), rel=0.04)
