@@ -91,7 +91,7 @@ def table_replicability():
     rows = []
     for rho in (0.05, 0.2):
         for d in (5, 20):
-            # The design spends 0.75 rho (0.8-0.9 rho measured): the Wilson
+            # The design spends 0.75 rho (0.72-0.89 rho measured): the Wilson
             # interval resolves 1 - rho only with thousands of pairs.
             n, n_pairs = (50000, 6000) if rho == 0.05 else (10000, 3000)
             n_pairs = 100 if QUICK else n_pairs

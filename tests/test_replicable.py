@@ -220,6 +220,44 @@ def test_disagreement_follows_the_rounding_lemma(rounding):
     assert abs(rate - predicted) <= 3 * se + 0.01
 
 
+@pytest.mark.parametrize(
+    ("n_features", "fit_intercept", "blocks"),
+    [
+        (7, True, ["E8"]),
+        (8, False, ["E8"]),
+        (8, True, ["E8", "Z"]),
+        (9, False, ["E8", "Z"]),
+        (16, True, ["E8", "E8", "Z"]),
+        (10, True, ["E8", "A3*"]),
+    ],
+)
+def test_e8_sizes_round_on_one_lattice_bit_for_bit(n_features, fit_intercept, blocks):
+    # The property tests draw at most 5 features (no E8 block): here m = 8, 9,
+    # 11 and 17 rounded entries, with and without the intercept entry.
+    est = ReplicableLinearRegressor(
+        grid_width=0.5, fit_intercept=fit_intercept, random_state=7
+    )
+    X, y = make_heavy_tailed_regression(600, n_features, random_state=0)
+    X_b, y_b = make_heavy_tailed_regression(600, n_features, random_state=1)
+    lattice = shifted_lattice(n_features + fit_intercept, "lattice")
+    assert [block.name for block in lattice.blocks] == blocks
+
+    def rounded(est):
+        u = est.coef_ * est.basis_scale_
+        return np.append(u, est.intercept_) if fit_intercept else u
+
+    a = rounded(est.fit(X, y))
+    unrounded = est.coef_unrounded_
+    if fit_intercept:
+        unrounded = np.append(unrounded, est.intercept_unrounded_)
+    # Identical data and seed: identical bits (a fresh copy of the data).
+    assert np.array_equal(rounded(est.fit(X.copy(), y.copy())), a)
+    # Another sample, same seed: the same shifted lattice.
+    _assert_on_one_lattice(est, a, rounded(est.fit(X_b, y_b)))
+    # Each block moves its entries by at most its covering radius.
+    assert np.all(np.abs(a - unrounded) <= lattice.max_error(0.5) * (1 + 1e-9))
+
+
 def test_fixed_grid_width_rounds_to_that_grid():
     X, y = make_heavy_tailed_regression(2000, 3, random_state=0)
     est = ReplicableLinearRegressor(grid_width=0.25, rounding="cube", random_state=0)
@@ -361,6 +399,13 @@ def test_bad_grid_width_is_rejected(width):
     X, y = make_heavy_tailed_regression(50, 2, random_state=0)
     with pytest.raises(ValueError, match="'grid_width' parameter"):
         ReplicableLinearRegressor(grid_width=width).fit(X, y)
+
+
+@pytest.mark.parametrize("rounding", ["E8", "hexagonal", None])
+def test_bad_rounding_is_rejected(rounding):
+    X, y = make_heavy_tailed_regression(50, 2, random_state=0)
+    with pytest.raises(ValueError, match="'rounding' parameter .*'cube'"):
+        ReplicableLinearRegressor(rounding=rounding).fit(X, y)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])

@@ -35,9 +35,8 @@ from math import sqrt
 
 import numpy as np
 
-# For two independent runs whose unrounded values differ by Delta ~ N(0, 2 s^2)
-# along a direction, E|Delta| = 2 s / sqrt(pi).
-_EXPECTED_ABS_PER_SE = 2.0 / np.sqrt(np.pi)
+from ._rounding import EXPECTED_ABS_DIFF_PER_SE
+
 # Normalized second moments (unit volume) from Conway and Sloane, Table 2.3;
 # tests/test_replicable_lattice.py checks them by Monte Carlo.
 _SECOND_MOMENT_A_STAR = {
@@ -186,6 +185,20 @@ def _helmert(n_coords):
     return basis
 
 
+def _matmul_in_fixed_order(a, b):
+    """``a @ b`` summed term by term in a fixed order (bits independent of BLAS).
+
+    BLAS kernels sum in an order that depends on the machine and on the
+    shapes (one row or a batch), so ``a @ b`` can differ in the last bit
+    between two runs. Elementwise multiplies and adds are exactly rounded,
+    so this sum gives the same bits everywhere.
+    """
+    out = a[..., :1] * b[0]
+    for k in range(1, b.shape[0]):
+        out = out + a[..., k : k + 1] * b[k]
+    return out
+
+
 def _permutohedron_volume(k):
     """(k - 1)-volume of the permutohedron of order k (conv of perms of 1..k)."""
     return k ** (k - 2) * sqrt(k) if k > 1 else 1.0
@@ -239,8 +252,9 @@ class _Block:
             return closest_point_e8(y)
         if self.name == "Z":
             return np.rint(y)
-        coords = (y / self._unit) @ self._embed.T
-        return closest_point_a_star(coords) @ self._embed * self._unit
+        coords = _matmul_in_fixed_order(y / self._unit, self._embed.T)
+        point = closest_point_a_star(coords)
+        return _matmul_in_fixed_order(point, self._embed) * self._unit
 
     def shift(self, z):
         """Shift uniform modulo the lattice from ``z`` uniform on [0, 1)^dim.
@@ -257,7 +271,8 @@ class _Block:
         basis = np.zeros((self.dim, n_coords))
         basis[:, 0] = 1.0
         basis[np.arange(self.dim), np.arange(1, n_coords)] = -1.0
-        return (z @ basis) @ self._embed * self._unit
+        shift = _matmul_in_fixed_order(z, basis)
+        return _matmul_in_fixed_order(shift, self._embed) * self._unit
 
 
 @cache
@@ -311,9 +326,10 @@ class ShiftedLattice:
 
     ``R`` is empty, ``Z`` (one coordinate left) or ``A_r*`` (``r`` = 2..7).
     With ``kind="cube"`` every block is ``Z`` (per-coordinate rounding).
-    Each block has unit cell volume times ``scale * block_scale`` with relative
-    scales ``(kappa / (dim G))^(1/3)`` (normalised to a geometric mean of 1),
-    the optimum for isotropic run-to-run differences.
+    Each block is its unit-volume lattice scaled by ``scale * block_scale``
+    (a length factor), with relative scales ``(kappa / (dim G))^(1/3)``
+    (normalised to a geometric mean of 1), the optimum for isotropic
+    run-to-run differences.
 
     Parameters
     ----------
@@ -436,7 +452,7 @@ class ShiftedLattice:
         for block, sl, rel in zip(self.blocks, self._slices, self._rel, strict=True):
             spread = np.sqrt(block.normals**2 @ var[sl])
             total += block.weights @ spread / rel
-        return float(_EXPECTED_ABS_PER_SE * total / scale)
+        return float(EXPECTED_ABS_DIFF_PER_SE * total / scale)
 
     def mean_squared_error(self, scale):
         """Mean squared rounding error over the shift, ``sum_b dim_b G_b (t c_b)^2``.
