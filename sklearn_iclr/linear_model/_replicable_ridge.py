@@ -1,5 +1,6 @@
 """Replicable ridge regression: ridge, then rounding on shared random grids."""
 
+import math
 from numbers import Real
 
 import numpy as np
@@ -373,7 +374,8 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         rounded = lattice.round(entries, width, offsets["coef"])
         self.coef_ = rounded[:n_features] / scale
         if self.fit_intercept:
-            self.intercept_ = float(rounded[-1] - center @ self.coef_)
+            # An exactly rounded sum (no BLAS): the same bits on every machine.
+            self.intercept_ = float(rounded[-1] - math.fsum(center * self.coef_))
         else:
             self.intercept_ = 0.0
         # The crossing rate in expectation, with the sandwich standard errors.
