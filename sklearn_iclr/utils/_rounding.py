@@ -157,31 +157,6 @@ def round_log2(values, spacing, offset):
     return 2.0 ** round_to_grid(np.log2(values), spacing, offset)
 
 
-def lemma_disagreement_bound(delta, width):
-    """The rounding lemma: an upper bound on the chance two runs round apart.
-
-    Parameters
-    ----------
-    delta : array-like
-        Differences of the unrounded values of the two runs.
-    width : float or array-like
-        Grid width of each entry.
-
-    Returns
-    -------
-    bound : float
-        ``min(1, sum_j |delta_j| / width_j)``, the union bound over entries of
-        the per-entry probability ``|delta_j| / width_j`` (over the offsets).
-
-    Examples
-    --------
-    >>> lemma_disagreement_bound([0.01, -0.03], 1.0)
-    0.04
-    """
-    ratio = np.abs(np.asarray(delta, dtype=np.float64)) / width
-    return float(min(1.0, np.sum(ratio)))
-
-
 def log2_width_disagreement(sample_weight, terms, spacing=LOG2_SPACING):
     """Estimated chance that a width ``~ sqrt(T)`` rounds differently in log2.
 
