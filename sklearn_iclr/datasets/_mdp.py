@@ -121,6 +121,24 @@ def _dataset(mdp, n_samples, reward_noise, n_init, rng, return_mdp):
     return X, y, X_next, X_init, mdp.value
 
 
+_SAMPLING_PARAMS_DOC = """gamma : float, default=0.9
+        Discount factor in [0, 1).
+    behaviour_shift : float, default=0.5
+        How far the behaviour policy moves away from the target, in [0, 1).
+    reward_noise : float, default=0.1
+        Standard deviation of the Gaussian reward noise.
+    n_init : int, default=None
+        Number of sampled initial states; None returns the exact mean initial
+        feature as one row.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the samples, and the MDP and policies unless
+        ``mdp_random_state`` is given.
+    mdp_random_state : int, RandomState instance or None, default=None
+        Seeds the MDP and the policies alone: fix it and vary
+        ``random_state`` for repeated data sets from one MDP.
+    return_mdp : bool, default=False
+        Also return the MDP and its exact quantities as a Bunch."""
+
 _RETURNS_DOC = """
     Returns
     -------
@@ -185,23 +203,7 @@ def make_tabular_mdp(
         Number of states.
     n_actions : int, default=2
         Number of actions.
-    gamma : float, default=0.9
-        Discount factor in [0, 1).
-    behaviour_shift : float, default=0.5
-        How far the behaviour policy moves away from the target, in [0, 1).
-    reward_noise : float, default=0.1
-        Standard deviation of the Gaussian reward noise.
-    n_init : int, default=None
-        Number of sampled initial states; None returns the exact mean initial
-        feature as one row.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the samples, and the MDP and policies unless
-        ``mdp_random_state`` is given.
-    mdp_random_state : int, RandomState instance or None, default=None
-        Seeds the MDP and the policies alone: fix it and vary
-        ``random_state`` for repeated data sets from one MDP.
-    return_mdp : bool, default=False
-        Also return the MDP and its exact quantities as a Bunch.
+    %(sampling_params)s
     %(returns)s
     Examples
     --------
@@ -259,23 +261,7 @@ def make_linear_mdp_dataset(
         Number of states.
     n_actions : int, default=3
         Number of actions.
-    gamma : float, default=0.9
-        Discount factor in [0, 1).
-    behaviour_shift : float, default=0.5
-        How far the behaviour policy moves away from the target, in [0, 1).
-    reward_noise : float, default=0.1
-        Standard deviation of the Gaussian reward noise.
-    n_init : int, default=None
-        Number of sampled initial states; None returns the exact mean initial
-        feature as one row.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the samples, and the MDP and policies unless
-        ``mdp_random_state`` is given.
-    mdp_random_state : int, RandomState instance or None, default=None
-        Seeds the MDP and the policies alone: fix it and vary
-        ``random_state`` for repeated data sets from one MDP.
-    return_mdp : bool, default=False
-        Also return the MDP and its exact quantities as a Bunch.
+    %(sampling_params)s
     %(returns)s
     Examples
     --------
@@ -298,7 +284,6 @@ def make_linear_mdp_dataset(
     return _dataset(mdp, n_samples, reward_noise, n_init, rng, return_mdp)
 
 
-make_tabular_mdp.__doc__ = make_tabular_mdp.__doc__ % {"returns": _RETURNS_DOC}
-make_linear_mdp_dataset.__doc__ = make_linear_mdp_dataset.__doc__ % {
-    "returns": _RETURNS_DOC
-}
+_DOC_PARTS = {"sampling_params": _SAMPLING_PARAMS_DOC, "returns": _RETURNS_DOC}
+make_tabular_mdp.__doc__ = make_tabular_mdp.__doc__ % _DOC_PARTS
+make_linear_mdp_dataset.__doc__ = make_linear_mdp_dataset.__doc__ % _DOC_PARTS
