@@ -12,11 +12,14 @@ from ._skorch import (
     torch_num_threads,
 )
 from ._torch import import_torch, resolve_device, seed_from_random_state, torch_seeded
+from ._budget import check_work_budget
+from ._warnings import warn_user
 from .discovery import all_estimators
 
 __all__ = [
     "all_estimators",
     "build_mlp",
+    "check_work_budget",
     "epoch_history",
     "fit_skorch_net",
     "import_torch",
@@ -25,4 +28,5 @@ __all__ = [
     "seed_from_random_state",
     "torch_num_threads",
     "torch_seeded",
+    "warn_user",
 ]

@@ -20,6 +20,10 @@ SUBPACKAGES = (
     "graphical",
     "rl",
     "neural_network",
+    "events",
+    "dynamical",
+    "bandits",
+    "sequence",
 )
 
 _TYPE_MIXINS = {
@@ -35,8 +39,10 @@ def all_estimators(type_filter=None):
     """List the public estimators of sklearn_iclr.
 
     An estimator is public when its class is named in the ``__all__`` of one of
-    the subpackages; adding it there is all that discovery (and so the common
-    tests, the API reference and the tour's ``--list``) needs.
+    the subpackages and has a ``fit`` method; adding it there is all that
+    discovery (and so the common tests, the API reference and the tour's
+    ``--list``) needs. Parameter holders that follow the scikit-learn parameter
+    API but do not fit data (controllers, bandit policies) are left out.
 
     Parameters
     ----------
@@ -75,6 +81,8 @@ def all_estimators(type_filter=None):
             if not (inspect.isclass(obj) and issubclass(obj, BaseEstimator)):
                 continue
             if inspect.isabstract(obj) or name.startswith("_"):
+                continue
+            if not callable(getattr(obj, "fit", None)):
                 continue
             if mixins is not None and not issubclass(obj, mixins):
                 continue

@@ -1,0 +1,3 @@
+"""Linear dynamical systems: spectral-filter features and online controllers."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Sequence models: autoregressive next-token learners and reinforcement learning after them."""
+
+__all__ = []

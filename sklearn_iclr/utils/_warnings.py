@@ -1,0 +1,41 @@
+"""Warnings that point at the user's call, whatever the call depth inside."""
+
+import sys
+import warnings
+
+_OWN_PACKAGES = ("sklearn_iclr", "sklearn", "joblib", "skorch")
+
+
+def warn_user(message, category=UserWarning):
+    """Issue a warning attributed to the first frame outside the library stack.
+
+    scikit-learn wraps ``fit`` in decorators, so a fixed ``stacklevel`` points at
+    ``sklearn/base.py`` or at a private helper. This walks up the call stack past
+    every frame of sklearn_iclr, scikit-learn, joblib and skorch, so the warning
+    names the line of the user's script (or test) that called the estimator.
+
+    Parameters
+    ----------
+    message : str
+        The warning text: what happened and which parameter to change.
+    category : type of Warning, default=UserWarning
+        For example ``sklearn.exceptions.ConvergenceWarning``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_user("max_iter reached; raise max_iter")
+    >>> caught[0].message.args[0]
+    'max_iter reached; raise max_iter'
+    """
+    frame = sys._getframe(1)
+    level = 2
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.split(".")[0] not in _OWN_PACKAGES:
+            break
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
