@@ -6,13 +6,94 @@ stable on a shared, noisy machine; absolute seconds are not) and writes the rows
 to ``benchmarks/results/<name>.json``.
 """
 
+import argparse
+import importlib.metadata
 import json
+import os
 import platform
 import statistics
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
+_PACKAGES = ("numpy", "scipy", "scikit-learn", "torch", "numba", "sklearn-iclr")
+_output_folder = None
+
+
+def bench_arguments(description, argv=None, configure=None):
+    """Parse the command line shared by every benchmark.
+
+    ``--quick`` asks for a smoke run of seconds; ``--out DIR`` says where the
+    JSON results go. A quick run without ``--out`` writes to a fresh temporary
+    folder, so it never overwrites the committed full-run results in
+    ``benchmarks/results``.
+
+    Parameters
+    ----------
+    description : str
+        The benchmark's one-line description (``--help``).
+    argv : list of str, default=None
+        The arguments; ``None`` reads ``sys.argv``.
+    configure : callable, default=None
+        ``configure(parser)`` adds the benchmark's own options.
+
+    Returns
+    -------
+    args : argparse.Namespace
+        With ``quick`` and ``out`` (the folder :func:`report` writes to).
+    """
+    global _output_folder
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="smoke-size run")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="folder for the JSON results"
+    )
+    if configure is not None:
+        configure(parser)
+    args = parser.parse_args(argv)
+    if args.out is None:
+        args.out = Path(tempfile.mkdtemp(prefix="bench-")) if args.quick else RESULTS
+    _output_folder = args.out
+    return args
+
+
+def run_metadata():
+    """Versions, commit, cores and BLAS of this run, stored with every result."""
+    versions = {}
+    for name in _PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent,
+            check=False,
+        ).stdout.strip()
+    except OSError:
+        commit = ""
+    import numpy  # noqa: F401  (loads the BLAS that threadpool_info reports)
+    from threadpoolctl import threadpool_info
+
+    blas = [
+        {k: info.get(k) for k in ("internal_api", "num_threads", "architecture")}
+        for info in threadpool_info()
+        if info.get("user_api") == "blas"
+    ]
+    return {
+        "python": platform.python_version(),
+        "cpu": platform.machine(),
+        "cores": os.cpu_count(),
+        "versions": versions,
+        "commit": commit or None,
+        "blas": blas,
+        "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+    }
 
 
 def median_time(func, repeats=5, warmup=1):
@@ -104,17 +185,21 @@ def report(name, rows, columns=None, title=None, meta=None):
     Returns
     -------
     path : pathlib.Path
-        Where the JSON went.
+        Where the JSON went: the folder :func:`bench_arguments` chose
+        (``benchmarks/results`` for a full run, a temporary one for ``--quick``).
     """
     if title:
         print(title)
     print(format_table(rows, columns))
     print()
-    RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"{name}.json"
+    folder = _output_folder or RESULTS
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
     payload = {
         "benchmark": name,
-        "machine": {"python": platform.python_version(), "cpu": platform.machine()},
+        "title": title,
+        "columns": list(columns) if columns else None,
+        "machine": run_metadata(),
         "meta": meta or {},
         "rows": rows,
     }
