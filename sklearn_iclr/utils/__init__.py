@@ -4,6 +4,7 @@ Nothing here imports torch at import time; the torch helpers load it when
 called.
 """
 
+from ._budget import check_work_budget
 from ._skorch import (
     build_mlp,
     epoch_history,
@@ -12,7 +13,6 @@ from ._skorch import (
     torch_num_threads,
 )
 from ._torch import import_torch, resolve_device, seed_from_random_state, torch_seeded
-from ._budget import check_work_budget
 from ._warnings import warn_user
 from .discovery import all_estimators
 

@@ -37,9 +37,10 @@ def check_work_budget(work, budget, *, what, seconds_per_unit, parameter, advice
     """
     if work <= budget:
         return
+    estimate = _duration(work * seconds_per_unit)
     message = (
-        f"This fit needs {work:.3g} {what} (about {_duration(work * seconds_per_unit)}),"
-        f" more than {parameter}={budget:.3g} allows. Raise {parameter} to accept it."
+        f"This fit needs {work:.3g} {what} (about {estimate}), more than "
+        f"{parameter}={budget:.3g} allows. Raise {parameter} to accept it."
     )
     if advice:
         message += " " + advice
