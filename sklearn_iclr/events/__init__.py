@@ -1,3 +1,3 @@
-"""Event-camera data: differentiable binning of events into frames, motion estimation."""
+"""Event-camera data: differentiable binning of events, motion estimation."""
 
 __all__ = []

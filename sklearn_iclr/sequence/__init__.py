@@ -1,3 +1,3 @@
-"""Sequence models: autoregressive next-token learners and reinforcement learning after them."""
+"""Sequence models: next-token learners and reinforcement learning after them."""
 
 __all__ = []
