@@ -13,12 +13,29 @@ from sklearn.utils.validation import check_random_state
 DEVICES = ("auto", "cpu", "cuda")
 
 
+TORCH_EXTRA_HINT = (
+    'Install the optional extra with `pip install "sklearn-iclr[torch]"`. '
+    "On a machine without a GPU, install a CPU build of torch first (see "
+    "the install page of pytorch.org for the CPU wheel index) to avoid "
+    "downloading the multi-GB CUDA build."
+)
+
+
 def import_torch():
     """Import and return torch, with an actionable message when it is missing.
+
+    torch and skorch form the optional ``[torch]`` extra; the torch-backed
+    estimators call this at the start of ``fit``, so that importing
+    sklearn_iclr and using the numpy estimators never needs them.
 
     Returns
     -------
     torch : module
+
+    Raises
+    ------
+    ImportError
+        When torch or skorch is not installed; the message names the extra.
 
     Examples
     --------
@@ -26,13 +43,17 @@ def import_torch():
     >>> torch.__name__
     'torch'
     """
-    try:
-        return importlib.import_module("torch")
-    except ImportError as exc:  # pragma: no cover - torch is a dependency
-        raise ImportError(
-            "This estimator needs PyTorch. Install it with `pip install torch` "
-            "(a CPU build is enough)."
-        ) from exc
+    for name in ("torch", "skorch"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            raise ImportError(
+                f"This estimator needs {name}, which is not installed. "
+                + TORCH_EXTRA_HINT
+            ) from exc
+        if name == "torch":
+            torch = module
+    return torch
 
 
 def resolve_device(device):
