@@ -23,6 +23,49 @@ def test_import_does_not_load_torch():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+_BLOCK_TORCH = """
+import importlib.abc, sys
+
+class _Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("torch", "skorch"):
+            raise ImportError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, _Blocker())
+"""
+
+
+def test_numpy_estimators_work_without_torch_and_torch_ones_name_the_extra():
+    # torch and skorch are the optional [torch] extra: with them unimportable,
+    # the numpy estimators fit and predict, and a torch estimator's fit says
+    # which extra to install.
+    code = _BLOCK_TORCH + (
+        "import numpy as np\n"
+        "from sklearn.datasets import make_classification, make_regression\n"
+        "import sklearn_iclr as s\n"
+        "Xc, yc = make_classification(80, 3, n_informative=2, n_redundant=0,"
+        " random_state=0)\n"
+        "Xr, yr = make_regression(2000, 3, random_state=0)\n"
+        "s.ICEClassifier().fit(Xc, yc).predict(Xc)\n"
+        "s.ReplicableLinearRegressor(random_state=0).fit(Xr, yr).predict(Xr)\n"
+        "s.ReplicableCovariance(random_state=0).fit(Xr)\n"
+        "s.GaussianEmbeddingModel().fit(Xr).score_samples(Xr)\n"
+        "s.LSTDQEvaluator(gamma=0.5).fit(Xr, yr[:, None][:, 0], X_next=Xr[::-1])\n"
+        "s.SparseTokenAttentionClassifier(random_state=0).fit(Xc, yc)\n"
+        "A = np.ones((4, 4)) - np.eye(4)\n"
+        "spins = np.where(np.random.RandomState(0).rand(30, 4) < .5, -1, 1)\n"
+        "s.PseudoLikelihoodIsing(coupling=A).fit(spins)\n"
+        "assert 'torch' not in sys.modules\n"
+        "try:\n"
+        "    s.LevenbergMarquardtMLPRegressor().fit(Xr[:50], yr[:50])\n"
+        "except ImportError as exc:\n"
+        "    assert 'sklearn-iclr[torch]' in str(exc), exc\n"
+        "else:\n"
+        "    raise AssertionError('fit ran without torch')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_every_estimator_is_reexported_at_top_level():
     import sklearn_iclr
 
@@ -71,9 +114,48 @@ def test_tour_lists_and_runs_cleanly(capsys):
     listed = capsys.readouterr().out
     from sklearn_iclr._tour import tour_entries
 
+    public = _public_names()
     for entry in tour_entries():
         assert entry.name in listed
-        assert entry.name in dict(all_estimators()), f"{entry.name} is not an estimator"
+        assert entry.name in public, f"{entry.name} is not a public class"
+
+
+def _public_names():
+    import importlib
+
+    from sklearn_iclr.utils.discovery import SUBPACKAGES
+
+    return {
+        name
+        for sub in SUBPACKAGES
+        for name in importlib.import_module(f"sklearn_iclr.{sub}").__all__
+    }
+
+
+def test_tour_fits_in_100_columns_and_names_the_choice():
+    from sklearn_iclr._tour import TourEntry, run_tour, tour_entries
+
+    entry = next(e for e in tour_entries() if e.name == "PseudoLikelihoodIsing")
+    lines = []
+    rows = run_tour(only=[entry.name], stream=lines.append)
+    assert all(len(line) <= 100 for line in lines), max(lines, key=len)
+    assert "held-out" in lines[0]
+    assert "lower better" in "\n".join(lines)
+    assert rows[0]["chosen"] and "tuned: beta_bound=" in "\n".join(lines)
+    assert isinstance(entry, TourEntry)
+
+
+def test_tour_skips_an_entry_whose_extra_is_missing(monkeypatch):
+    import sklearn_iclr._tour as tour
+
+    def needs_torch():
+        raise ImportError("No module named 'torch'", name="torch")
+
+    fake = tour.TourEntry("FakeTorchEstimator", "none", "R^2", "none", needs_torch)
+    monkeypatch.setattr(tour, "tour_entries", lambda: [fake])
+    lines = []
+    assert tour.run_tour(stream=lines.append) == []
+    assert "skipped: needs the [torch] extra" in lines[-1]
 
 
 def test_tour_rejects_unknown_names():

@@ -23,14 +23,21 @@ class TourEntry:
     dataset : str
         A short description of the data.
     metric : str
-        What the scores measure, e.g. ``"accuracy"`` or ``"R^2"``.
+        What the scores measure, e.g. ``"accuracy"`` or ``"R^2"``. Scores are
+        held-out unless ``metric`` says otherwise.
     anchor : str
         The method the estimator is compared with.
     run : callable
-        ``run() -> (score, anchor_score)``. It builds a ``Pipeline`` around the
-        estimator, tunes one hyperparameter with ``GridSearchCV``, fits the
-        anchor on the same data and returns both scores (higher is better
-        unless ``metric`` says otherwise).
+        ``run() -> (score, anchor_score)`` or ``(score, anchor_score, chosen)``
+        with ``chosen`` a dict of the hyperparameters the search picked. It
+        builds a ``Pipeline`` around the estimator, tunes one hyperparameter
+        with ``GridSearchCV``, fits the anchor on the same data and returns
+        both scores (:func:`grid_search_score` does all of it).
+    lower_is_better : bool, default=False
+        Whether a smaller score is better (an error rather than a score).
+    gain : str, default=""
+        For an estimator that may score below its anchor: one short clause on
+        what it gives in exchange (a certificate, replicability, exactness).
     """
 
     name: str
@@ -38,6 +45,8 @@ class TourEntry:
     metric: str
     anchor: str
     run: Callable[[], tuple]
+    lower_is_better: bool = False
+    gain: str = ""
 
 
 def tour_entries():
@@ -76,6 +85,9 @@ def grid_search_score(pipeline, param_grid, anchor, data, cv=3, scoring=None):
     Returns
     -------
     score, anchor_score : float
+        Held-out scores of the tuned pipeline and of the anchor.
+    chosen : dict
+        The hyperparameters the search picked, without the step prefix.
     """
     from sklearn.metrics import check_scoring
     from sklearn.model_selection import GridSearchCV
@@ -85,11 +97,45 @@ def grid_search_score(pipeline, param_grid, anchor, data, cv=3, scoring=None):
     search.fit(X_train, y_train)
     anchor.fit(X_train, y_train)
     scorer = check_scoring(anchor, scoring=scoring)
-    return scorer(search, X_test, y_test), scorer(anchor, X_test, y_test)
+    score, anchor_score = scorer(search, X_test, y_test), scorer(anchor, X_test, y_test)
+    return score, anchor_score, chosen_params(search)
+
+
+def chosen_params(search):
+    """The hyperparameters a fitted search picked, without the step prefixes."""
+    return {k.split("__")[-1]: v for k, v in search.best_params_.items()}
+
+
+_MISSING_EXTRAS = {"torch": "torch", "skorch": "torch", "dask": "dask"}
+_WIDTH = 100
+
+
+def _format_chosen(chosen):
+    def value(v):
+        return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+    return ", ".join(f"{k}={value(v)}" for k, v in chosen.items())
+
+
+def _missing_extra(exc):
+    """The extra whose absence raised ``exc``, or None for any other error."""
+    missing = (getattr(exc, "name", None) or "").split(".")[0]
+    if missing in _MISSING_EXTRAS:
+        return _MISSING_EXTRAS[missing]
+    for module, extra in _MISSING_EXTRAS.items():
+        if f"needs {module}," in str(exc):
+            return extra
+    return None
 
 
 def run_tour(only=None, stream=print):
-    """Run the tour entries and print one table.
+    """Run the tour entries and print one table, readable in 100 columns.
+
+    Each entry takes two or three lines: the scores (held-out, with the
+    direction of the metric), then the data and the hyperparameters the grid
+    search chose, then, for an estimator that scores below its anchor, what it
+    gives in exchange. An entry whose optional dependencies are missing is
+    skipped with the extra that would enable it.
 
     Parameters
     ----------
@@ -113,28 +159,54 @@ def run_tour(only=None, stream=print):
     if not entries:
         stream("No estimator is registered in the tour yet.")
         return []
-    header = f"{'estimator':<31} {'data':<36} {'metric':<17} {'score':>8}  "
-    header += f"{'anchor':<34} {'anchor score':>12} {'seconds':>8}"
+    stream(
+        "Scores are on held-out data; each row says whether higher or lower is better."
+    )
+    header = f"{'estimator':<30} {'metric':<16} {'score':>9} {'anchor':>9}  "
+    header += f"{'anchor method':<24} {'sec':>5}"
     stream(header)
-    stream("-" * len(header))
-    rows = []
+    stream("-" * _WIDTH)
+    rows, skipped = [], []
     for entry in entries:
         start = time.perf_counter()
-        score, anchor_score = entry.run()
+        try:
+            score, anchor_score, *rest = entry.run()
+        except ImportError as exc:
+            extra = _missing_extra(exc)
+            if extra is None:
+                raise
+            skipped.append((entry.name, extra))
+            continue
         seconds = time.perf_counter() - start
+        chosen = rest[0] if rest else {}
+        arrow = "(lower better)" if entry.lower_is_better else "(higher better)"
         rows.append(
             {
                 "estimator": entry.name,
                 "data": entry.dataset,
                 "metric": entry.metric,
+                "lower_is_better": entry.lower_is_better,
                 "score": float(score),
                 "anchor": entry.anchor,
                 "anchor_score": float(anchor_score),
+                "chosen": chosen,
                 "seconds": seconds,
             }
         )
         stream(
-            f"{entry.name:<31} {entry.dataset:<36} {entry.metric:<17} "
-            f"{score:>8.4f}  {entry.anchor:<34} {anchor_score:>12.4f} {seconds:>8.1f}"
+            f"{entry.name:<30} {entry.metric[:16]:<16} {score:>9.4g} "
+            f"{anchor_score:>9.4g}  {entry.anchor[:24]:<24} {seconds:>5.1f}"
+        )
+        detail = f"    {arrow} data: {entry.dataset}"
+        if chosen:
+            detail += f"; tuned: {_format_chosen(chosen)}"
+        stream(detail)
+        loses = score > anchor_score if entry.lower_is_better else score < anchor_score
+        if loses and entry.gain:
+            stream(f"    below its anchor; gains: {entry.gain}")
+    for name, extra in skipped:
+        stream(
+            f"{name:<30} skipped: needs the [{extra}] extra "
+            f'(pip install "sklearn-iclr[{extra}]")'
         )
     return rows

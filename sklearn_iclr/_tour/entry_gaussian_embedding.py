@@ -1,8 +1,10 @@
-"""Tour entry: GaussianEmbeddingModel on a PCA embedding of the digits.
+"""Tour entry: GaussianEmbeddingModel on a PCA embedding of few digits.
 
-The score is the held-out mean Gaussian log-density of the embedded digits;
-the grid chooses the covariance estimator (empirical, Ledoit-Wolf, OAS). The
-anchor is scikit-learn's EmpiricalCovariance on the same embedding.
+The score is the held-out mean Gaussian log-density of the embedded digits.
+With 150 training images in a 40-d embedding the maximum-likelihood covariance
+overfits; the grid chooses between the shrinkage estimators (Ledoit-Wolf, OAS)
+that the model offers. The anchor is scikit-learn's EmpiricalCovariance on the
+same embedding, the Gaussian model a user would otherwise write.
 """
 
 from . import TourEntry, grid_search_score
@@ -19,17 +21,17 @@ def _run():
     from sklearn_iclr import GaussianEmbeddingModel
 
     X, _ = load_digits(return_X_y=True)
-    X_train, X_test = train_test_split(X, test_size=0.3, random_state=0)
-    embed = [StandardScaler(), PCA(n_components=16, random_state=0)]
+    X_train, X_test = train_test_split(X, train_size=150, random_state=0)
+    embed = [StandardScaler(), PCA(n_components=40, random_state=0)]
     pipeline = make_pipeline(*embed, GaussianEmbeddingModel())
-    grid = {"gaussianembeddingmodel__covariance": ["empirical", "ledoit_wolf", "oas"]}
+    grid = {"gaussianembeddingmodel__covariance": ["ledoit_wolf", "oas"]}
     anchor = make_pipeline(*embed, EmpiricalCovariance())
     return grid_search_score(pipeline, grid, anchor, (X_train, X_test, None, None))
 
 
 ENTRY = TourEntry(
     name="GaussianEmbeddingModel",
-    dataset="digits, 16-d PCA embedding",
+    dataset="150 digits, 40-d PCA embedding",
     metric="log-lik",
     anchor="EmpiricalCovariance",
     run=_run,

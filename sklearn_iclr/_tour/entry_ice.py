@@ -33,4 +33,5 @@ ENTRY = TourEntry(
     metric="accuracy",
     anchor="LogisticRegression",
     run=_run,
+    gain="a proven minimum of the training 0-1 loss",
 )

@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from . import TourEntry
+from . import TourEntry, chosen_params
 
 BETA = 0.6
 
@@ -50,7 +50,7 @@ def _run():
         search.fit(X)
     naive = PseudoLikelihoodIsing(coupling=A).fit(X)
     tuned = search.best_estimator_.named_steps["mple"]
-    return abs(tuned.beta_ - BETA), abs(naive.beta_ - BETA)
+    return abs(tuned.beta_ - BETA), abs(naive.beta_ - BETA), chosen_params(search)
 
 
 ENTRY = TourEntry(
@@ -59,4 +59,5 @@ ENTRY = TourEntry(
     metric="|beta-beta*|",
     anchor="naive MPLE (ignores CNF)",
     run=_run,
+    lower_is_better=True,
 )

@@ -28,4 +28,5 @@ ENTRY = TourEntry(
     metric="R^2",
     anchor="Ridge(alpha=1)",
     run=_run,
+    gain="bit-identical refits on a fresh sample w.p. 1 - rho",
 )

@@ -35,4 +35,5 @@ ENTRY = TourEntry(
     metric="log-lik",
     anchor="EmpiricalCovariance",
     run=_run,
+    gain="bit-identical refits on a fresh sample w.p. 1 - rho",
 )

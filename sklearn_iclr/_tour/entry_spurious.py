@@ -1,6 +1,6 @@
 """Tour entry: SpuriousRobustSGD (an MLP) on the spurious digits."""
 
-from . import TourEntry
+from . import TourEntry, chosen_params
 
 
 def _run():
@@ -41,6 +41,7 @@ def _run():
     return (
         worst_group_accuracy(y[test], search.predict(X_test), groups_test),
         worst_group_accuracy(y[test], anchor.predict(X_test), groups_test),
+        chosen_params(search),
     )
 
 
