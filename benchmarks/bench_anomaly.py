@@ -16,11 +16,10 @@ Two tables:
 Run: ``PYTHONPATH=. python benchmarks/bench_anomaly.py [--quick]``.
 """
 
-import argparse
 import time
 
 import numpy as np
-from _harness import report
+from _harness import bench_arguments, report
 from sklearn.datasets import load_digits
 from sklearn.decomposition import PCA
 from sklearn.ensemble import IsolationForest
@@ -143,10 +142,8 @@ def _sd_over_seeds(per_class):
     return by_seed.std(ddof=1) if len(by_seed) > 1 else 0.0
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="2 seeds, fewer epochs")
-    args = parser.parse_args()
+def main(argv=None):
+    args = bench_arguments(__doc__.splitlines()[0], argv)
     seeds = range(2) if args.quick else range(5)
     n_epochs = 300 if args.quick else 1000
     rows, trajectories = [], {}

@@ -23,11 +23,10 @@ BLAS runs on one thread: on a shared machine timings are only comparable
 within one run, so the tables give time ratios.
 """
 
-import argparse
 import time
 
 import numpy as np
-from _harness import ratio, report
+from _harness import bench_arguments, ratio, report
 from scipy.special import softmax
 from scipy.stats import norm
 from sklearn.linear_model import LogisticRegression
@@ -187,11 +186,12 @@ def summary(rows, key, value):
     return out
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small smoke run")
+def _options(parser):
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads")
-    args = parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=_options)
     d = 100 if args.quick else 400
     seeds = range(2 if args.quick else 3)
     with threadpool_limits(args.threads):

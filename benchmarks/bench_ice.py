@@ -17,12 +17,11 @@ Run ``python benchmarks/bench_ice.py`` (MILP limit 300 s per data set) or
 ``--quick`` (20 s limit, smaller scaling grid).
 """
 
-import argparse
 import itertools
 import time
 
 import numpy as np
-from _harness import median_time, ratio, report
+from _harness import bench_arguments, median_time, ratio, report
 from scipy.optimize import Bounds, LinearConstraint, milp
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import LogisticRegression
@@ -233,17 +232,19 @@ def scaling(quick):
     )
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="20 s MILP limit")
+def _options(parser):
     parser.add_argument(
-        "--part", choices=["all", "real", "scaling"], default="all", help="tables"
+        "--tables", default="real,scaling", help="comma-separated: real, scaling"
     )
-    args = parser.parse_args()
+
+
+def main(argv=None):
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=_options)
+    tables = set(args.tables.split(","))
     time_limit = 20 if args.quick else 300
-    if args.part in ("all", "real"):
+    if "real" in tables:
         real_data(args.quick, time_limit)
-    if args.part in ("all", "scaling"):
+    if "scaling" in tables:
         scaling(args.quick)
 
 

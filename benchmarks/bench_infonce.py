@@ -28,11 +28,10 @@ runs a subset, ``--device cuda`` trains on a GPU: untested, none was
 available).
 """
 
-import argparse
 import time
 
 import numpy as np
-from _harness import ratio, report
+from _harness import bench_arguments, ratio, report
 from sklearn.covariance import EmpiricalCovariance
 from sklearn.datasets import load_digits
 from sklearn.ensemble import IsolationForest
@@ -423,12 +422,13 @@ def table_time(device):
     )
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer seeds")
+def _options(parser):
     parser.add_argument("--tables", default="gaussianity,ood,imbalance,time")
     parser.add_argument("--device", default="cpu")
-    args = parser.parse_args()
+
+
+def main(argv=None):
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=_options)
     tables = set(args.tables.split(","))
     if "gaussianity" in tables:
         table_gaussianity((0,) if args.quick else tuple(range(5)), args.device)

@@ -18,11 +18,10 @@ Run: ``PYTHONPATH=. python benchmarks/bench_langevin.py`` (about 10 minutes
 on 2 busy cores); ``--quick`` for a small smoke run.
 """
 
-import argparse
 import time
 
 import numpy as np
-from _harness import median_time, report
+from _harness import bench_arguments, median_time, report
 
 from sklearn_iclr import AveragedLangevinRegressor
 from sklearn_iclr.datasets import make_single_index
@@ -67,13 +66,14 @@ def threshold_n(ns, medians):
     return float(ns[-1]), ">"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def _options(parser):
     parser.add_argument("--dims", type=int, nargs="+", default=[16, 32, 64])
     parser.add_argument("--ratios", type=float, nargs="+")
     parser.add_argument("--seeds", type=int, default=2)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
+
+
+def main(argv=None):
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=_options)
     if args.quick:
         args.dims, args.seeds = [16, 32], 1
     ratios = args.ratios or [1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 64]

@@ -21,13 +21,12 @@ initial amplitude. The figure draws the frequency-wise error curves.
 Run: ``PYTHONPATH=. python benchmarks/bench_levenberg.py [--quick]``.
 """
 
-import argparse
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-from _harness import RESULTS, ratio, report
+from _harness import bench_arguments, ratio, report
 from scipy.optimize import least_squares
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPRegressor
@@ -249,10 +248,8 @@ def run_scipy_lm(X, y, frequencies, max_nfev):
     return rows, curve / initial, losses, len(losses)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small budgets")
-    args = parser.parse_args()
+def main(argv=None):
+    args = bench_arguments(__doc__.splitlines()[0], argv)
     lm_budget, adam_budget, lbfgs_budget = (
         (150, 300, 400) if args.quick else (400, 4000, 12800)
     )
@@ -335,10 +332,10 @@ def main():
             "threshold x initial"
         ),
     )
-    plot(runs)
+    plot(runs, args.out)
 
 
-def plot(runs):
+def plot(runs, folder):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -356,7 +353,7 @@ def plot(runs):
         ax.set_ylabel("residual amplitude / initial")
     axes[0, 0].legend()
     fig.tight_layout()
-    path = Path(RESULTS) / "levenberg_frequencies.png"
+    path = Path(folder) / "levenberg_frequencies.png"
     fig.savefig(path, dpi=90)
     print(f"figure: {path}")
 

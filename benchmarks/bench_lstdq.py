@@ -19,11 +19,10 @@ runs on one thread (``--threads`` to change): on a shared, oversubscribed
 machine a multi-threaded BLAS spins and its timings are meaningless.
 """
 
-import argparse
 import time
 
 import numpy as np
-from _harness import ratio, report
+from _harness import bench_arguments, ratio, report
 from threadpoolctl import threadpool_limits
 
 from sklearn_iclr.datasets import make_linear_mdp_dataset
@@ -128,11 +127,12 @@ def throughput_rows(n_total, n_features, chunk_size):
     ], {"J_hat": J, "se": se, "J_true": pool[4], "cond_A": est.cond_A_}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smoke-size run")
+def _options(parser):
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads")
-    args = parser.parse_args()
+
+
+def main(argv=None):
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=_options)
     with threadpool_limits(limits=args.threads, user_api="blas"):
         run(args)
 

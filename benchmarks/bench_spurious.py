@@ -21,12 +21,11 @@ Run ``python benchmarks/bench_spurious.py`` (about 20 minutes on a busy
 subset) or add ``--device cuda`` on a GPU (untested: no GPU was available).
 """
 
-import argparse
 import time
 import warnings
 
 import numpy as np
-from _harness import median_time, ratio, report
+from _harness import bench_arguments, median_time, ratio, report
 from sklearn.linear_model import LogisticRegression, SGDClassifier
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier
@@ -352,16 +351,17 @@ def time_table(device):
     return rows
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one seed")
+def _options(parser):
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto")
     parser.add_argument(
         "--tables",
         default="theory,wga,side,time",
         help="comma-separated subset of theory, wga, side, time",
     )
-    args = parser.parse_args()
+
+
+def main(argv=None):
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=_options)
     tables = set(args.tables.split(","))
     # MLPClassifier stops at the shared epoch budget on purpose
     warnings.filterwarnings("ignore", message="Stochastic Optimizer")
