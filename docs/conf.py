@@ -27,6 +27,8 @@ templates_path = ["_templates"]
 numpydoc_show_class_members = False
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py"]
 html_theme = "pydata_sphinx_theme"
+# Four top-level links fit the navbar at 1280 px; more go under "More".
+html_theme_options = {"header_links_before_dropdown": 4, "navbar_align": "left"}
 intersphinx_mapping = {}
 sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
@@ -56,6 +58,21 @@ def _write_api_reference():
 
 
 _write_api_reference()
+
+
+def _write_estimator_table():
+    """Write estimators.rst: every estimator, its family and its summary line."""
+    lines = [".. list-table::", "   :header-rows: 1", "", "   * - estimator"]
+    lines += ["     - family", "     - what it does"]
+    for name, cls in all_estimators():
+        family = cls.__module__.split(".")[1]
+        summary = (cls.__doc__ or "").strip().splitlines()[0]
+        lines += [f"   * - :class:`~sklearn_iclr.{name}`", f"     - ``{family}``"]
+        lines += [f"     - {summary}"]
+    (Path(__file__).parent / "estimators.rst").write_text("\n".join(lines) + "\n")
+
+
+_write_estimator_table()
 
 
 def _skip_foreign_members(app, what, name, obj, skip, options):
