@@ -442,7 +442,13 @@ def test_oracle_query_separates_where_pooling_cannot():
     threshold = LogisticRegression().fit(attended[train, None], y[train])
     attention_error = 1 - threshold.score(attended[test, None], y[test])
     assert attention_error <= 0.05
-    assert norm.cdf(-theta / (2 * np.sqrt(L))) >= 0.25
+    # The pooled rule, fitted on the same rows, cannot beat the Bayes error of
+    # pooling, Phi(-theta / (2 sqrt L)) = 0.30; allow 3 se of 2000 test rows.
+    pooled = LogisticRegression().fit(X[train].mean(axis=1), y[train])
+    pooled_error = 1 - pooled.score(X[test].mean(axis=1), y[test])
+    assert pooled_error >= norm.cdf(-theta / (2 * np.sqrt(L))) - 3 * np.sqrt(
+        0.3 * 0.7 / 2000
+    )
 
 
 def test_digit_bags_attention_finds_the_target_digit():
