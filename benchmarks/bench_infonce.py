@@ -24,8 +24,8 @@ Four tables, all measured in this process:
 
 Run ``python -m benchmarks infonce`` (a few minutes on a busy 2-core
 machine; ``--quick`` is a smoke run of the imbalance and time tables with one
-seed, ``--tables ood,time`` runs a subset, ``--device cuda`` trains on a GPU: untested, none was
-available).
+seed, ``--tables ood,time`` runs a subset, ``--device cuda`` trains on a GPU:
+untested, none was available).
 """
 
 import time
