@@ -340,11 +340,13 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
                 v = v - lr * grad
             else:
                 order = rng.permutation(n_samples)
-                for start in range(0, n_samples, batch):
-                    rows = order[start : start + batch]
-                    v = v - lr * _objective(v, Z[rows], y[rows])[1]
+                with np.errstate(over="ignore", invalid="ignore"):
+                    for start in range(0, n_samples, batch):
+                        rows = order[start : start + batch]
+                        v = v - lr * _objective(v, Z[rows], y[rows])[1]
             n_iter += 1
-            value, grad = _objective(v, Z, y)
+            with np.errstate(over="ignore", invalid="ignore"):
+                value, grad = _objective(v, Z, y)
             if not np.isfinite(value):
                 raise ValueError(
                     f"solver={self.solver!r} diverged at iteration {n_iter}: "
