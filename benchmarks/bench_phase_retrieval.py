@@ -22,8 +22,9 @@ x ~ N(0, Q), Q = diag(i^-a) / H_{d,a}. Five tables, all in one process:
 5. ``online``: online SGD (noise 0.05, lr 5e-4) against population GD from
    the same start: phase times and final MSE.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_phase_retrieval.py`` (about 4
-minutes on 2 busy cores); ``--quick`` for a smoke run.
+Run: ``PYTHONPATH=. python benchmarks/bench_phase_retrieval.py`` (about 2
+CPU-minutes); ``--quick`` for a smoke run; ``--tables phase1 phase3`` runs
+only those tables.
 """
 
 import time
@@ -334,8 +335,21 @@ def timing_table(d):
     return rows
 
 
+TABLES = ("recovery", "noisy_n", "phase1", "phase3", "online", "timing")
+
+
+def configure(parser):
+    parser.add_argument(
+        "--tables",
+        nargs="+",
+        choices=TABLES,
+        default=list(TABLES),
+        help="run only these tables (each writes its own JSON)",
+    )
+
+
 def main(argv=None):
-    args = bench_arguments(__doc__.splitlines()[0], argv)
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=configure)
     if args.quick:
         d, seeds, factors = 30, [0], [10, 40]
         dims, n_draws = [250, 500, 1000], 5
@@ -347,41 +361,47 @@ def main(argv=None):
         p3 = [(1.5, 4000, 0.1), (2.0, 1000, 0.05), (3.0, 1000, 0.08)]
         p3_seeds, online_d, online_seeds = [0, 1, 2, 3, 4], 200, [0, 1, 2]
     meta = {"noise": NOISE, "n_test": N_TEST, "seeds": seeds}
-    report(
-        "phase_retrieval_recovery",
-        recovery_table(d, seeds),
-        title=f"1. Recovery at n = 10 d, d = {d} (medians over seeds {seeds})",
-        meta=meta,
-    )
-    report(
-        "phase_retrieval_noisy_n",
-        noisy_n_table(d, factors, seeds),
-        title=f"2. Noisy test MSE / oracle vs n / d (a = 2, noise {NOISE}, d = {d})",
-        meta=meta,
-    )
-    report(
-        "phase_retrieval_phase1",
-        phase1_table(dims, n_draws),
-        title=f"3. Phase I: escape time T1 (|u| >= 0.1), {n_draws} draws per cell",
-        meta={"lr": 0.01, "n_draws": n_draws},
-    )
-    report(
-        "phase_retrieval_phase3",
-        phase3_table(p3, p3_seeds),
-        title="4. Phase III: log-log slope of the MSE drop after T2 (u >= 0.9)",
-        meta={"epsilon": 0.1, "window": "3 x(T2) <= x(tau) <= d / 8"},
-    )
-    report(
-        "phase_retrieval_online",
-        online_table(online_d, online_seeds),
-        title=f"5. Online SGD vs population GD, a = 2, d = {online_d}, lr 5e-4",
-        meta={"noise": 0.05, "lr": 5e-4},
-    )
-    report(
-        "phase_retrieval_timing",
-        timing_table(1000),
-        title="6. Cost of the dynamics (wall and CPU seconds, numba, 1 thread)",
-    )
+    if "recovery" in args.tables:
+        report(
+            "phase_retrieval_recovery",
+            recovery_table(d, seeds),
+            title=f"1. Recovery at n = 10 d, d = {d} (medians over seeds {seeds})",
+            meta=meta,
+        )
+    if "noisy_n" in args.tables:
+        report(
+            "phase_retrieval_noisy_n",
+            noisy_n_table(d, factors, seeds),
+            title=f"2. Noisy test MSE / oracle vs n/d (a = 2, noise {NOISE}, d = {d})",
+            meta=meta,
+        )
+    if "phase1" in args.tables:
+        report(
+            "phase_retrieval_phase1",
+            phase1_table(dims, n_draws),
+            title=f"3. Phase I: escape time T1 (|u| >= 0.1), {n_draws} draws per cell",
+            meta={"lr": 0.01, "n_draws": n_draws},
+        )
+    if "phase3" in args.tables:
+        report(
+            "phase_retrieval_phase3",
+            phase3_table(p3, p3_seeds),
+            title="4. Phase III: log-log slope of the MSE drop after T2 (u >= 0.9)",
+            meta={"epsilon": 0.1, "window": "3 x(T2) <= x(tau) <= d / 8"},
+        )
+    if "online" in args.tables:
+        report(
+            "phase_retrieval_online",
+            online_table(online_d, online_seeds),
+            title=f"5. Online SGD vs population GD, a = 2, d = {online_d}, lr 5e-4",
+            meta={"noise": 0.05, "lr": 5e-4},
+        )
+    if "timing" in args.tables:
+        report(
+            "phase_retrieval_timing",
+            timing_table(1000),
+            title="6. Cost of the dynamics (wall and CPU seconds, numba, 1 thread)",
+        )
 
 
 if __name__ == "__main__":
