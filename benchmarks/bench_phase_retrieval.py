@@ -211,10 +211,10 @@ def drop_slope(decay, d, lr, seed, epsilon=0.1):
     """Fitted slope of the MSE drop after T2 and of 1 - S_d on the same window."""
     lam = power_law_spectrum(d, decay)
     _, _, w_star = make_power_law_phase_retrieval(1, d, decay=decay, random_state=seed)
-    first = phase_retrieval_dynamics(  # T2 is a few time units here
+    first = phase_retrieval_dynamics(  # T2 is at most a few hundred time units
         lam,
         w_star,
-        int(100 / lr),
+        int(1000 / lr),
         lr,
         w0=first_start(d, seed),
         epsilon=epsilon,
@@ -358,7 +358,7 @@ def main(argv=None):
     else:
         d, seeds, factors = 100, [0, 1, 2], [10, 20, 40, 80]
         dims, n_draws = [250, 500, 1000, 2000], 60
-        p3 = [(1.5, 4000, 0.1), (2.0, 1000, 0.05), (3.0, 1000, 0.08)]
+        p3 = [(1.5, 8000, 0.1), (2.0, 1000, 0.05), (3.0, 1000, 0.08)]
         p3_seeds, online_d, online_seeds = [0, 1, 2, 3, 4], 200, [0, 1, 2]
     meta = {"noise": NOISE, "n_test": N_TEST, "seeds": seeds}
     if "recovery" in args.tables:
