@@ -106,16 +106,17 @@ def test_oracle_phase_three_factor_middle_regime():
 
 @pytest.mark.slow
 def test_claim_phase_one_time_linear_in_log_d_and_faster_for_larger_a():
-    # T1 (first |u| >= 0.1 s*) over d in {250, ..., 2000}, mean of 30 draws
-    # of (w*, w0); the same seeds at every d (common random numbers). Over
-    # 60 draws R^2 was 0.96-1.00 and the means fell with a at every d.
+    # T1 (first |u| >= 0.1 s*) over d in {250, ..., 2000}, mean of 60 draws
+    # of (w*, w0); the same seeds at every d (common random numbers), as in
+    # the benchmark. R^2 was 1.00, 0.99, 0.96 for a = 1.5, 2, 3 (30 draws gave
+    # 0.93 for a = 3: the 0.95 needs the 60). Deterministic (seeded).
     dims = [250, 500, 1000, 2000]
     means = {}
     for a in (1.5, 2.0, 3.0):
         means[a] = []
         for d in dims:
             times = []
-            for seed in range(30):
+            for seed in range(60):
                 lam, w_star = planted(d, a, seed)
                 run = phase_retrieval_dynamics(
                     lam, w_star, 4000, 0.01, n_records=2, random_state=1000 + seed
@@ -123,7 +124,7 @@ def test_claim_phase_one_time_linear_in_log_d_and_faster_for_larger_a():
                 times.append(run.phase_times["T1"])
             means[a].append(np.mean(times))
         fit = stats.linregress(np.log(dims), means[a])
-        assert fit.slope > 0 and fit.rvalue**2 >= 0.9, (a, means[a])
+        assert fit.slope > 0 and fit.rvalue**2 >= 0.95, (a, means[a])
     assert np.all(np.array(means[1.5]) > np.array(means[2.0])), means
     assert np.all(np.array(means[2.0]) > np.array(means[3.0])), means
 
@@ -153,7 +154,7 @@ def drop_slope(a, d, lr, seed, epsilon=0.1):
 
 def test_claim_phase_three_drop_grows_like_tau_to_the_one_over_a():
     # a = 2, d = 1000: the MSE drop after T2 (u >= 0.9) grows like tau^(1/2)
-    # in the middle regime. Seeds 0-1 gave 0.50-0.52; the tolerance
+    # in the middle regime. Seeds 0-1 gave 0.51 and 0.47; the tolerance
     # is 20%.
     slopes = [drop_slope(2.0, 1000, 0.05, seed) for seed in (0, 1)]
     assert np.all(np.abs(np.array(slopes) - 0.5) <= 0.2 * 0.5), slopes
