@@ -126,8 +126,9 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
     otherwise ``fit`` raises a ``ValueError`` (centred or signed targets are
     not intensities).
 
-    Recovering ``w`` needs about ``n >= 2 d`` generic measurements; with
-    noise the excess test error of least squares is of order
+    Determining ``w`` up to sign needs at least ``2 d - 1`` generic
+    measurements (Balan, Casazza and Edidin, 2006); below that ``fit`` warns.
+    With noise the excess test error of least squares is of order
     ``noise^2 d / n``.
 
     ``learning_curve_`` is an alias of ``loss_curve_``.
@@ -231,6 +232,14 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
         x_scale, X_norm = self._normalise_inputs(X)
         Z, to_coef, to_v = self._coordinates(X_norm)
         self.rank_ = Z.shape[1]
+        if n_samples < 2 * self.rank_ - 1:
+            warn_user(
+                f"{n_samples} samples for {self.rank_} identifiable directions: "
+                f"real phase retrieval needs at least 2 * {self.rank_} - 1 = "
+                f"{2 * self.rank_ - 1} generic measurements to determine w up to "
+                "sign, so coef_ is one of many fits (and the solver may stop at a "
+                "saddle point). Collect more samples or reduce the features."
+            )
         rng = check_random_state(self.random_state)
         v = self._initial_point(Z, y_norm, to_v, rng)
         if self.solver == "lbfgs":
