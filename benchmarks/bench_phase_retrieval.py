@@ -36,8 +36,8 @@ import warnings
 import numpy as np
 from _harness import bench_arguments, median_time, ratio, report
 from scipy import stats
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.datasets import load_diabetes
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import RidgeCV
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -314,7 +314,7 @@ def online_table(d, seeds):
 
 
 def stranger_table():
-    """Default constructors on a scikit-learn toy set whose target is not an intensity."""
+    """Default constructors on a toy set whose target is not an intensity."""
     X, y = load_diabetes(return_X_y=True)
     rows = []
     for name, est in (
