@@ -13,7 +13,8 @@ from sklearn.utils.validation import check_random_state
 from ..utils import check_work_budget
 
 # Seconds per coordinate update (one step on one coordinate) of the compiled
-# loops on one core of a 2-core laptop, for the budget's time estimate.
+# loops, for the budget's time estimate: 0.8 and 4 ns of CPU, 3.6 and 16 ns of
+# wall time on a loaded 2-core machine (benchmarks/README.md, table 6).
 SECONDS_PER_COORDINATE_UPDATE = {"population": 2e-9, "online_sgd": 2e-8}
 PHASE_NAMES = ("T1", "T1_prime", "T2")
 
