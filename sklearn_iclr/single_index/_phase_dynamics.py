@@ -261,7 +261,9 @@ def phase_retrieval_dynamics(
 
     - ``T1`` (end of phase I, escape from the equator): the first step with
       ``|u| >= escape_threshold * s*``. The paper shows ``T1 = Theta(log d)``,
-      ``u`` growing like ``exp(rho t)`` (:func:`escape_rate`).
+      ``u`` growing like ``exp(rho t)`` (:func:`escape_rate`). From a random
+      start ``|u(0)|`` is of order ``d^(-1/2)``, so for small ``d`` the start
+      may already be past the threshold (``T1 = 0``).
     - ``T1_prime`` (phase IIa): the first step at or after ``T1`` with
       ``s >= s* / 3``, the saddle value.
     - ``T2`` (end of phase IIb): the first step at or after ``T1_prime`` with
