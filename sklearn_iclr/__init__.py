@@ -14,7 +14,7 @@ from .neural_network import (
     SparseTokenAttentionClassifier,
 )
 from .rl import LSTDQEvaluator
-from .single_index import AveragedLangevinRegressor
+from .single_index import AveragedLangevinRegressor, PhaseRetrievalRegressor
 
 __version__ = "0.1.0.dev0"
 
@@ -26,6 +26,7 @@ __all__ = [
     "LSTDQEvaluator",
     "LevenbergMarquardtMLPRegressor",
     "PatchConvAEDetector",
+    "PhaseRetrievalRegressor",
     "PseudoLikelihoodIsing",
     "ReplicableCovariance",
     "ReplicableLinearRegressor",

@@ -10,6 +10,7 @@ from ._heavy_tailed import heavy_tailed_population_ridge, make_heavy_tailed_regr
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._patch_anomalies import make_patch_anomalies
+from ._phase_retrieval import make_power_law_phase_retrieval, power_law_spectrum
 from ._single_index import make_single_index, make_tensor_pca
 from ._sparse_token import load_digit_bags, make_sparse_token
 from ._spectral_bias import make_multifrequency_sine
@@ -29,6 +30,7 @@ __all__ = [
     "make_long_tailed_sparse_coding",
     "make_multifrequency_sine",
     "make_patch_anomalies",
+    "make_power_law_phase_retrieval",
     "make_random_kcnf",
     "make_regular_coupling",
     "make_single_index",
@@ -37,5 +39,6 @@ __all__ = [
     "make_tabular_mdp",
     "make_tensor_pca",
     "make_truncated_ising",
+    "power_law_spectrum",
     "read_dimacs_cnf",
 ]
