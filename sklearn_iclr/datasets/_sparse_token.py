@@ -168,8 +168,8 @@ def load_digit_bags(
     Examples
     --------
     >>> X, y, mask = load_digit_bags(3, n_tokens=5, n_bags=4, random_state=0)
-    >>> X.shape, (mask.any(axis=1) == y).all()
-    ((4, 5, 64), np.True_)
+    >>> X.shape, bool((mask.any(axis=1) == y).all())
+    ((4, 5, 64), True)
     """
     from sklearn.datasets import load_digits
 

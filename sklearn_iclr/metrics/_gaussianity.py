@@ -11,6 +11,8 @@ import numpy as np
 from scipy import stats
 from sklearn.utils import check_array, check_random_state
 
+from ..utils._compat import anderson_normal_statistic
+
 # Anderson-Darling statistic below which a marginal "passes" (the 5% critical
 # value of the normal case with estimated mean and variance, as in the paper).
 AD_CRITICAL_VALUE = 0.752
@@ -60,10 +62,7 @@ def _marginal_tests(columns):
     pvalues = np.zeros(columns.shape[1])
     if np.any(varying):
         kept = columns[:, varying]
-        ad[varying] = [
-            stats.anderson(col, dist="norm", method="interpolate").statistic
-            for col in kept.T
-        ]
+        ad[varying] = [anderson_normal_statistic(col) for col in kept.T]
         pvalues[varying] = stats.normaltest(kept, axis=0).pvalue
     return ad, pvalues
 
