@@ -37,8 +37,10 @@ def _rounds_to_separate(radius_scale, extra, gap, n_arms):
     if not np.isfinite(gap):
         return n_arms
     # 2 sqrt(s / n) + 2 e / n < gap  <=>  gap x^2 - 2 sqrt(s) x - 2 e > 0, x = sqrt(n)
-    x = (2 * math.sqrt(radius_scale) + math.sqrt(4 * radius_scale + 8 * gap * extra))
+    x = 2 * math.sqrt(radius_scale) + math.sqrt(4 * radius_scale + 8 * gap * extra)
     x /= 2 * gap
+    if not x * x < 1e18:
+        return math.inf
     return n_arms * math.ceil(x * x)
 
 
@@ -137,8 +139,7 @@ class RobustETGS(_ETGSPolicy):
     def _corruption_term(self, horizon):
         if isinstance(self.corruption_budget, Real) and self.corruption_budget < 0:
             raise ValueError(
-                "corruption_budget must be non-negative; got "
-                f"{self.corruption_budget}."
+                f"corruption_budget must be non-negative; got {self.corruption_budget}."
             )
         if not np.isfinite(self.corruption_budget):
             raise ValueError("corruption_budget must be finite.")

@@ -31,7 +31,7 @@ def _separated(sums, counts, n_players, n_arms, n_pairs, radius_scale, extra):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run_race(
     means,
     arm_rank,
@@ -58,7 +58,8 @@ def run_race(
     ``boosted[i]`` the arm whose rewards the adversary raises for player ``i``
     (-1: none) and ``shift[i]`` the size of one corruption.
     """
-    np.random.seed(seed)
+    # numba's per-thread RNG, seeded per run: reproducible whatever the workers.
+    np.random.seed(seed)  # noqa: NPY002
     n_players, n_arms = means.shape
     n_pairs = min(n_players, n_arms - 1)
     sums = np.zeros((n_layers, n_players, n_arms))
@@ -101,7 +102,7 @@ def run_race(
                 continue
             regret[i] += best_mean[i] - means[i, a]
             if exploring[layer]:
-                reward = means[i, a] + noise_std * np.random.standard_normal()
+                reward = means[i, a] + noise_std * np.random.standard_normal()  # noqa: NPY002
                 if is_target[i] and left > 0.0:
                     if a == optimal[i]:
                         c = min(shift[i], left)

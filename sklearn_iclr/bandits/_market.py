@@ -1,6 +1,6 @@
 """Two-sided matching markets with bandit feedback, and their stable matchings."""
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -153,7 +153,9 @@ class TargetOptimalCorruption(BaseEstimator):
         "targets": [StrOptions({"cheapest", "all"}), "array-like"],
     }
 
-    def __init__(self, budget, *, shift=None, boost_alternative=True, targets="cheapest"):
+    def __init__(
+        self, budget, *, shift=None, boost_alternative=True, targets="cheapest"
+    ):
         self.budget = budget
         self.shift = shift
         self.boost_alternative = boost_alternative

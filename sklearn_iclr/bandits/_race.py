@@ -66,7 +66,9 @@ class MultiLayerETGSRace(_ETGSPolicy):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, subphase_length=None, confidence_scale=6.0, random_state=None):
+    def __init__(
+        self, *, subphase_length=None, confidence_scale=6.0, random_state=None
+    ):
         self.subphase_length = subphase_length
         self.confidence_scale = confidence_scale
         self.random_state = random_state
@@ -103,4 +105,4 @@ class MultiLayerETGSRace(_ETGSPolicy):
         rounds = _rounds_to_separate(
             self._radius_scale(horizon), self._corruption_term(horizon), gap, n_arms
         )
-        return math.ceil(rounds / share)
+        return math.ceil(rounds / share) if math.isfinite(rounds) else rounds

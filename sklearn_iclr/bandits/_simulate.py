@@ -25,6 +25,13 @@ def _run_chunk(args, runs, seeds, sequences):
     return out
 
 
+def budget_of(market):
+    """The corruption budget of ``market`` as a float (0 without corruption)."""
+    if market.corruption is None:
+        return 0.0
+    return abs(float(market.corruption.budget))
+
+
 @validate_params(
     {
         "market": [MatchingMarket],
@@ -52,8 +59,9 @@ def simulate(
     Each run draws fresh reward noise (from ``market.random_state``) and, for
     :class:`MultiLayerETGSRace`, fresh layer draws (from the policy's
     ``random_state``); runs are independent and reproducible whatever
-    ``n_jobs``. The per-round loop is compiled with numba; runs are split
-    among ``n_jobs`` joblib workers.
+    ``n_jobs``. The per-round loop is compiled with numba (it releases the
+    GIL); runs are split among ``n_jobs`` joblib workers, threads by default
+    (``joblib.parallel_config`` can choose processes or dask).
 
     Parameters
     ----------
@@ -108,6 +116,14 @@ def simulate(
     """
     means, arm_rankings = market._validated()
     n_players, n_arms = means.shape
+    scale = np.max(np.abs(means)) + 10.0 * market.noise_std + budget_of(market)
+    if not scale <= 1e300 / horizon:
+        raise ValueError(
+            f"Rewards of size up to {scale:.3g} summed over horizon={horizon} "
+            "rounds overflow float64; rescale player_means, noise_std and the "
+            "corruption budget (the policies are scale-equivariant when "
+            "confidence_scale is scaled by the square of the factor)."
+        )
     optimal = market.optimal_matching()
     if market.corruption is None:
         is_target, budget = np.zeros(n_players, dtype=np.bool_), 0.0
@@ -132,7 +148,7 @@ def simulate(
         raise ValueError(
             f"horizon={horizon} is shorter than the exploration phase of "
             f"{type(policy).__name__}: with gap {gap:.3g} its confidence "
-            f"intervals separate after about {needed} rounds even without "
+            f"intervals separate after about {needed:.3g} rounds even without "
             "noise, so it would explore throughout. Raise horizon (or lower "
             "the corruption budget of a RobustETGS)."
         )
@@ -158,7 +174,7 @@ def simulate(
     )
     n_chunks = min(n_runs, effective_n_jobs(n_jobs))
     chunks = np.array_split(np.arange(n_runs), n_chunks)
-    outputs = Parallel(n_jobs=n_jobs)(
+    outputs = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(_run_chunk)(args, chunk, seeds[chunk], sequences[chunk])
         for chunk in chunks
     )
