@@ -37,7 +37,7 @@ class MultiLayerETGSRace(_ETGSPolicy):
     ----------
     subphase_length : int, default=None
         ``d``, rounds per sub-phase. ``None`` uses ``round(sqrt(log2 T))``
-        (4 for ``T`` between 1.2e5 and 2.3e6).
+        (4 for ``T`` from about 5e3 to 1.2e6).
     confidence_scale : float, default=6.0
         ``c`` in the confidence radius.
     random_state : int, RandomState instance or None, default=None
