@@ -222,6 +222,43 @@ def test_claim_corruption_makes_etgs_linear_and_robust_variants_fix_it():
     assert race.max_regret[-1] <= 0.5 * vanilla.max_regret[-1]
 
 
+def test_race_slow_layers_override_fooled_fast_layers():
+    # C = 5000 fools the race's fastest layers (they see about half and a
+    # quarter of the corruption); the slower layers finish correctly and
+    # override them, so over the last fifth of T = 4e5 the race loses well
+    # under 0.1 per round (about 0.015 measured; 0.26 without the override,
+    # when the fooled layer 0 keeps playing its matching half of the time).
+    market = gap_half_market(TargetOptimalCorruption(5000.0))
+    race = simulate(market, MultiLayerETGSRace(random_state=0), 400_000, n_runs=4)
+    assert race.stable.all()
+    late = len(race.times) * 4 // 5
+    per_round = (race.max_regret[-1] - race.max_regret[late]) / (
+        race.times[-1] - race.times[late]
+    )
+    assert per_round < 0.1, per_round
+
+
+def test_attack_is_exact_without_noise():
+    # Noise-free: the attack on player 0 trades its arms 2 and 1 (means 1.5
+    # and 1.0, shift 0.5) on each of its exploration cycles, so ETGS learns
+    # the traded ranking as fast as the true one, at a cost of 2 x 0.5 per
+    # cycle, and ends on another matching.
+    base = gap_half_market()
+    horizon = 100_000
+    clean = MatchingMarket(base.player_means, base.arm_preferences, noise_std=0.0)
+    attacked = clone(clean).set_params(corruption=TargetOptimalCorruption(1e6))
+    reference = simulate(clean, ETGS(), horizon, n_runs=1)
+    result = simulate(attacked, ETGS(), horizon, n_runs=1)
+    end = result.exploration_end[0, 0]
+    assert end == reference.exploration_end[0, 0]
+    assert result.corruption_spent[0] == pytest.approx(2 * 0.5 * end / 3)
+    assert not result.stable[0] and reference.stable[0]
+    assert result.final_matching[0, 0] == 1
+    # A budget below that cost is spent to the last unit.
+    small = clone(clean).set_params(corruption=TargetOptimalCorruption(123.0))
+    assert simulate(small, ETGS(), horizon, n_runs=1).corruption_spent[0] == 123.0
+
+
 # --- Bad input ------------------------------------------------------------
 
 

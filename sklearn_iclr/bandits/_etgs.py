@@ -20,10 +20,15 @@ class _ETGSPolicy(BaseEstimator):
         return self.confidence_scale * math.log(horizon)
 
     def _plan(self, horizon, n_runs):
-        """``(n_layers, layer_sequences, subphase_length, extra)`` of the runs."""
+        """``(layer_weights, layer_seeds, subphase_length, extra)`` of the runs.
+
+        ``layer_weights[l]`` is the probability of drawing layer ``l`` for a
+        sub-phase, ``layer_seeds[r]`` seeds run ``r``'s draws and ``extra[l]``
+        is the numerator of layer ``l``'s corruption term.
+        """
         self._validate_params()
         extra = np.array([self._corruption_term(horizon)])
-        return 1, np.zeros((n_runs, 1), dtype=np.int64), horizon, extra
+        return np.ones(1), np.zeros(n_runs, dtype=np.int64), horizon, extra
 
     def _exploration_rounds(self, horizon, n_arms, gap):
         """Rounds the slowest layer this policy waits for needs, noise-free."""

@@ -91,11 +91,10 @@ class MultiLayerETGSRace(_ETGSPolicy):
         n_layers = self._n_layers(horizon)
         weights = 0.5 ** np.arange(1, n_layers + 1)
         weights /= weights.sum()
-        n_subphases = -(-horizon // d)
         rng = check_random_state(self.random_state)
-        sequences = rng.choice(n_layers, size=(n_runs, n_subphases), p=weights)
+        seeds = rng.randint(0, 2**31 - 1, size=n_runs)
         extra = np.full(n_layers, self._corruption_term(horizon))
-        return n_layers, sequences.astype(np.int64), d, extra
+        return weights, seeds, d, extra
 
     def _exploration_rounds(self, horizon, n_arms, gap):
         # The fastest layer gets about half the rounds; the race cannot commit
