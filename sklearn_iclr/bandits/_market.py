@@ -340,6 +340,7 @@ class MatchingMarket(BaseEstimator):
         Returns
         -------
         rankings : ndarray of shape (n_players, n_arms)
+            ``rankings[i]`` lists player ``i``'s arms, best first.
         """
         means, _ = self._validated()
         return np.argsort(-means, axis=1, kind="stable")
@@ -356,12 +357,15 @@ class MatchingMarket(BaseEstimator):
         return gale_shapley(np.argsort(-means, axis=1, kind="stable"), arm_rankings)
 
     def gap(self):
-        """``Delta``: the smallest gap between consecutive arms in any player's
-        top ``min(n_players + 1, n_arms)`` arms (Kong & Li, 2023).
+        """The market's preference gap ``Delta`` (Kong & Li, 2023).
+
+        The smallest difference between the means of consecutively ranked
+        arms among any player's top ``min(n_players + 1, n_arms)`` arms.
 
         Returns
         -------
         gap : float
+            ``Delta``; ``inf`` with a single arm.
         """
         means, _ = self._validated()
         n_players, n_arms = means.shape

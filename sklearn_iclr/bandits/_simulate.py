@@ -89,7 +89,7 @@ def simulate(
         Number of rounds (evenly spaced, the last is ``horizon``) at which the
         cumulative regret is recorded.
     n_jobs : int, default=None
-        joblib workers over runs; ``None`` means 1.
+        Number of joblib workers over runs; ``None`` means 1.
     max_player_rounds : int, default=10**10
         Refuse ``n_runs * horizon * n_players`` above this, before starting.
 
