@@ -81,6 +81,27 @@ def test_gale_shapley_is_the_player_optimal_stable_matching(
     np.testing.assert_array_equal(means[rows, matching], best)
 
 
+@settings(max_examples=40)
+@given(
+    n_players=st.integers(1, 6), extra_arms=st.integers(0, 3), seed=st.integers(0, 999)
+)
+def test_gale_shapley_is_equivariant_to_relabelling(n_players, extra_arms, seed):
+    # Renaming players and arms renames the player-optimal stable matching.
+    n_arms = n_players + extra_arms
+    rng = np.random.default_rng(seed)
+    player_rankings = np.array([rng.permutation(n_arms) for _ in range(n_players)])
+    arm_rankings = np.array([rng.permutation(n_players) for _ in range(n_arms)])
+    matching = gale_shapley(player_rankings, arm_rankings)
+    players, arms = rng.permutation(n_players), rng.permutation(n_arms)
+    # New player p is old player players[p]; new arm a is old arm arms[a].
+    new_player = np.argsort(players)
+    new_arm = np.argsort(arms)
+    renamed = gale_shapley(
+        new_arm[player_rankings[players]], new_player[arm_rankings[arms]]
+    )
+    np.testing.assert_array_equal(renamed, new_arm[matching[players]])
+
+
 def test_gale_shapley_known_example():
     # Two players both want arm 0, which prefers player 1.
     np.testing.assert_array_equal(
