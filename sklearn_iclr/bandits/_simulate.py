@@ -53,6 +53,7 @@ def budget_of(market):
         "n_points": [Interval(Integral, 1, None, closed="left")],
         "n_jobs": [Integral, None],
         "max_player_rounds": [Interval(Integral, 1, None, closed="left")],
+        "verbose": ["verbose"],
     },
     prefer_skip_nested_validation=True,
 )
@@ -65,6 +66,7 @@ def simulate(
     n_points=200,
     n_jobs=None,
     max_player_rounds=10**10,
+    verbose=0,
 ):
     """Run ``policy`` on ``market`` for ``horizon`` rounds, ``n_runs`` times.
 
@@ -92,6 +94,8 @@ def simulate(
         Number of joblib workers over runs; ``None`` means 1.
     max_player_rounds : int, default=10**10
         Refuse ``n_runs * horizon * n_players`` above this, before starting.
+    verbose : int, default=0
+        When positive, joblib reports the runs as they finish.
 
     Returns
     -------
@@ -185,9 +189,10 @@ def simulate(
         budget,
         times,
     )
-    n_chunks = min(n_runs, effective_n_jobs(n_jobs))
+    # One task per run when reporting progress, else one per worker.
+    n_chunks = n_runs if verbose else min(n_runs, effective_n_jobs(n_jobs))
     chunks = np.array_split(np.arange(n_runs), n_chunks)
-    outputs = Parallel(n_jobs=n_jobs, prefer="threads")(
+    outputs = Parallel(n_jobs=n_jobs, prefer="threads", verbose=verbose)(
         delayed(_run_chunk)(
             args, chunk, seeds[chunk], layer_weights, layer_seeds[chunk]
         )
