@@ -37,13 +37,6 @@ def _run_chunk(args, runs, seeds, layer_weights, layer_seeds):
     return out
 
 
-def budget_of(market):
-    """The corruption budget of ``market`` as a float (0 without corruption)."""
-    if market.corruption is None:
-        return 0.0
-    return abs(float(market.corruption.budget))
-
-
 @validate_params(
     {
         "market": [MatchingMarket],
@@ -88,8 +81,8 @@ def simulate(
     n_runs : int, default=10
         Independent runs.
     n_points : int, default=200
-        Number of rounds (evenly spaced, the last is ``horizon``) at which the
-        cumulative regret is recorded.
+        Number of rounds (evenly spaced, the last is ``horizon``; at most
+        ``horizon``) at which the cumulative regret is recorded.
     n_jobs : int, default=None
         Number of joblib workers over runs; ``None`` means 1.
     max_player_rounds : int, default=10**10
@@ -132,14 +125,6 @@ def simulate(
     """
     means, arm_rankings = market._validated()
     n_players, n_arms = means.shape
-    scale = np.max(np.abs(means)) + 10.0 * market.noise_std + budget_of(market)
-    if not scale <= 1e300 / horizon:
-        raise ValueError(
-            f"Rewards of size up to {scale:.3g} summed over horizon={horizon} "
-            "rounds overflow float64; rescale player_means, noise_std and the "
-            "corruption budget (the policies are scale-equivariant when "
-            "confidence_scale is scaled by the square of the factor)."
-        )
     optimal = market.optimal_matching()
     if market.corruption is None:
         is_target, budget = np.zeros(n_players, dtype=np.bool_), 0.0
@@ -148,6 +133,13 @@ def simulate(
     else:
         is_target, boosted, shift, budget = market.corruption._arrays(
             means, arm_rankings, optimal
+        )
+    scale = np.max(np.abs(means)) + 10.0 * market.noise_std + budget
+    if not scale <= 1e300 / horizon:
+        raise ValueError(
+            f"Rewards of size up to {scale:.3g} summed over horizon={horizon} "
+            "rounds overflow float64; rescale player_means, noise_std and the "
+            "corruption budget."
         )
     check_work_budget(
         float(n_runs) * horizon * n_players,
@@ -170,7 +162,8 @@ def simulate(
             "the corruption budget of a RobustETGS)."
         )
     arm_rank = np.argsort(arm_rankings, axis=1).astype(np.int64)
-    times = np.unique(np.linspace(1, horizon, n_points).round().astype(np.int64))
+    times = np.linspace(1, horizon, min(n_points, horizon)).round().astype(np.int64)
+    times = np.unique(times)
     rng = check_random_state(market.random_state)
     seeds = rng.randint(0, 2**31 - 1, size=n_runs)
     args = (
