@@ -1,3 +1,16 @@
 """Bandit learning in two-sided matching markets: simulators and learning policies."""
 
-__all__ = []
+from ._etgs import ETGS, RobustETGS
+from ._market import MatchingMarket, TargetOptimalCorruption, gale_shapley
+from ._race import MultiLayerETGSRace
+from ._simulate import simulate
+
+__all__ = [
+    "ETGS",
+    "MatchingMarket",
+    "MultiLayerETGSRace",
+    "RobustETGS",
+    "TargetOptimalCorruption",
+    "gale_shapley",
+    "simulate",
+]
