@@ -13,7 +13,11 @@ import numpy as np
 from scipy.linalg import LinAlgError, solve_discrete_are
 from sklearn.base import BaseEstimator
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
+from sklearn.utils._param_validation import (
+    Interval,
+    StrOptions,
+    validate_parameter_constraints,
+)
 from sklearn.utils.validation import check_array
 
 from ..utils import check_work_budget, warn_user
@@ -77,7 +81,9 @@ class _BaseController(BaseEstimator):
 
     def _validate_system(self):
         validate_parameter_constraints(
-            self._parameter_constraints, self.get_params(deep=False), type(self).__name__
+            self._parameter_constraints,
+            self.get_params(deep=False),
+            type(self).__name__,
         )
         A = check_array(self.A, dtype=np.float64, input_name="A")
         if A.shape[0] != A.shape[1]:
@@ -89,11 +95,21 @@ class _BaseController(BaseEstimator):
                 f"B must have as many rows as A ({d}); got shape {B.shape}."
             )
         n = B.shape[1]
-        Q = np.eye(d) if self.Q is None else check_array(self.Q, dtype=np.float64, input_name="Q")
-        R = np.eye(n) if self.R is None else check_array(self.R, dtype=np.float64, input_name="R")
+        Q = (
+            np.eye(d)
+            if self.Q is None
+            else check_array(self.Q, dtype=np.float64, input_name="Q")
+        )
+        R = (
+            np.eye(n)
+            if self.R is None
+            else check_array(self.R, dtype=np.float64, input_name="R")
+        )
         for name, M, size in (("Q", Q, d), ("R", R, n)):
             if M.shape != (size, size):
-                raise ValueError(f"{name} must have shape ({size}, {size}); got {M.shape}.")
+                raise ValueError(
+                    f"{name} must have shape ({size}, {size}); got {M.shape}."
+                )
             if not np.allclose(M, M.T):
                 raise ValueError(f"{name} must be symmetric.")
         if np.linalg.eigvalsh(Q).min() < -1e-12 * max(1.0, np.abs(Q).max()):
@@ -213,8 +229,9 @@ class _LinearDisturbanceLearner:
     ``A_K = A - B K``; both cost O(P n d^3) per step, whatever the memory.
     """
 
-    def __init__(self, A, B, Q, R, K, n_features, feature_map, learning_rate,
-                 max_norm, rng):
+    def __init__(
+        self, A, B, Q, R, K, n_features, feature_map, learning_rate, max_norm, rng
+    ):
         d, n = B.shape
         self.A_K, self.B, self.Q, self.R, self.K = A - B @ K, B, Q, R, K
         self.feature_map = feature_map
@@ -232,17 +249,24 @@ class _LinearDisturbanceLearner:
     def act(self, x):
         return -self.K @ x + np.einsum("pnd,pd->n", self.M, self.features)
 
-    def observe(self, w, x, u):
-        # Loss of step t at the current M: the counterfactual state x_t(M)
-        # (c, G hold step t), its control and the cost's gradient.
+    def loss_and_gradient(self):
+        """Counterfactual cost of this step at the current ``M``, and its gradient.
+
+        ``x_t(M) = c_t + sum_p G_{t,p}[M_p]`` and
+        ``u_t(M) = -K x_t(M) + sum_p M_p f_{t,p}``.
+        """
         f_t = self.features
         y = self.c + np.einsum("pand,pnd->a", self.G, self.M)
-        v = np.einsum("pnd,pd->n", self.M, f_t)
-        u_cf = -self.K @ y + v
+        u_cf = -self.K @ y + np.einsum("pnd,pd->n", self.M, f_t)
         grad_v = 2.0 * self.R @ u_cf
         grad_y = 2.0 * self.Q @ y - self.K.T @ grad_v
-        grad = np.einsum("a,pand->pnd", grad_y, self.G) + grad_v[None, :, None] * f_t[:, None, :]
-        self._adam(grad)
+        grad = np.einsum("a,pand->pnd", grad_y, self.G)
+        grad += grad_v[None, :, None] * f_t[:, None, :]
+        return y @ self.Q @ y + u_cf @ self.R @ u_cf, grad
+
+    def observe(self, w, x, u):
+        f_t = self.features
+        self._adam(self.loss_and_gradient()[1])
         # Advance the recursions to step t + 1 with the observed disturbance.
         self.c = self.A_K @ self.c + w
         self.G = np.einsum("ab,pbnd->pand", self.A_K, self.G)
@@ -353,7 +377,10 @@ class LQRController(_BaseController):
 
 
 class _LearningController(_BaseController):
-    _parameter_constraints = {**_BaseController._parameter_constraints, **_LEARNER_CONSTRAINTS}
+    _parameter_constraints = {
+        **_BaseController._parameter_constraints,
+        **_LEARNER_CONSTRAINTS,
+    }
 
     def _check_budget(self, n_steps, per_step):
         check_work_budget(
@@ -367,8 +394,16 @@ class _LearningController(_BaseController):
 
     def _learner(self, A, B, Q, R, K, n_features, feature_map):
         return _LinearDisturbanceLearner(
-            A, B, Q, R, K, n_features, feature_map, self.learning_rate,
-            self.max_norm, check_random_state(self.random_state),
+            A,
+            B,
+            Q,
+            R,
+            K,
+            n_features,
+            feature_map,
+            self.learning_rate,
+            self.max_norm,
+            check_random_state(self.random_state),
         )
 
     def _store(self, policy):
@@ -398,7 +433,7 @@ class GPCController(_LearningController):
         Control cost; ``None`` is the identity.
     memory : int, default=50
         ``m``, past disturbances fed back (the paper's experiments: 50).
-    learning_rate : float, default=1e-3
+    learning_rate : float, default=1e-4
         Adam step size (the weights are dimensionless: the step does not
         depend on the scale of the disturbances).
     max_norm : float, default=1.0
@@ -455,7 +490,7 @@ class GPCController(_LearningController):
         R=None,
         *,
         memory=50,
-        learning_rate=1e-3,
+        learning_rate=1e-4,
         max_norm=1.0,
         base_gain="lqr",
         max_work=MAX_WORK,
@@ -521,8 +556,9 @@ class OnlineSpectralController(_LearningController):
         Stability margin of the filters. ``None`` uses ``1 - rho``, ``rho`` the
         spectral radius of the closed loop ``A - B K`` (of ``A`` when
         ``base_gain=None``).
-    learning_rate : float, default=1e-3
-        Adam step size (scale-free, as for :class:`GPCController`).
+    learning_rate : float, default=1e-4
+        Adam step size (scale-free, as for :class:`GPCController`; the
+        paper's experiments use 1e-4).
     max_norm : float, default=1.0
         Radius of the Frobenius ball the weights are projected on.
     base_gain : {"lqr"} or None, default="lqr"
@@ -605,7 +641,7 @@ class OnlineSpectralController(_LearningController):
         n_filters=15,
         memory=None,
         gamma=None,
-        learning_rate=1e-3,
+        learning_rate=1e-4,
         max_norm=1.0,
         base_gain="lqr",
         max_work=MAX_WORK,
@@ -646,9 +682,7 @@ class OnlineSpectralController(_LearningController):
             memory = int(min(max(memory, self.n_filters), MAX_WINDOW))
         else:
             memory = self.memory
-        self._check_budget(
-            n_steps, self.n_filters * (n * d**3 + memory * d + d * d)
-        )
+        self._check_budget(n_steps, self.n_filters * (n * d**3 + memory * d + d * d))
         eigenvalues, filters = spectral_filters(
             memory, self.n_filters, kind="control", gamma=gamma
         )

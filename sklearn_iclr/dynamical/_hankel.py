@@ -6,7 +6,7 @@ import numpy as np
 from scipy.linalg import eigh
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ..utils import check_work_budget
+from ..utils._budget import _duration
 
 # Largest window whose dense eigendecomposition is accepted (O(window^3) work,
 # a few seconds at 4096 on one core).
@@ -122,16 +122,16 @@ def spectral_filters(window, n_filters, kind="prediction", gamma=None):
             f"n_filters={n_filters} exceeds window={window}: a window of size m "
             "has only m filters. Lower n_filters or raise window."
         )
-    check_work_budget(
-        float(window) ** 3,
-        float(MAX_WINDOW) ** 3,
-        what="eigendecomposition flops (window^3)",
-        seconds_per_unit=EIGH_SECONDS_PER_UNIT,
-        parameter="window",
-        advice=f"Windows up to {MAX_WINDOW} are accepted; the filters of a longer "
-        "window differ from those of a shorter one only in entries that weigh "
-        "inputs older than the system's memory.",
-    )
+    if window > MAX_WINDOW:
+        seconds = EIGH_SECONDS_PER_UNIT * float(window) ** 3
+        raise ValueError(
+            f"window={window} needs the eigendecomposition of a dense "
+            f"{window} x {window} matrix ({8 * float(window) ** 2 / 1e9:.3g} GB, "
+            f"about {_duration(seconds)}); windows up to {MAX_WINDOW} are "
+            "accepted. Lower window: a filter longer than the memory of the "
+            "system (about 1 / (1 - spectral radius) steps) only weighs inputs "
+            "that no longer matter."
+        )
     matrix = hankel_matrix(window, kind=kind, gamma=gamma)
     values, vectors = eigh(matrix, subset_by_index=[window - n_filters, window - 1])
     values, vectors = values[::-1], vectors[:, ::-1]

@@ -154,10 +154,10 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
             The fitted transformer.
         """
         X = validate_data(self, X, dtype=np.float64)
-        self._warn_if_short(X)
         self.eigenvalues_, self.filters_ = spectral_filters(
             self.window, self.n_filters, kind=self.kind, gamma=self.gamma
         )
+        self._warn_if_short(X)
         return self
 
     def transform(self, X):
@@ -170,8 +170,8 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        features : ndarray of shape (n_steps, n_features_in_ * (n_filters + include_raw))
-            Column ``c * n_filters + j`` is column ``c`` of ``X`` through filter
+        features : ndarray of shape (n_steps, n_features_out)
+            ``n_features_out = n_features_in_ * (n_filters + include_raw)``. Column ``c * n_filters + j`` is column ``c`` of ``X`` through filter
             ``j``; the raw columns come last.
         """
         check_is_fitted(self)
@@ -208,7 +208,9 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         names = _check_feature_names_in(self, input_features)
-        filtered = [f"{name}_filter{j}" for name in names for j in range(self.n_filters)]
+        filtered = [
+            f"{name}_filter{j}" for name in names for j in range(self.n_filters)
+        ]
         raw = list(names) if self.include_raw else []
         return np.asarray(filtered + raw, dtype=object)
 
