@@ -171,8 +171,9 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
         Returns
         -------
         features : ndarray of shape (n_steps, n_features_out)
-            ``n_features_out = n_features_in_ * (n_filters + include_raw)``. Column ``c * n_filters + j`` is column ``c`` of ``X`` through filter
-            ``j``; the raw columns come last.
+            ``n_features_out = n_features_in_ * (n_filters + include_raw)``.
+            Column ``c * n_filters + j`` is column ``c`` of ``X`` through
+            filter ``j``; the raw columns come last.
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
