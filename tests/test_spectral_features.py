@@ -66,6 +66,18 @@ def test_two_by_two_eigenpairs_closed_form(kind, gamma):
     np.testing.assert_allclose(phi[:, 0], top / np.linalg.norm(top), rtol=1e-10)
 
 
+@pytest.mark.parametrize("kind, gamma", [("prediction", None), ("control", 0.002)])
+def test_long_windows_agree_with_dense_eigh(kind, gamma):
+    # Windows above 512 use subspace iteration; LAPACK's full eigh is the
+    # reference (eigenvectors up to sign, eigenvalues to eps * sigma_1).
+    window, h = 900, 16
+    sigma, phi = spectral_filters(window, h, kind=kind, gamma=gamma)
+    values, vectors = np.linalg.eigh(hankel_matrix(window, kind=kind, gamma=gamma))
+    values, vectors = values[::-1][:h], vectors[:, ::-1][:, :h]
+    np.testing.assert_allclose(sigma, values, rtol=1e-5, atol=1e-14 * values[0])
+    np.testing.assert_allclose(np.abs(np.sum(phi * vectors, axis=0)), 1, atol=1e-9)
+
+
 def test_first_prediction_filter_of_window_one():
     sigma, phi = spectral_filters(1, 1)
     assert sigma[0] == pytest.approx(1 / 3)

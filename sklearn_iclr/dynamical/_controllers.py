@@ -287,14 +287,25 @@ class _LinearDisturbanceLearner:
 
 
 class _DisturbanceWindow:
-    """The last ``memory`` disturbances, newest first, as a (memory, d) array."""
+    """The last ``memory`` disturbances, newest first, as a (memory, d) view.
+
+    A ring buffer stored twice, so that the window is always one contiguous
+    slice (no copy per step).
+    """
 
     def __init__(self, memory, d):
-        self.window = np.zeros((memory, d))
+        self.memory = memory
+        self.buffer = np.zeros((2 * memory, d))
+        self.head = 0
+
+    @property
+    def window(self):
+        return self.buffer[self.head : self.head + self.memory]
 
     def push(self, w):
-        self.window = np.roll(self.window, 1, axis=0)
-        self.window[0] = w
+        self.head = (self.head - 1) % self.memory
+        self.buffer[self.head] = w
+        self.buffer[self.head + self.memory] = w
 
 
 class _LastDisturbances(_DisturbanceWindow):
