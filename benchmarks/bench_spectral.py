@@ -96,11 +96,11 @@ def prediction_cell(rho, seed, n_steps, state_dim):
         RidgeCV(alphas=ALPHAS),
     )
     pipe.fit(U[train], Y[train])
-    spectral = np.mean((pipe.predict(U)[test] - Y[test]) ** 2)
+    spectral = np.mean((pipe.predict(U).reshape(Y.shape)[test] - Y[test]) ** 2)
     seconds = time.perf_counter() - start
     lags = raw_lags(U, N_FILTERS + 1)
     ridge = RidgeCV(alphas=ALPHAS).fit(lags[train], Y[train])
-    raw = np.mean((ridge.predict(lags[test]) - Y[test]) ** 2)
+    raw = np.mean((ridge.predict(lags[test]).reshape(Y[test].shape) - Y[test]) ** 2)
     return {
         "d": state_dim,
         "rho": rho,
