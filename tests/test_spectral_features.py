@@ -84,11 +84,13 @@ def test_first_prediction_filter_of_window_one():
     assert phi[0, 0] == pytest.approx(1.0)
 
 
-def test_transform_matches_direct_sum():
+@pytest.mark.parametrize("kind, gamma", [("prediction", None), ("control", 0.1)])
+def test_transform_matches_direct_sum(kind, gamma):
     # Brute force: sigma_j^(1/4) sum_u phi_j(u) x[t - u], zeros before 0.
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 2))
-    est = SpectralFilterFeatures(n_filters=3, window=10).fit(X)
+    est = SpectralFilterFeatures(n_filters=3, window=10, kind=kind, gamma=gamma)
+    est.fit(X)
     features = est.transform(X)
     expected = np.zeros((40, 2, 3))
     for t in range(40):
@@ -250,6 +252,16 @@ def test_linear_and_scale_equivariant(X, scale):
     np.testing.assert_allclose(
         scaled / scale, base, rtol=1e-9, atol=1e-12 * np.abs(base).max()
     )
+
+
+def test_without_raw_columns():
+    X = np.random.default_rng(0).normal(size=(64, 3))
+    est = SpectralFilterFeatures(n_filters=5, window=16, include_raw=False).fit(X)
+    features = est.transform(X)
+    assert features.shape == (64, 15)
+    assert len(est.get_feature_names_out()) == 15
+    full = SpectralFilterFeatures(n_filters=5, window=16).fit_transform(X)
+    np.testing.assert_array_equal(features, full[:, :15])
 
 
 def test_constant_column_and_clone_pickle():

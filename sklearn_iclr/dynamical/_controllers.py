@@ -610,7 +610,11 @@ class OnlineSpectralController(_LearningController):
     The loss of step ``t`` is the full counterfactual cost: the state and
     control that the current weights would have produced had they been played
     from the start, tracked by linear recursions in ``O(h n d^3)`` per step;
-    the filters cost ``O(h m d)`` per step. The paper's projection set bounds
+    the filters cost ``O(h m d)`` per step. :meth:`run` simulates on
+    ``w / max|w|`` and scales the results back: every step of the controller
+    is positively homogeneous in the disturbances (linear maps, Adam steps), so
+    this changes only rounding, keeps the squared gradients in range and makes
+    the results equivariant to the scale of ``w``. The paper's projection set bounds
     the weights by ``kappa^3 sqrt(2h / gamma)``; here the radius is the
     ``max_norm`` parameter (the paper's experiments use the unit ball).
 
