@@ -22,12 +22,17 @@ Three tables, all measured in this process on the same data per row:
    no base gain (the learner alone faces the long memory), sinusoidal
    disturbances; spectral (h = 15, memory ``log(T) / gamma``) against GPC with
    as many parameters (memory 15) and with memory 50.
+4. **The comparator class**: the same policies with the best fixed weights in
+   hindsight (an exact least-squares problem), Gaussian disturbances, no base
+   gain: how much of the cost each parametrisation can remove at all, as the
+   margin ``gamma`` shrinks (the expressiveness behind the flat memory).
 
 Run: ``PYTHONPATH=. python benchmarks/bench_spectral.py`` (a few minutes on
 2 busy cores); ``--quick`` for a smoke run.
 """
 
 import time
+import warnings
 from itertools import product
 
 import numpy as np
@@ -68,6 +73,64 @@ def raw_lags(U, n_lags):
     return np.hstack(
         [np.vstack([np.zeros((j, U.shape[1])), U[: T - j]]) for j in range(n_lags)]
     )
+
+
+def disturbance_lags(W, memory):
+    """GPC features ``f_{t,j} = w_{t-j}``, ``j = 1..memory``: (T, memory, d)."""
+    T, d = W.shape
+    pad = np.vstack([np.zeros((memory, d)), W])
+    return np.stack([pad[memory - j : memory - j + T] for j in range(1, memory + 1)], 1)
+
+
+def spectral_disturbance_features(W, n_filters, gamma):
+    """Spectral features ``sigma_i^(1/4) W_{t-1:t-m} phi_i``: (T, n_filters, d).
+
+    The controller's filters, applied with the public transformer to the
+    disturbances delayed by one step (the controller sees ``w_{t-1}`` first).
+    """
+    T, d = W.shape
+    memory = min(4096, int(np.ceil(np.log(T) / gamma)))
+    features = SpectralFilterFeatures(
+        n_filters=n_filters,
+        window=memory,
+        kind="control",
+        gamma=gamma,
+        include_raw=False,
+    )
+    delayed = np.vstack([np.zeros((1, d)), W[:-1]])
+    with warnings.catch_warnings():
+        # At gamma = 0.003 the theory's memory log(T) / gamma exceeds T: the
+        # oldest taps see zeros, exactly as in the controller.
+        warnings.simplefilter("ignore", UserWarning)
+        out = features.fit_transform(delayed).reshape(T, d, n_filters)
+    return out.transpose(0, 2, 1), memory
+
+
+def hindsight_cost(A, B, W, F):
+    """Mean cost of the best fixed weights in hindsight (no base gain, Q = R = I).
+
+    The regret comparator: ``u_t = sum_p M_p f_{t,p}`` played from the start
+    gives ``x_t(M) = c_t + G_t vec(M)`` (linear in ``M``), so the best ``M``
+    over the whole run is a least-squares problem, solved exactly.
+    """
+    T, d = W.shape
+    n, P = B.shape[1], F.shape[1]
+    k = P * n * d
+    G, c = np.zeros((d, P, n, d)), np.zeros(d)
+    design = np.zeros((T * (d + n), k))
+    target = np.zeros(T * (d + n))
+    for t in range(T):
+        design[t * d : (t + 1) * d] = G.reshape(d, k)
+        target[t * d : (t + 1) * d] = -c
+        control = np.zeros((n, P, n, d))
+        for b in range(n):
+            control[b, :, b, :] = F[t]
+        design[T * d + t * n : T * d + (t + 1) * n] = control.reshape(n, k)
+        c = A @ c + W[t]
+        G = np.einsum("ab,bpnd->apnd", A, G)
+        G += B[:, None, :, None] * F[t][None, :, None, :]
+    weights = np.linalg.lstsq(design, target, rcond=None)[0]
+    return float(np.sum((design @ weights - target) ** 2) / T)
 
 
 def window_for(rho):
@@ -284,6 +347,49 @@ def main(argv=None):
         rows,
         title="Cost vs stability margin gamma (no base gain, sinusoidal)",
         meta={"n_steps": n_steps, "seeds": len(seeds)},
+    )
+    print(f"[{time.perf_counter() - clock:.0f} s]", flush=True)
+
+    # 4. the comparator class: best fixed weights in hindsight ----------------
+    n_hind = 500 if quick else 2000
+    rows = []
+    for gamma in (0.1, 0.03, 0.01, 0.003):
+        per = {}
+        for seed in seeds:
+            lds = make_lds(n_hind, 10, 1, 1 - gamma, "gaussian", random_state=seed)
+            A, B, W = lds.A, lds.B, lds.disturbances
+            none = hindsight_cost(A, B, W, np.zeros((n_hind, 1, 10)))
+            spectral, memory = spectral_disturbance_features(W, 15, gamma)
+            costs = {
+                "LQR (online)": float(LQRController(A, B).run(W).costs.mean()),
+                "GPC m=15": hindsight_cost(A, B, W, disturbance_lags(W, 15)),
+                "GPC m=50": hindsight_cost(A, B, W, disturbance_lags(W, 50)),
+                "spectral h=15": hindsight_cost(A, B, W, spectral),
+            }
+            for name, cost in costs.items():
+                per.setdefault(name, []).append(cost / none)
+        params = {"LQR (online)": 0, "GPC m=15": 150, "GPC m=50": 500}
+        gpc15, gpc50 = np.array(per["GPC m=15"]), np.array(per["GPC m=50"])
+        for name, ratios in per.items():
+            ratios = np.array(ratios)
+            rows.append(
+                {
+                    "gamma": gamma,
+                    "class": name,
+                    "cost / no control": summarise(ratios),
+                    "/GPC m=15 median": float(np.median(ratios / gpc15)),
+                    "seeds below GPC m=50": f"{np.sum(ratios < gpc50)}/{len(ratios)}",
+                    "weights": params.get(name, 150),
+                    "memory": {"GPC m=15": 15, "GPC m=50": 50}.get(
+                        name, memory if name == "spectral h=15" else 0
+                    ),
+                }
+            )
+    report(
+        "spectral_hindsight",
+        rows,
+        title="Best fixed weights in hindsight vs gamma (Gaussian w, no base gain)",
+        meta={"n_steps": n_hind, "seeds": len(seeds)},
     )
     print(f"[{time.perf_counter() - clock:.0f} s total, wall]")
 
