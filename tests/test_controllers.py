@@ -252,6 +252,12 @@ def test_unstable_system_needs_the_base_gain(cls):
     assert np.abs(result.states).max() < 20
 
 
+def test_memory_shorter_than_the_filters_is_refused():
+    osc = OnlineSpectralController(0.5 * np.eye(2), np.eye(2), memory=4, n_filters=6)
+    with pytest.raises(ValueError, match="memory=4 is shorter than n_filters=6"):
+        osc.run(np.zeros((10, 2)))
+
+
 def test_gamma_larger_than_the_margin_warns():
     A, B = np.diag([0.99, 0.5]), np.ones((2, 1))
     osc = OnlineSpectralController(A, B, gamma=0.2, base_gain=None, n_filters=3)

@@ -697,6 +697,12 @@ class OnlineSpectralController(_LearningController):
             memory = int(min(max(memory, self.n_filters), MAX_WINDOW))
         else:
             memory = self.memory
+            if memory < self.n_filters:
+                raise ValueError(
+                    f"memory={memory} is shorter than n_filters={self.n_filters}: "
+                    "a filter of length m has only m independent eigenvectors. "
+                    "Raise memory or lower n_filters."
+                )
         self._check_budget(n_steps, self.n_filters * (n * d**3 + memory * d + d * d))
         eigenvalues, filters = spectral_filters(
             memory, self.n_filters, kind="control", gamma=gamma
