@@ -5,6 +5,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 """
 
 from .covariance import GaussianEmbeddingModel, ReplicableCovariance
+from .dynamical import SpectralFilterFeatures
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier, ReplicableLinearRegressor, SpuriousRobustSGD
 from .neural_network import (
@@ -31,6 +32,7 @@ __all__ = [
     "ReplicableCovariance",
     "ReplicableLinearRegressor",
     "SparseTokenAttentionClassifier",
+    "SpectralFilterFeatures",
     "SpuriousRobustSGD",
     "__version__",
 ]

@@ -8,6 +8,7 @@ from ._cnf import make_random_kcnf, read_dimacs_cnf
 from ._contrastive import make_laplace_classification, make_long_tailed_sparse_coding
 from ._heavy_tailed import heavy_tailed_population_ridge, make_heavy_tailed_regression
 from ._ising import make_regular_coupling, make_truncated_ising
+from ._lds import make_lds
 from ._matching import make_matching_market
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._patch_anomalies import make_patch_anomalies
@@ -27,6 +28,7 @@ __all__ = [
     "load_voicepath",
     "make_heavy_tailed_regression",
     "make_laplace_classification",
+    "make_lds",
     "make_linear_mdp_dataset",
     "make_matching_market",
     "make_long_tailed_sparse_coding",
