@@ -88,7 +88,7 @@ def test_position_fit_matches_sklearn_multinomial_logistic_regression():
     X, y, seqs = make_cot_parity(600, 4, p_cot=0.3, random_state=5)
     alpha = 1e-2
     est = ChainOfThoughtClassifier(rl=None, alpha=alpha).fit(X, y, sequences=seqs)
-    phi = np.array([_features(x, s[0]) for x, s in zip(X, seqs)])
+    phi = np.array([_features(x, s[0]) for x, s in zip(X, seqs, strict=True)])
     target = np.where(seqs[:, 1] == 0, 2, (seqs[:, 1] > 0).astype(int))
     ref = LogisticRegression(
         C=1 / (len(X) * alpha), fit_intercept=False, tol=1e-12, max_iter=10_000

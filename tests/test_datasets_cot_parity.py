@@ -42,7 +42,7 @@ def test_extreme_shares(p_cot, expected):
 def test_reproducible():
     a = make_cot_parity(30, 4, p_cot=0.5, random_state=3)
     b = make_cot_parity(30, 4, p_cot=0.5, random_state=3)
-    for u, v in zip(a, b):
+    for u, v in zip(a, b, strict=True):
         np.testing.assert_array_equal(u, v)
 
 

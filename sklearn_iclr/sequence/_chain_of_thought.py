@@ -73,9 +73,7 @@ def _position_data(X1, sequences, prompts, weights):
             data.append(None)
             continue
         y_prev = (
-            sequences[rows, t - 1].astype(np.float64)
-            if t > 0
-            else np.zeros(rows.size)
+            sequences[rows, t - 1].astype(np.float64) if t > 0 else np.zeros(rows.size)
         )
         target = _token_index(sequences[rows, t])
         w = weights[rows] / weights[rows].sum()
@@ -246,8 +244,8 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
     --------
     >>> from sklearn_iclr.datasets import make_cot_parity
     >>> from sklearn_iclr.sequence import ChainOfThoughtClassifier
-    >>> X, y, seqs = make_cot_parity(3000, 12, p_cot=0.25, random_state=0)
-    >>> X_test, y_test, _ = make_cot_parity(1000, 12, p_cot=0.25, random_state=1)
+    >>> X, y, seqs = make_cot_parity(4000, 10, p_cot=0.25, random_state=0)
+    >>> X_test, y_test, _ = make_cot_parity(1000, 10, p_cot=0.25, random_state=1)
     >>> pretrained = ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=seqs)
     >>> bool(abs(pretrained.score(X_test, y_test) - 0.5) < 0.1)
     True
@@ -257,7 +255,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
     True
     >>> lengths = (star.generate(X_test[:5]) != 0).sum(axis=1)
     >>> lengths.tolist()
-    [12, 12, 12, 12, 12]
+    [10, 10, 10, 10, 10]
     """
 
     _parameter_constraints = {
@@ -487,8 +485,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         if trace is not None and traces:
             length = max(len(c) for c in traces)
             trace.extend(
-                np.sum([np.pad(c, (0, length - len(c)), mode="edge") for c in traces], 0)
-                .tolist()
+                np.sum(
+                    [np.pad(c, (0, length - len(c)), mode="edge") for c in traces], 0
+                ).tolist()
             )
         return coef, n_iter
 
@@ -610,7 +609,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         for t in range(1, n_positions):
             step = np.zeros((n_rows, 2, 3))
             for j, value in enumerate(TOKEN_VALUES):
-                z = _logits(X1, np.full(n_rows, float(value)), self.chain_coef_[t], False)
+                z = _logits(
+                    X1, np.full(n_rows, float(value)), self.chain_coef_[t], False
+                )
                 step[:, j] = _softmax(z / temperature)
             proba[:, t - 1] = alive * step[:, :, EOS]
             alive = np.einsum("nj,njv->nv", alive, step[:, :, :EOS])
