@@ -163,12 +163,17 @@ def rounds_sweep(d, n, grid, max_rounds, seed):
             reached = [
                 h["round"] for h in est.history_ if h["greedy_accuracy"] >= TARGET
             ]
+            odds = [h["long_share"] / (1 - h["long_share"]) for h in est.history_]
             rows.append(
                 {
                     "rl": rl,
                     "p_cot": float(p),
                     "log((1-p)/p)": float(np.log((1 - p) / p)),
                     "long demos": int(np.sum((seqs != 0).sum(axis=1) == d)),
+                    "odds x round 1": float(odds[1] / odds[0]),
+                    "theory switch round": int(
+                        max(0, np.ceil(np.log2((1 - p) / (2 * p))))
+                    ),
                     "rounds to 0.95": reached[0] if reached else None,
                     "final accuracy": est.history_[-1]["greedy_accuracy"],
                     "wall s": wall,
@@ -199,11 +204,19 @@ def fit_lines(rows, max_rounds):
             slope, intercept = np.polyfit(x, r_, 1)
             resid = r_ - (slope * x + intercept)
             total = np.sum((r_ - r_.mean()) ** 2)
+            # the alternative rounds = c / p, least squares through the origin
+            inv = 1 / np.array([r["p_cot"] for r in ok])
+            c = float(inv @ r_ / (inv @ inv))
+            resid_inv = r_ - c * inv
             row.update(
                 {
                     "slope": float(slope),
                     "intercept": float(intercept),
                     "R^2": float(1 - resid @ resid / total) if total > 0 else 1.0,
+                    "c (rounds = c/p)": c,
+                    "R^2 (c/p)": float(1 - resid_inv @ resid_inv / total)
+                    if total > 0
+                    else 1.0,
                 }
             )
         fits.append(row)
@@ -279,7 +292,8 @@ def main(argv=None):
         "cot_rounds_fit",
         fit_lines(rounds_rows, max_rounds),
         title="Least squares: rounds = slope * log((1-p)/p) + intercept "
-        "(STaR theory at temperature 1: slope 1/ln 2 = 1.44)",
+        "(STaR theory at temperature 1: slope 1/ln 2 = 1.44 to the switch), "
+        "and rounds = c / p",
     )
     print(f"total {time.perf_counter() - start:.0f}s")
 
