@@ -148,7 +148,13 @@ def test_pretraining_is_deterministic_and_row_order_free(seed, d, p):
     order = np.random.default_rng(seed).permutation(len(X))
     a = ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=seqs)
     b = ChainOfThoughtClassifier(rl=None).fit(X[order], y[order], sequences=seqs[order])
-    np.testing.assert_allclose(a.chain_coef_, b.chain_coef_, atol=1e-4)
+    # L-BFGS stops at a projected gradient ~1e-7 (or a relative decrease of
+    # 1e-10); the objective is alpha-strongly convex (alpha = 1e-4), so two
+    # runs from differently ordered rows agree to ~1e-3 in the weights.
+    np.testing.assert_allclose(a.chain_coef_, b.chain_coef_, atol=1e-2)
+    np.testing.assert_allclose(
+        a.response_proba(X[:20]), b.response_proba(X[:20]), atol=1e-3
+    )
     proba = a.response_proba(X[:20], temperature=0.5)
     assert np.all(proba >= 0)
     np.testing.assert_allclose(proba.sum(axis=(1, 2)), 1.0)
