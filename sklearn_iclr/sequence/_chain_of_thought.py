@@ -229,8 +229,8 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
     chain over the previous token; :meth:`response_proba` computes it exactly
     by a forward recursion in ``O(n_samples * n_features)`` evaluations. The
     policy-gradient methods take one step per round; their progress per round
-    is proportional to the probability of the rewarded long answers, so they
-    need many more rounds than STaR when long demonstrations are rare.
+    is proportional to the probability of the rewarded long answers, so their
+    rounds grow like ``1 / p`` where those of STaR grow like ``log(1 / p)``.
 
     References
     ----------
