@@ -310,3 +310,11 @@ def test_generate_and_response_proba_refuse_bad_temperature(small):
         est.generate(X, temperature=-1.0)
     with pytest.raises(ValueError, match="temperature"):
         est.response_proba(X, temperature=0.0)
+
+
+def test_sequences_as_dataframe(small):
+    pd = pytest.importorskip("pandas")
+    X, y, seqs = small
+    a = ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=pd.DataFrame(seqs))
+    b = ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=seqs)
+    np.testing.assert_array_equal(a.chain_coef_, b.chain_coef_)

@@ -22,9 +22,10 @@ TOKEN_VALUES = np.array([-1, 1], dtype=np.int8)
 EOS = 2
 # Responses sampled together in one block (bounds the memory of a round).
 SAMPLING_BLOCK = 1 << 15
-# Measured cost of one sampled token (sampling plus the RL update), seconds,
-# on a 2-core laptop at 30 bits; used for the estimate of a refusal.
-SECONDS_PER_TOKEN = 2e-7
+# Cost of one sampled token (sampling plus the RL update), CPU seconds, at
+# d = 30: bench_cot measured 5-6.5e-7 for 10 rounds of STaR and REINFORCE
+# on 20000 prompts. Used for the estimate of a refusal.
+SECONDS_PER_TOKEN = 6e-7
 
 
 def _feature_blocks(X1, y_prev):
@@ -393,8 +394,8 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 "in {0, 1}. Demonstrations are chains of thought over the bits; "
                 "binarize X first (or fit without sequences)."
             )
-        if isinstance(sequences, np.ndarray) and sequences.ndim == 2:
-            rows = list(sequences)
+        if getattr(sequences, "ndim", None) == 2:  # array or DataFrame
+            rows = list(np.asarray(sequences))
         elif hasattr(sequences, "__len__") and not isinstance(sequences, str):
             rows = [np.asarray(s).ravel() for s in sequences]
         else:
