@@ -15,12 +15,14 @@ from .neural_network import (
     SparseTokenAttentionClassifier,
 )
 from .rl import LSTDQEvaluator
+from .sequence import ChainOfThoughtClassifier
 from .single_index import AveragedLangevinRegressor, PhaseRetrievalRegressor
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "AveragedLangevinRegressor",
+    "ChainOfThoughtClassifier",
     "GaussianEmbeddingModel",
     "ICEClassifier",
     "InfoNCEEncoder",

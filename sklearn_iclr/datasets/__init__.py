@@ -6,6 +6,7 @@ from; tests, examples and benchmarks use them, and so can users.
 
 from ._cnf import make_random_kcnf, read_dimacs_cnf
 from ._contrastive import make_laplace_classification, make_long_tailed_sparse_coding
+from ._cot_parity import make_cot_parity
 from ._heavy_tailed import heavy_tailed_population_ridge, make_heavy_tailed_regression
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._lds import make_lds
@@ -26,6 +27,7 @@ __all__ = [
     "load_haberman",
     "load_spurious_digits",
     "load_voicepath",
+    "make_cot_parity",
     "make_heavy_tailed_regression",
     "make_laplace_classification",
     "make_lds",

@@ -1,3 +1,5 @@
 """Sequence models: next-token learners and reinforcement learning after them."""
 
-__all__ = []
+from ._chain_of_thought import ChainOfThoughtClassifier
+
+__all__ = ["ChainOfThoughtClassifier"]

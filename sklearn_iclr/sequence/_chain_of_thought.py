@@ -1,0 +1,694 @@
+"""Chain-of-thought parity learner: next-token pretraining, then RL."""
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from threadpoolctl import threadpool_limits
+
+from ..utils import check_work_budget, warn_user
+from ..utils.validation import check_binary_target
+
+# Token alphabet of every position: index 0 is the token -1, index 1 the token
+# +1, index 2 the end of sequence (EOS). Sequences are stored as int8 rows of
+# tokens in {-1, +1}, padded with 0 after the last token (0 stands for EOS).
+TOKEN_VALUES = np.array([-1, 1], dtype=np.int8)
+EOS = 2
+# Responses sampled together in one block (bounds the memory of a round).
+SAMPLING_BLOCK = 1 << 15
+# Cost of one sampled token (sampling plus the RL update), CPU seconds, at
+# d = 30: bench_cot measured 5-6.5e-7 for 10 rounds of STaR and REINFORCE
+# on 20000 prompts. Used for the estimate of a refusal.
+SECONDS_PER_TOKEN = 6e-7
+
+
+def _feature_blocks(X1, y_prev):
+    """Features ``[1, x, y_prev, y_prev * x]`` of one position, stacked."""
+    return np.hstack([X1, y_prev[:, None] * X1])
+
+
+def _logits(X1, y_prev, weights, first):
+    """Logits over (-1, +1, EOS) at one position; EOS is barred at the first."""
+    h = X1.shape[1]
+    z = X1 @ weights[:, :h].T + y_prev[:, None] * (X1 @ weights[:, h:].T)
+    if first:
+        z[:, EOS] = -np.inf
+    return z
+
+
+def _softmax(z):
+    z = z - z.max(axis=1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=1, keepdims=True)
+    return z
+
+
+def _token_index(tokens):
+    """Map tokens -1, +1, 0 (EOS) to the indices 0, 1, 2."""
+    return np.where(tokens == 0, EOS, (tokens > 0).astype(np.intp))
+
+
+def _lengths(sequences):
+    return np.count_nonzero(sequences, axis=1)
+
+
+def _answers(sequences):
+    """The last token before EOS of every sequence."""
+    lengths = _lengths(sequences)
+    return sequences[np.arange(len(sequences)), lengths - 1]
+
+
+def _position_data(X1, sequences, prompts, weights):
+    """Per position: features, target indices and normalised row weights."""
+    lengths = _lengths(sequences)
+    data = []
+    for t in range(sequences.shape[1]):
+        rows = np.flatnonzero(lengths >= t)
+        if rows.size == 0:
+            data.append(None)
+            continue
+        y_prev = (
+            sequences[rows, t - 1].astype(np.float64) if t > 0 else np.zeros(rows.size)
+        )
+        target = _token_index(sequences[rows, t])
+        w = weights[rows] / weights[rows].sum()
+        data.append((_feature_blocks(X1[prompts[rows]], y_prev), target, w))
+    return data
+
+
+def _nll_and_grad(flat, phi, target, w, alpha, first):
+    """Weighted next-token cross-entropy of one position plus the L2 penalty."""
+    coef = flat.reshape(3, -1)
+    n_tokens = EOS if first else 3
+    z = phi @ coef[:n_tokens].T
+    lse = logsumexp(z, axis=1)
+    rows = np.arange(len(target))
+    loss = float(w @ (lse - z[rows, target])) + 0.5 * alpha * float(flat @ flat)
+    p = np.exp(z - lse[:, None])
+    p[rows, target] -= 1.0
+    grad = alpha * coef
+    grad[:n_tokens] += (w[:, None] * p).T @ phi
+    return loss, grad.ravel()
+
+
+def _recorder(curve):
+    """An L-BFGS callback appending the objective to ``curve``."""
+
+    def record(intermediate_result):
+        curve.append(float(intermediate_result.fun))
+
+    return record
+
+
+class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
+    """Parity by chain of thought: next-token pretraining, then RL (ICLR 2026).
+
+    A laboratory for the "pretrain, then reinforce" recipe of Nikolaos
+    Tsilivis, Eran Malach, Karen Ullrich and Julia Kempe, "How Reinforcement
+    Learning After Next-Token Prediction Facilitates Learning", ICLR 2026
+    (arXiv:2510.11495). The model answers a prompt ``x`` with a response of
+    ``1`` to ``d = n_features`` tokens in ``{-1, +1}`` followed by EOS; the
+    answer is its last token. Each position ``k = 1..d`` has its own log-linear
+    (softmax) next-token model over ``{-1, +1, EOS}`` (Malach's autoregressive
+    linear models) with the ``2 (d + 1)`` features::
+
+        phi_k(x, y_{k-1}) = [1, x_1, ..., x_d, y_{k-1}, y_{k-1} x_1, ..., y_{k-1} x_d]
+
+    where ``y_{k-1}`` is the previous token (0 before the first). The products
+    make the chain of prefix parities linear: ``s_k = x_1 ... x_k`` is
+    ``y_{k-1} x_k`` when ``y_{k-1} = s_{k-1}``, and the feature ``y_1 x_1``
+    tells position 2 whether the first token was ``x_1``. The full parity
+    ``s_d`` is no linear function of ``x`` (for ``d >= 3``), so a one-token
+    answer is at chance. EOS is barred at position 1 and forced after ``d``
+    tokens.
+
+    ``fit`` first maximises the likelihood of the demonstrations
+    (``sequences``; without them, the one-token answers ``(y, EOS)``): the
+    next-token cross-entropy of every position plus ``alpha / 2 ||W||^2``,
+    a convex problem solved by L-BFGS. On the mixture ``D(p)`` of
+    :func:`~sklearn_iclr.datasets.make_cot_parity` the exact optimum is length
+    calibrated: the first token is ``x_1`` with probability ``(1 + p) / 2``, and
+    after it the chain continues with probability ``2 p / (1 + p)``; greedy
+    decoding thus continues iff ``p > 1/3`` and otherwise answers ``x_1``,
+    right half of the time.
+
+    Then ``n_rl_rounds`` rounds of reinforcement learning with the outcome
+    reward ``1{answer = y}`` on the training prompts, from
+    ``samples_per_prompt`` responses per prompt drawn at ``temperature``:
+
+    * ``"star"`` (STaR, rejection-sampling fine-tuning): keep the rewarded
+      responses and refit the penalised likelihood on them. At temperature 1
+      the kept responses follow ``D(p')`` with odds ``p' / (1 - p') = 2 p /
+      (1 - p)``: the odds of a long answer double every round, so greedy
+      decoding turns long after about ``log2((1 - p) / (2 p))`` rounds.
+    * ``"reinforce"``: one policy-gradient step ``W += learning_rate *
+      mean(A grad log pi(response))`` per round with the advantage ``A = r -
+      mean(r)`` (the round's mean reward as baseline).
+    * ``"grpo"``: the same step with the group-normalised advantage ``A = (r -
+      mean_g r) / std_g r`` over the responses of each prompt (0 where all of
+      a prompt's responses get the same reward). With one on-policy step per
+      round the clipped ratio of GRPO is 1 and there is no KL term.
+
+    Parameters
+    ----------
+    rl : {"star", "reinforce", "grpo"} or None, default="star"
+        The reinforcement-learning algorithm run after pretraining; ``None``
+        stops after pretraining.
+    n_rl_rounds : int, default=10
+        Rounds of reinforcement learning.
+    samples_per_prompt : int, default=8
+        Responses drawn per training prompt and round.
+    temperature : float, default=1.0
+        Sampling temperature of the RL rounds: a position draws token ``v``
+        with probability proportional to ``exp(z_v / temperature)``.
+    pretrain_epochs : int, default=500
+        Most L-BFGS iterations (each one or a few full-batch passes over the
+        data) of the likelihood fits, in pretraining and in every STaR round.
+    learning_rate : float, default=10.0
+        Step of the policy-gradient updates (``"reinforce"``, ``"grpo"``).
+    alpha : float, default=1e-4
+        L2 penalty of the likelihood fits, per position (the cross-entropy is
+        the mean over the rows that reach the position). It keeps the weights
+        finite on the deterministic positions of the chain.
+    max_sampled_tokens : float, default=1e9
+        Most tokens the RL rounds may sample in total
+        (``n_samples * samples_per_prompt * n_features * n_rl_rounds``);
+        a fit that needs more is refused before it starts.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the sampling of the RL rounds (pretraining is deterministic).
+    verbose : int, default=0
+        Print one line per RL round when positive.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The class labels; ``classes_[0]`` is the token -1, ``classes_[1]`` the
+        token +1.
+    chain_coef_ : ndarray of shape (n_features, 3, 2 * (n_features + 1))
+        ``chain_coef_[k - 1]`` are the weights of position ``k``: one row per
+        token (-1, +1, EOS) over the features ``phi_k`` (the bits scaled by
+        ``scale_``).
+    scale_ : ndarray of shape (n_features,)
+        Largest absolute value of every column of the training ``X`` (1 for a
+        zero column); the model sees ``X / scale_``, which leaves bits in
+        ``{-1, +1}`` or ``{0, 1}`` unchanged and makes the fit equivariant to
+        the scale of the columns.
+    pretrained_coef_ : ndarray of shape (n_features, 3, 2 * (n_features + 1))
+        The weights after pretraining, before any RL round.
+    history_ : list of dict
+        ``history_[0]`` describes the pretrained model, ``history_[r]`` the
+        model after RL round ``r``, on the training prompts. Keys: ``"round"``;
+        ``"greedy_accuracy"`` and ``"median_length"`` of the greedy responses;
+        ``"expected_reward"``, ``"long_share"`` (responses of more than one
+        token) and ``"sampled_median_length"``, exact expectations over
+        responses sampled at ``temperature``; ``"n_kept"`` (STaR: rewarded
+        responses kept in the round, 0 in row 0).
+    loss_curve_ : list of float
+        The pretraining objective after every L-BFGS iteration.
+    n_iter_ : int
+        L-BFGS iterations of pretraining.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    See Also
+    --------
+    sklearn_iclr.datasets.make_cot_parity : the data model ``D(p)``.
+    sklearn.linear_model.LogisticRegression : a one-token (linear) answer.
+
+    Notes
+    -----
+    Because a position's features depend on the prompt and the previous token
+    only, the distribution of the response's length and answer is a Markov
+    chain over the previous token; :meth:`response_proba` computes it exactly
+    by a forward recursion in ``O(n_samples * n_features)`` evaluations. The
+    policy-gradient methods take one step per round; their progress per round
+    is proportional to the probability of the rewarded long answers, so their
+    rounds grow like ``1 / p`` where those of STaR grow like ``log(1 / p)``.
+
+    References
+    ----------
+    .. [1] N. Tsilivis, E. Malach, K. Ullrich and J. Kempe. "How Reinforcement
+       Learning After Next-Token Prediction Facilitates Learning". ICLR 2026.
+       arXiv:2510.11495.
+    .. [2] E. Malach. "Auto-Regressive Next-Token Predictors are Universal
+       Learners". ICML 2024. arXiv:2309.06979.
+
+    Examples
+    --------
+    >>> from sklearn_iclr.datasets import make_cot_parity
+    >>> from sklearn_iclr.sequence import ChainOfThoughtClassifier
+    >>> X, y, seqs = make_cot_parity(4000, 10, p_cot=0.25, random_state=0)
+    >>> X_test, y_test, _ = make_cot_parity(1000, 10, p_cot=0.25, random_state=1)
+    >>> pretrained = ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=seqs)
+    >>> bool(abs(pretrained.score(X_test, y_test) - 0.5) < 0.1)
+    True
+    >>> star = ChainOfThoughtClassifier(rl="star", n_rl_rounds=3, random_state=0)
+    >>> star = star.fit(X, y, sequences=seqs)
+    >>> bool(star.score(X_test, y_test) > 0.95)
+    True
+    >>> lengths = (star.generate(X_test[:5]) != 0).sum(axis=1)
+    >>> lengths.tolist()
+    [10, 10, 10, 10, 10]
+    """
+
+    _parameter_constraints = {
+        "rl": [StrOptions({"star", "reinforce", "grpo"}), None],
+        "n_rl_rounds": [Interval(Integral, 0, None, closed="left")],
+        "samples_per_prompt": [Interval(Integral, 1, None, closed="left")],
+        "temperature": [Interval(Real, 0, None, closed="neither")],
+        "pretrain_epochs": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "max_sampled_tokens": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        rl="star",
+        n_rl_rounds=10,
+        samples_per_prompt=8,
+        temperature=1.0,
+        pretrain_epochs=500,
+        learning_rate=10.0,
+        alpha=1e-4,
+        max_sampled_tokens=1e9,
+        random_state=None,
+        verbose=0,
+    ):
+        self.rl = rl
+        self.n_rl_rounds = n_rl_rounds
+        self.samples_per_prompt = samples_per_prompt
+        self.temperature = temperature
+        self.pretrain_epochs = pretrain_epochs
+        self.learning_rate = learning_rate
+        self.alpha = alpha
+        self.max_sampled_tokens = max_sampled_tokens
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sequences=None):
+        """Pretrain by next-token prediction, then run the RL rounds.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Prompts. For the parity task, bits in ``{-1, +1}`` (bits in
+            ``{0, 1}`` give the same model: the features span the same space).
+            Without ``sequences`` any finite real features are accepted.
+        y : array-like of shape (n_samples,)
+            Two classes; ``classes_[0]`` is the token -1 and ``classes_[1]``
+            the token +1. The reward of the RL rounds is ``1{answer = y}``.
+        sequences : array-like of shape (n_samples, max_length) or list, \
+                default=None
+            The demonstrations of pretraining: row ``i`` holds the response to
+            ``X[i]``, its tokens in ``{-1, +1}`` followed by zeros (0 marks EOS
+            and the padding after it), at most ``n_features`` tokens; or a list
+            of ``n_samples`` 1-D sequences of tokens in ``{-1, +1}``. Its last
+            token must encode ``y[i]``. ``X`` must then hold bits, in
+            ``{-1, +1}`` or ``{0, 1}``. ``None`` pretrains on the one-token
+            answers ``(y, EOS)``: an ordinary classifier.
+
+        Returns
+        -------
+        self : ChainOfThoughtClassifier
+            The fitted estimator.
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self.classes_, y_signed = check_binary_target(y)
+        y_signed = y_signed.astype(np.int8)
+        n_samples, n_features = X.shape
+        if sequences is None:
+            demos = np.zeros((n_samples, n_features), dtype=np.int8)
+            demos[:, 0] = y_signed
+        else:
+            demos = self._check_sequences(sequences, X, y_signed)
+        n_rounds = self.n_rl_rounds if self.rl is not None else 0
+        check_work_budget(
+            float(n_samples) * self.samples_per_prompt * n_features * n_rounds,
+            self.max_sampled_tokens,
+            what="sampled tokens",
+            seconds_per_unit=SECONDS_PER_TOKEN,
+            parameter="max_sampled_tokens",
+            advice="Or lower n_rl_rounds or samples_per_prompt.",
+        )
+        scale = np.abs(X).max(axis=0)
+        scale[scale == 0] = 1.0
+        self.scale_ = scale
+        # The matrices are thin (2 d + 2 columns): BLAS threads only add
+        # synchronisation, badly so on a busy machine.
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._pretrain_and_reinforce(self._design(X), demos, y_signed, n_rounds)
+        return self
+
+    def _pretrain_and_reinforce(self, X1, demos, y_signed, n_rounds):
+        n_samples, n_features = X1.shape[0], X1.shape[1] - 1
+        shape = (n_features, 3, 2 * (n_features + 1))
+        self.loss_curve_ = []
+        coef, self.n_iter_ = self._maximise_likelihood(
+            X1,
+            demos,
+            np.arange(n_samples),
+            np.ones(n_samples),
+            np.zeros(shape),
+            trace=self.loss_curve_,
+        )
+        self.pretrained_coef_ = coef.copy()
+        self.chain_coef_ = coef
+        rng = check_random_state(self.random_state)
+        self.history_ = [self._round_record(0, X1, y_signed, n_kept=0)]
+        for r in range(1, n_rounds + 1):
+            tic = time.perf_counter()
+            n_kept = self._rl_round(X1, y_signed, rng)
+            self.history_.append(self._round_record(r, X1, y_signed, n_kept))
+            if self.verbose > 0:
+                rec = self.history_[-1]
+                print(
+                    f"[{type(self).__name__}] {self.rl} round {r}: greedy accuracy "
+                    f"{rec['greedy_accuracy']:.3f}, median length "
+                    f"{rec['median_length']:g}, long share {rec['long_share']:.3f} "
+                    f"({time.perf_counter() - tic:.2f} s)"
+                )
+
+    def _check_sequences(self, sequences, X, y_signed):
+        n_samples, n_features = X.shape
+        if not (np.all(np.isin(X, (-1.0, 1.0))) or np.all(np.isin(X, (0.0, 1.0)))):
+            raise ValueError(
+                "With sequences, X must hold bits: all entries in {-1, +1} or all "
+                "in {0, 1}. Demonstrations are chains of thought over the bits; "
+                "binarize X first (or fit without sequences)."
+            )
+        if getattr(sequences, "ndim", None) == 2:  # array or DataFrame
+            rows = list(np.asarray(sequences))
+        elif hasattr(sequences, "__len__") and not isinstance(sequences, str):
+            rows = [np.asarray(s).ravel() for s in sequences]
+        else:
+            raise ValueError(
+                "sequences must be a 2-D array of tokens or a list of 1-D token "
+                f"sequences, got {type(sequences).__name__}."
+            )
+        if len(rows) != n_samples:
+            raise ValueError(
+                f"sequences holds {len(rows)} demonstrations but X has {n_samples} "
+                "rows; give one demonstration per row of X."
+            )
+        demos = np.zeros((n_samples, n_features), dtype=np.int8)
+        for i, row in enumerate(rows):
+            row = np.asarray(row)
+            if row.size and not np.issubdtype(row.dtype, np.number):
+                raise ValueError(
+                    f"sequences[{i}] holds non-numeric tokens ({row.dtype}); tokens "
+                    "are -1 and +1, with 0 for EOS and padding."
+                )
+            if not np.all(np.isin(row, (-1, 0, 1))):
+                bad = row[~np.isin(row, (-1, 0, 1))][0].item()
+                raise ValueError(
+                    f"sequences[{i}] holds the token {bad!r}; tokens are -1 and +1, "
+                    "with 0 for EOS and padding."
+                )
+            length = int(np.count_nonzero(row))
+            if length == 0 or np.any(row[:length] == 0):
+                raise ValueError(
+                    f"sequences[{i}] is {'empty' if length == 0 else 'broken'}: a "
+                    "demonstration is 1 or more tokens in {-1, +1} followed only by "
+                    "zeros (EOS and padding)."
+                )
+            if length > n_features:
+                raise ValueError(
+                    f"sequences[{i}] has {length} tokens, more than the "
+                    f"{n_features} features of X allow: a response has at most "
+                    "n_features tokens (one per bit)."
+                )
+            demos[i, :length] = row[:length]
+        answers = _answers(demos)
+        wrong = np.flatnonzero(answers != y_signed)
+        if wrong.size:
+            i = wrong[0]
+            raise ValueError(
+                f"{wrong.size} demonstrations end with an answer that is not their "
+                f"label; e.g. sequences[{i}] ends with {int(answers[i])} (the class "
+                f"{self.classes_[(answers[i] + 1) // 2]!r}) but y[{i}] is "
+                f"{self.classes_[(y_signed[i] + 1) // 2]!r}."
+            )
+        return demos
+
+    def _design(self, X):
+        """``[1, X / scale_]``: the prompt part of every position's features."""
+        return np.hstack([np.ones((X.shape[0], 1)), X / self.scale_])
+
+    def _maximise_likelihood(self, X1, demos, prompts, weights, coef0, trace=None):
+        """Penalised maximum likelihood, one independent L-BFGS fit per position.
+
+        ``trace`` receives the total objective after every iteration, with a
+        position that has converged contributing its final value.
+        """
+        coef = np.zeros_like(coef0)
+        traces, n_iter = [], 0
+        for t, item in enumerate(_position_data(X1, demos, prompts, weights)):
+            if item is None:  # no demonstration reaches position t: W = 0
+                continue
+            curve = []
+            result = minimize(
+                _nll_and_grad,
+                coef0[t].ravel(),
+                args=(*item, self.alpha, t == 0),
+                jac=True,
+                method="L-BFGS-B",
+                callback=_recorder(curve),
+                options={"maxiter": self.pretrain_epochs, "gtol": 1e-7, "ftol": 1e-10},
+            )
+            if not result.success and result.nit >= self.pretrain_epochs:
+                warn_user(
+                    f"The likelihood fit of position {t + 1} stopped after "
+                    f"pretrain_epochs={self.pretrain_epochs} L-BFGS iterations "
+                    "before converging; raise pretrain_epochs.",
+                    ConvergenceWarning,
+                )
+            coef[t] = result.x.reshape(coef0[t].shape)
+            traces.append(curve or [float(result.fun)])
+            n_iter = max(n_iter, int(result.nit))
+        if trace is not None and traces:
+            length = max(len(c) for c in traces)
+            trace.extend(
+                np.sum(
+                    [np.pad(c, (0, length - len(c)), mode="edge") for c in traces], 0
+                ).tolist()
+            )
+        return coef, n_iter
+
+    def _sample(self, X1, prompts, temperature, rng):
+        """Responses to ``X1[prompts]``; ``temperature == 0`` decodes greedily."""
+        n_rows, n_positions = len(prompts), self.chain_coef_.shape[0]
+        sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
+        for start in range(0, n_rows, SAMPLING_BLOCK):
+            block = slice(start, start + SAMPLING_BLOCK)
+            Xb = X1[prompts[block]]
+            out = sequences[block]
+            alive = np.arange(len(Xb))
+            y_prev = np.zeros(len(Xb))
+            for t in range(n_positions):
+                z = _logits(Xb[alive], y_prev[alive], self.chain_coef_[t], t == 0)
+                if temperature == 0:
+                    choice = np.argmax(z, axis=1)
+                else:
+                    cdf = np.cumsum(_softmax(z / temperature), axis=1)
+                    u = rng.random_sample(len(alive)) * cdf[:, -1]
+                    choice = np.minimum((u[:, None] >= cdf).sum(axis=1), EOS)
+                go = choice != EOS
+                alive = alive[go]
+                tokens = TOKEN_VALUES[choice[go]]
+                out[alive, t] = tokens
+                y_prev[alive] = tokens
+                if alive.size == 0:
+                    break
+        return sequences
+
+    def _rl_round(self, X1, y_signed, rng):
+        n_samples = X1.shape[0]
+        k = self.samples_per_prompt
+        prompts = np.repeat(np.arange(n_samples), k)
+        responses = self._sample(X1, prompts, self.temperature, rng)
+        rewards = (_answers(responses) == y_signed[prompts]).astype(np.float64)
+        if self.rl == "star":
+            kept = rewards > 0
+            if not kept.any():
+                warn_user(
+                    "No sampled response was rewarded in a STaR round; the model "
+                    "is left unchanged. Raise samples_per_prompt or temperature.",
+                )
+                return 0
+            unique, counts = np.unique(
+                np.hstack([prompts[kept, None], responses[kept]]),
+                axis=0,
+                return_counts=True,
+            )
+            coef, _ = self._maximise_likelihood(
+                X1,
+                unique[:, 1:].astype(np.int8),
+                unique[:, 0],
+                counts.astype(np.float64),
+                self.chain_coef_,
+            )
+            self.chain_coef_ = coef
+            return int(kept.sum())
+        if self.rl == "reinforce":
+            advantages = rewards - rewards.mean()
+        else:
+            grouped = rewards.reshape(n_samples, k)
+            std = grouped.std(axis=1, keepdims=True)
+            advantages = np.divide(
+                grouped - grouped.mean(axis=1, keepdims=True),
+                std,
+                out=np.zeros_like(grouped),
+                where=std > 0,
+            ).ravel()
+        self.chain_coef_ = self.chain_coef_ + self.learning_rate * (
+            self._policy_gradient(X1, prompts, responses, advantages)
+        )
+        return 0
+
+    def _policy_gradient(self, X1, prompts, responses, advantages):
+        """``mean_i A_i grad log pi_T(response_i)`` at the sampling temperature."""
+        tau = self.temperature
+        grad = np.zeros_like(self.chain_coef_)
+        lengths = _lengths(responses)
+        for t in range(responses.shape[1]):
+            rows = np.flatnonzero((lengths >= t) & (advantages != 0))
+            if rows.size == 0:
+                continue
+            y_prev = (
+                responses[rows, t - 1].astype(np.float64)
+                if t > 0
+                else np.zeros(rows.size)
+            )
+            phi = _feature_blocks(X1[prompts[rows]], y_prev)
+            z = phi @ self.chain_coef_[t].T
+            if t == 0:
+                z[:, EOS] = -np.inf
+            score = -_softmax(z / tau)
+            score[np.arange(rows.size), _token_index(responses[rows, t])] += 1.0
+            grad[t] += (advantages[rows, None] * score / tau).T @ phi
+        return grad / len(responses)
+
+    def _round_record(self, r, X1, y_signed, n_kept):
+        greedy = self._sample(X1, np.arange(X1.shape[0]), 0.0, None)
+        proba = self._response_proba(X1, self.temperature)
+        correct = np.where(y_signed[:, None] > 0, proba[:, :, 1], proba[:, :, 0])
+        length_pmf = proba.sum(axis=2).mean(axis=0)
+        return {
+            "round": r,
+            "greedy_accuracy": float(np.mean(_answers(greedy) == y_signed)),
+            "median_length": float(np.median(_lengths(greedy))),
+            "expected_reward": float(correct.sum(axis=1).mean()),
+            "long_share": float(1.0 - length_pmf[0]),
+            "sampled_median_length": int(np.searchsorted(np.cumsum(length_pmf), 0.5))
+            + 1,
+            "n_kept": n_kept,
+        }
+
+    def _response_proba(self, X1, temperature):
+        n_rows, n_positions = X1.shape[0], self.chain_coef_.shape[0]
+        proba = np.zeros((n_rows, n_positions, 2))
+        z = _logits(X1, np.zeros(n_rows), self.chain_coef_[0], True)
+        alive = _softmax(z / temperature)[:, :EOS]
+        for t in range(1, n_positions):
+            step = np.zeros((n_rows, 2, 3))
+            for j, value in enumerate(TOKEN_VALUES):
+                z = _logits(
+                    X1, np.full(n_rows, float(value)), self.chain_coef_[t], False
+                )
+                step[:, j] = _softmax(z / temperature)
+            proba[:, t - 1] = alive * step[:, :, EOS]
+            alive = np.einsum("nj,njv->nv", alive, step[:, :, :EOS])
+        proba[:, n_positions - 1] = alive
+        return proba
+
+    def response_proba(self, X, temperature=1.0):
+        """Exact distribution of the length and answer of a sampled response.
+
+        A forward recursion over the previous token (the features of a
+        position depend on the prompt and that token only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Prompts.
+        temperature : float, default=1.0
+            Sampling temperature, > 0.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_features, 2)
+            ``proba[i, l - 1, c]``: probability that the response to ``X[i]``
+            has ``l`` tokens and answers ``classes_[c]``. Sums to 1 over the
+            last two axes.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        if not temperature > 0:
+            raise ValueError(
+                f"temperature must be > 0, got {temperature!r}; use generate(X) "
+                "for the greedy responses."
+            )
+        return self._response_proba(self._design(X), float(temperature))
+
+    def generate(self, X, temperature=0.0, random_state=None):
+        """Responses to the prompts ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Prompts.
+        temperature : float, default=0.0
+            0 decodes greedily (the responses :meth:`predict` reads); a
+            positive value samples every token with probability proportional
+            to ``exp(logit / temperature)``.
+        random_state : int, RandomState instance or None, default=None
+            Seeds the sampling (unused when greedy).
+
+        Returns
+        -------
+        sequences : ndarray of shape (n_samples, n_features), dtype int8
+            Tokens in ``{-1, +1}``, then zeros (EOS and padding); the length
+            of a response is its number of non-zero entries.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        if not (isinstance(temperature, Real) and temperature >= 0):
+            raise ValueError(f"temperature must be a number >= 0, got {temperature!r}.")
+        rng = check_random_state(random_state)
+        return self._sample(
+            self._design(X), np.arange(X.shape[0]), float(temperature), rng
+        )
+
+    def predict(self, X):
+        """The answers (last tokens) of the greedy responses.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Prompts.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class labels.
+        """
+        answers = _answers(self.generate(X, temperature=0.0))
+        return self.classes_[(answers > 0).astype(np.intp)]
