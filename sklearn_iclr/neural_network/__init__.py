@@ -1,5 +1,6 @@
 """Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
 
+from ._escape_direction import EscapeDirection
 from ._infonce import InfoNCEEncoder
 from ._levenberg_marquardt import LevenbergMarquardtMLPRegressor
 from ._patch_conv_ae import PatchConvAEDetector
@@ -14,6 +15,7 @@ from ._sparse_token_attention import (
 from ._supervised_baseline import fit_supervised_encoder
 
 __all__ = [
+    "EscapeDirection",
     "InfoNCEEncoder",
     "LevenbergMarquardtMLPRegressor",
     "PatchConvAEDetector",
