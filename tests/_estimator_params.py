@@ -21,6 +21,15 @@ CHECK_PARAMS = {
         "random_state": 0,
     },
     "InfoNCEEncoder": {"n_components": 3, "max_epochs": 2, "random_state": 0},
+    # The default depth-6 net from init 1e-3 runs 2000 full-batch steps per fit;
+    # a depth-3 net from init 0.1 leaves the origin within 300 steps.
+    "SmallInitMLPRegressor": {
+        "hidden_layer_sizes": (16, 16),
+        "init_scale": 0.1,
+        "learning_rate": 0.2,
+        "max_iter": 300,
+        "random_state": 0,
+    },
 }
 
 EXPECTED_FAILED_CHECKS = {

@@ -4,6 +4,7 @@ from ._escape_direction import EscapeDirection
 from ._infonce import InfoNCEEncoder
 from ._levenberg_marquardt import LevenbergMarquardtMLPRegressor
 from ._patch_conv_ae import PatchConvAEDetector
+from ._small_init_mlp import SmallInitMLPRegressor
 from ._sparse_token_attention import (
     SparseTokenAttentionClassifier,
     as_token_array,
@@ -19,6 +20,7 @@ __all__ = [
     "InfoNCEEncoder",
     "LevenbergMarquardtMLPRegressor",
     "PatchConvAEDetector",
+    "SmallInitMLPRegressor",
     "SparseTokenAttentionClassifier",
     "as_token_array",
     "fit_supervised_encoder",
