@@ -8,9 +8,11 @@ from .covariance import GaussianEmbeddingModel, ReplicableCovariance
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier, ReplicableLinearRegressor, SpuriousRobustSGD
 from .neural_network import (
+    EscapeDirection,
     InfoNCEEncoder,
     LevenbergMarquardtMLPRegressor,
     PatchConvAEDetector,
+    SmallInitMLPRegressor,
     SparseTokenAttentionClassifier,
 )
 from .rl import LSTDQEvaluator
@@ -20,6 +22,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "AveragedLangevinRegressor",
+    "EscapeDirection",
     "GaussianEmbeddingModel",
     "ICEClassifier",
     "InfoNCEEncoder",
@@ -29,6 +32,7 @@ __all__ = [
     "PseudoLikelihoodIsing",
     "ReplicableCovariance",
     "ReplicableLinearRegressor",
+    "SmallInitMLPRegressor",
     "SparseTokenAttentionClassifier",
     "SpuriousRobustSGD",
     "__version__",
