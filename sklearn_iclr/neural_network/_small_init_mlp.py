@@ -22,6 +22,9 @@ from ._bias_free_relu import (
 )
 
 SECONDS_PER_MULTIPLY_ADD = 1e-9
+# Gradient descent whose loss grows this much above its start has diverged
+# (overshooting steps then kill every ReLU and the output collapses to 0).
+DIVERGENCE_FACTOR = 1e3
 # A plateau is a run of records whose log-loss falls more slowly than this
 # fraction of the fastest fall of the run, lasting at least this fraction of
 # the iterations.
@@ -332,10 +335,13 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
             pre = forward(weights, X)
             residual = pre[-1] - Y
             loss = 0.5 * float(np.sum(residual**2)) / n_samples
-            if not np.isfinite(loss):
+            if not np.isfinite(loss) or (
+                losses and loss > DIVERGENCE_FACTOR * losses[0]
+            ):
                 raise ValueError(
-                    f"Training diverged at iteration {iteration} (the loss is "
-                    f"not finite); lower learning_rate (got {self.learning_rate})."
+                    f"Training diverged at iteration {iteration} (the loss went "
+                    f"from {losses[0] if losses else loss:.3g} to {loss:.3g}); lower "
+                    f"learning_rate (got {self.learning_rate})."
                 )
             losses.append(loss)
             if iteration % self.record_every == 0 or iteration == self.max_iter:
