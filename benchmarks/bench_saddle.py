@@ -14,11 +14,14 @@ all measured in one process:
    direction, its median over the restarts (local optima included), the
    envelope ``l^(-1/2)`` of Theorem 3.1, and the anchor: the direction that
    gradient descent from a small initialisation (SmallInitMLPRegressor, depth
-   6, width 50, init 1e-3) holds when its first plateau ends.
-3. ``saddle_plateaus``: SmallInitMLPRegressor on a rank-2 ReLU teacher: the
-   plateaus it detects, with the effective ranks of the layers.
-4. ``saddle_anchor``: test R^2 and fit time of that regressor against
-   scikit-learn's MLPRegressor (Adam, biases, default init) of the same shape.
+   6, width 50, init 1e-3, learning rate 0.5) holds when its first plateau
+   ends (not run on digits: two 1797-row depth-6 fits cost minutes).
+3. ``saddle_plateaus``: SmallInitMLPRegressor (depth 4, width 20, init 0.2)
+   on three draws of a rank-2 ReLU teacher: the plateaus it detects, with the
+   effective ranks of the layers.
+4. ``saddle_anchor``: test R^2 and fit time of that regressor, and of the
+   default one, against scikit-learn's MLPRegressor (Adam, biases, default
+   init) of the same shape, on the same draws.
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits;
 the numpy code runs the BLAS on one thread.
@@ -45,9 +48,9 @@ from sklearn_iclr.neural_network._bias_free_relu import (
 )
 
 
-def timed(func):
+def timed(func, *args):
     wall, cpu = time.perf_counter(), time.process_time()
-    result = func()
+    result = func(*args)
     return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
@@ -122,13 +125,8 @@ def low_rank_datasets(quick):
 
 def escape_of_small_init_gd(X, Y, quick):
     """The normalised direction of small-init GD when its first plateau ends."""
-    params = dict(
-        hidden_layer_sizes=(50,) * 5,
-        init_scale=1e-3,
-        learning_rate=0.05,
-        random_state=0,
-    )
-    params["max_iter"] = 300 if quick else 3000
+    params = dict(hidden_layer_sizes=(50,) * 5, init_scale=1e-3, random_state=0)
+    params["max_iter"] = 300 if quick else 8000
     reg = SmallInitMLPRegressor(**params).fit(X, Y)
     if not reg.plateaus_ or reg.plateaus_[0]["final"]:
         return None, reg
@@ -183,10 +181,17 @@ def table_low_rank(quick):
                 cpu,
             )
         )
-        (anchor, reg), wall, cpu = timed(
-            lambda X=X, Y=Y: escape_of_small_init_gd(X, Y, quick)
-        )
-        if anchor is None:
+        if name.startswith("digits"):
+            # Two depth-6 fits over 1797 rows (~20 ms a step) would take the
+            # benchmark past its time budget on a shared machine.
+            anchor, wall, cpu = "skipped", 0.0, 0.0
+        else:
+            (anchor, reg), wall, cpu = timed(
+                lambda X=X, Y=Y: escape_of_small_init_gd(X, Y, quick)
+            )
+        if anchor == "skipped":
+            rows.append({"data": name, "direction": "small-init GD: not run (cost)"})
+        elif anchor is None:
             rows.append(
                 {
                     "data": name,
@@ -215,63 +220,67 @@ def _ratio_row(data, direction, speed, ratios, wall, cpu):
     return row
 
 
+def _plateau_row(seed, i, p):
+    return {
+        "seed": seed,
+        "plateau": i + 1,
+        "start": p["start_iteration"],
+        "end": p["end_iteration"],
+        "loss": p["loss"],
+        "effective ranks": str(p["effective_ranks"].tolist()),
+        "exit ranks": str(p["exit_ranks"].tolist()),
+        "final": p["final"],
+    }
+
+
 def table_plateaus(quick):
-    X, Y = rank_2_teacher(400)
-    Xtr, Xte, Ytr, Yte = train_test_split(X, Y, test_size=0.5, random_state=0)
+    """Plateaus on three teacher draws, and test R^2 against MLPRegressor."""
     params = dict(
         hidden_layer_sizes=(20, 20, 20),
-        init_scale=0.1,
+        init_scale=0.2,
         learning_rate=0.2,
         max_iter=2000 if quick else 10_000,
         record_every=20,
         random_state=0,
     )
-    reg, wall, cpu = timed(lambda: SmallInitMLPRegressor(**params).fit(Xtr, Ytr))
-    plateau_rows = [
-        {
-            "plateau": i + 1,
-            "start": p["start_iteration"],
-            "end": p["end_iteration"],
-            "loss": p["loss"],
-            "effective ranks": str(p["effective_ranks"].tolist()),
-            "exit ranks": str(p["exit_ranks"].tolist()),
-            "final": p["final"],
-        }
-        for i, p in enumerate(reg.plateaus_)
-    ]
-    default = SmallInitMLPRegressor(random_state=0, max_iter=300 if quick else 2000)
-    default, d_wall, d_cpu = timed(lambda: default.fit(Xtr, Ytr))
-    anchor = MLPRegressor(
-        hidden_layer_sizes=(20, 20, 20), max_iter=2000, random_state=0
-    )
-    anchor, a_wall, a_cpu = timed(lambda: anchor.fit(Xtr, Ytr))
-    r2 = r2_score(Yte, reg.predict(Xte))
-    anchor_rows = [
-        {
-            "method": "SmallInitMLP depth 4, init 0.1, 10k steps",
-            "test R^2": r2,
-            "plateaus": len(reg.plateaus_),
-            "wall_s": wall,
-            "cpu_s": cpu,
-            "time / MLPRegressor": ratio(wall, a_wall),
-        },
-        {
-            "method": "SmallInitMLP defaults (depth 6, init 1e-3, 2k steps)",
-            "test R^2": r2_score(Yte, default.predict(Xte)),
-            "plateaus": len(default.plateaus_),
-            "wall_s": d_wall,
-            "cpu_s": d_cpu,
-            "time / MLPRegressor": ratio(d_wall, a_wall),
-        },
-        {
-            "method": "sklearn MLPRegressor (20,20,20), Adam",
-            "test R^2": r2_score(Yte, anchor.predict(Xte)),
-            "plateaus": float("nan"),
-            "wall_s": a_wall,
-            "cpu_s": a_cpu,
-            "time / MLPRegressor": 1.0,
-        },
-    ]
+    plateau_rows, ours, defaults, anchors = [], [], [], []
+    for seed in range(1 if quick else 3):
+        X, Y = rank_2_teacher(400, seed=seed)
+        Xtr, Xte, Ytr, Yte = train_test_split(X, Y, test_size=0.5, random_state=0)
+        reg, wall, cpu = timed(SmallInitMLPRegressor(**params).fit, Xtr, Ytr)
+        plateau_rows += [_plateau_row(seed, i, p) for i, p in enumerate(reg.plateaus_)]
+        ours.append((r2_score(Yte, reg.predict(Xte)), len(reg.plateaus_), wall, cpu))
+        default = SmallInitMLPRegressor(random_state=0)
+        if quick:
+            default.set_params(max_iter=300)
+        default, wall, cpu = timed(default.fit, Xtr, Ytr)
+        defaults.append(
+            (r2_score(Yte, default.predict(Xte)), len(default.plateaus_), wall, cpu)
+        )
+        anchor = MLPRegressor(
+            hidden_layer_sizes=(20, 20, 20), max_iter=2000, random_state=0
+        )
+        anchor, wall, cpu = timed(anchor.fit, Xtr, Ytr)
+        anchors.append((r2_score(Yte, anchor.predict(Xte)), float("nan"), wall, cpu))
+    a_wall = np.mean([a[2] for a in anchors])
+    anchor_rows = []
+    for name, runs in (
+        ("SmallInitMLP depth 4, init 0.2, lr 0.2, 10k steps", ours),
+        ("SmallInitMLP defaults (depth 6, init 1e-3, lr 0.5, 5k steps)", defaults),
+        ("sklearn MLPRegressor (20,20,20), Adam, 2k iter", anchors),
+    ):
+        runs = np.array(runs, dtype=float)
+        anchor_rows.append(
+            {
+                "method": name,
+                "test R^2 (mean)": float(runs[:, 0].mean()),
+                "test R^2 (min)": float(runs[:, 0].min()),
+                "plateaus (mean)": float(runs[:, 1].mean()),
+                "wall_s": float(runs[:, 2].mean()),
+                "cpu_s": float(runs[:, 3].mean()),
+                "wall / MLPRegressor": ratio(float(runs[:, 2].mean()), a_wall),
+            }
+        )
     return plateau_rows, anchor_rows, default
 
 

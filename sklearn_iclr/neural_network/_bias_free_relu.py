@@ -52,8 +52,8 @@ def rank_ratio(values):
     if values.size == 0 or values[0] == 0.0:
         return 0.0
     scaled = values / values[0]
-    energy = np.sum(scaled**2)
-    return float((energy - 1.0) / energy)
+    tail = np.sum(scaled[1:] ** 2)
+    return float(tail / (1.0 + tail))
 
 
 def effective_rank(values, rank_tol):

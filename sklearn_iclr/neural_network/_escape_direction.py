@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
-from sklearn.utils import check_random_state
+from sklearn.utils import check_array, check_consistent_length, check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
@@ -333,6 +333,36 @@ class EscapeDirection(BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return forward(self.weights_, X)[-1]
+
+    def score(self, X, Y):
+        """Mean escape speed of the fitted direction on ``(X, Y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+        Y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets.
+
+        Returns
+        -------
+        score : float
+            ``Tr[Y^T Y_theta] / n_samples`` at the unit-norm layers of
+            ``weights_``: the rate at which the mean squared loss
+            ``1/(2n) ||Y_theta - Y||^2`` starts to fall along the direction
+            (``speed_ / n_samples`` on the training data). Higher is better;
+            on held-out data it says whether the direction generalises.
+        """
+        output = self.network_output(X)
+        Y = check_array(Y, ensure_2d=False, dtype=np.float64)
+        check_consistent_length(output, Y)
+        Y = Y.reshape(len(Y), -1)
+        if Y.shape[1] != output.shape[1]:
+            raise ValueError(
+                f"Y has {Y.shape[1]} output(s), the direction was fitted with "
+                f"{output.shape[1]}."
+            )
+        return float(np.sum(Y * output) / len(output))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -120,9 +120,13 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         Widths of the hidden layers; the depth is ``len + 1``.
     init_scale : float, default=1e-3
         Frobenius norm of every layer at initialisation (Gaussian directions).
-    learning_rate : float, default=0.05
-        Step of gradient descent at unit-norm layers (see above).
-    max_iter : int, default=2000
+    learning_rate : float, default=0.5
+        Step of gradient descent at unit-norm layers (see above). The time to
+        align with the escape direction grows with the width and the depth
+        (a random network of width ``w`` has per-layer gain about
+        ``1/sqrt(w)`` at unit norm); 0.5 leaves the origin of the default
+        network in a few thousand steps on standardised data.
+    max_iter : int, default=5000
         Full-batch gradient steps.
     record_every : int, default=10
         Singular values of every layer are recorded every ``record_every``
@@ -233,8 +237,8 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         *,
         hidden_layer_sizes=(50, 50, 50, 50, 50),
         init_scale=1e-3,
-        learning_rate=0.05,
-        max_iter=2000,
+        learning_rate=0.5,
+        max_iter=5000,
         record_every=10,
         rank_tol=0.1,
         max_work=1e12,
