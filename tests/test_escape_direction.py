@@ -140,6 +140,9 @@ def test_property_speed_is_l0_at_unit_layers(seed, depth):
     assert est.speed_ == pytest.approx(np.sum(Y * est.network_output(X)))
     assert est.speed_ == pytest.approx(est.restart_speeds_.max())
     assert est.speed_ > 0
+    assert est.score(X, Y) == pytest.approx(est.speed_ / len(X))
+    with pytest.raises(ValueError, match="output"):
+        est.score(X, Y[:, 0])
 
 
 def test_same_random_state_same_direction():

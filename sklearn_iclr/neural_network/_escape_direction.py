@@ -334,15 +334,15 @@ class EscapeDirection(BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return forward(self.weights_, X)[-1]
 
-    def score(self, X, Y):
+    def score(self, X, y):
         """Mean escape speed of the fitted direction on ``(X, Y)``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Inputs.
-        Y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-            Targets.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets (``Y`` of :meth:`fit`).
 
         Returns
         -------
@@ -354,7 +354,7 @@ class EscapeDirection(BaseEstimator):
             on held-out data it says whether the direction generalises.
         """
         output = self.network_output(X)
-        Y = check_array(Y, ensure_2d=False, dtype=np.float64)
+        Y = check_array(y, ensure_2d=False, dtype=np.float64)
         check_consistent_length(output, Y)
         Y = Y.reshape(len(Y), -1)
         if Y.shape[1] != output.shape[1]:
