@@ -22,9 +22,9 @@ CHECK_PARAMS = {
     },
     "InfoNCEEncoder": {"n_components": 3, "max_epochs": 2, "random_state": 0},
     # The default depth-6 net from init 1e-3 (5000 full-batch steps, ~3 s a fit)
-    # fails only check_regressors_train (R^2 <= 0.5): it fits one ReLU half of
-    # the linear target, then sits at that saddle. Depth 3 from init 0.1
-    # escapes twice within 300 steps.
+    # fails only check_regressors_train: on that data it is still on the
+    # plateau at the origin after 5000 steps (R^2 = 0). Depth 3 from init 0.1
+    # leaves the origin within 300 steps.
     "SmallInitMLPRegressor": {
         "hidden_layer_sizes": (16, 16),
         "init_scale": 0.1,
