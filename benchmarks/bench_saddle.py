@@ -14,7 +14,7 @@ all measured in one process:
    direction, its median over the restarts (local optima included), the
    envelope ``l^(-1/2)`` of Theorem 3.1, and the anchor: the direction that
    gradient descent from a small initialisation (SmallInitMLPRegressor, depth
-   6, width 50, init 1e-3, learning rate 0.5) holds when its first plateau
+   6, width 50, init 1e-3, learning rate 1) holds when its first plateau
    ends (not run on digits: two 1797-row depth-6 fits cost minutes).
 3. ``saddle_plateaus``: SmallInitMLPRegressor (depth 4, width 20, init 0.2)
    on three draws of a rank-2 ReLU teacher: the plateaus it detects, with the
@@ -266,7 +266,7 @@ def table_plateaus(quick):
     anchor_rows = []
     for name, runs in (
         ("SmallInitMLP depth 4, init 0.2, lr 0.2, 10k steps", ours),
-        ("SmallInitMLP defaults (depth 6, init 1e-3, lr 0.5, 5k steps)", defaults),
+        ("SmallInitMLP defaults (depth 6, init 1e-3, lr 1, 5k steps)", defaults),
         ("sklearn MLPRegressor (20,20,20), Adam, 2k iter", anchors),
     ):
         runs = np.array(runs, dtype=float)

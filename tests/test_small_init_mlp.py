@@ -115,6 +115,11 @@ def test_oracle_plateau_detection_on_a_staircase():
         (600, 990),
     ]
     assert [p["final"] for p in plateaus] == [False, False, True]
+    # A run that never leaves the origin is one final plateau.
+    still = detect_plateaus(iterations, 0.5 * (1 - 1e-9 * iterations), ranks)
+    assert [(p["start_iteration"], p["end_iteration"], p["final"]) for p in still] == [
+        (0, 990, True)
+    ]
 
 
 @settings(max_examples=10)

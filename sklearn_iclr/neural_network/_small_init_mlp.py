@@ -33,6 +33,7 @@ DIVERGENCE_FACTOR = 1e3
 # the iterations.
 PLATEAU_SLOPE_FRACTION = 0.05
 PLATEAU_MIN_FRACTION = 0.02
+PLATEAU_FLAT_DROP = 1e-3
 
 
 def detect_plateaus(iterations, losses, ranks):
@@ -40,8 +41,9 @@ def detect_plateaus(iterations, losses, ranks):
 
     The slope of ``log(loss)`` per iteration between consecutive records is
     compared with the steepest slope of the run; records whose slope is below
-    ``PLATEAU_SLOPE_FRACTION`` of it form plateaus, kept when they last at
-    least ``PLATEAU_MIN_FRACTION`` of the iterations.
+    ``PLATEAU_SLOPE_FRACTION`` of it (or below ``PLATEAU_FLAT_DROP`` over the
+    whole run) form plateaus, kept when they last at least
+    ``PLATEAU_MIN_FRACTION`` of the iterations.
 
     Parameters
     ----------
@@ -62,11 +64,12 @@ def detect_plateaus(iterations, losses, ranks):
         return []
     log_loss = np.log(np.maximum(losses, np.finfo(np.float64).tiny))
     slope = -np.diff(log_loss) / np.diff(iterations)
-    steepest = slope.max()
-    if not steepest > 0:
-        return []
-    flat = slope < PLATEAU_SLOPE_FRACTION * steepest
-    min_length = PLATEAU_MIN_FRACTION * (iterations[-1] - iterations[0])
+    span = iterations[-1] - iterations[0]
+    # A fall of the log-loss slower than PLATEAU_FLAT_DROP per run is flat
+    # whatever the steepest slope (a run that never leaves the origin).
+    threshold = max(PLATEAU_SLOPE_FRACTION * slope.max(), PLATEAU_FLAT_DROP / span)
+    flat = slope < threshold
+    min_length = PLATEAU_MIN_FRACTION * span
     plateaus, start = [], None
     for i, is_flat in enumerate([*flat, False]):
         if is_flat and start is None:
@@ -123,12 +126,14 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         Widths of the hidden layers; the depth is ``len + 1``.
     init_scale : float, default=1e-3
         Frobenius norm of every layer at initialisation (Gaussian directions).
-    learning_rate : float, default=0.5
+    learning_rate : float, default=1.0
         Step of gradient descent at unit-norm layers (see above). The time to
-        align with the escape direction grows with the width and the depth
-        (a random network of width ``w`` has per-layer gain about
-        ``1/sqrt(w)`` at unit norm); 0.5 leaves the origin of the default
-        network in a few thousand steps on standardised data.
+        align with the escape direction is proportional to
+        ``1 / learning_rate`` and grows with the width and the depth (a random
+        layer of width ``w`` and unit norm has gain about ``1/sqrt(w)``); the
+        default leaves the origin of the default network in a few thousand
+        steps on standardised data. Too large a step diverges after the
+        escape (an error says so).
     max_iter : int, default=5000
         Full-batch gradient steps.
     record_every : int, default=10
@@ -214,8 +219,8 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
     >>> X = rng.standard_normal((200, 5))
     >>> y = np.maximum(X[:, 0], 0) + 0.5 * np.maximum(X[:, 1], 0)
     >>> reg = SmallInitMLPRegressor(
-    ...     hidden_layer_sizes=(10, 10), init_scale=1e-2, max_iter=1500,
-    ...     random_state=0,
+    ...     hidden_layer_sizes=(10, 10), init_scale=1e-2, learning_rate=0.3,
+    ...     max_iter=1500, random_state=0,
     ... ).fit(X, y)
     >>> reg.score(X, y) > 0.9
     True
@@ -240,7 +245,7 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         *,
         hidden_layer_sizes=(50, 50, 50, 50, 50),
         init_scale=1e-3,
-        learning_rate=0.5,
+        learning_rate=1.0,
         max_iter=5000,
         record_every=10,
         rank_tol=0.1,
