@@ -26,7 +26,7 @@ all measured in one process:
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits;
 the numpy code runs the BLAS on one thread.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_saddle.py`` (about 4 minutes on
+Run: ``PYTHONPATH=. python benchmarks/bench_saddle.py`` (1 to 4 minutes on
 2 busy cores); ``--quick`` for a smoke run of seconds.
 """
 

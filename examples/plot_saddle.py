@@ -52,9 +52,12 @@ for i, plateau in enumerate(reg.plateaus_, start=1):
 # the saddle where one teacher unit is fitted.
 fig, axes = plt.subplots(1, 5, figsize=(16, 3.2), constrained_layout=True)
 axes[0].semilogy(reg.loss_curve_)
-for plateau in reg.plateaus_:
+for i, plateau in enumerate(reg.plateaus_):
     axes[0].axvspan(
-        plateau["start_iteration"], plateau["end_iteration"], color="C1", alpha=0.2
+        plateau["start_iteration"],
+        plateau["end_iteration"],
+        color=f"C{i + 1}",
+        alpha=0.2,
     )
 axes[0].set(title="training loss, plateaus shaded", xlabel="iteration")
 
