@@ -9,9 +9,11 @@ from .dynamical import SpectralFilterFeatures
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier, ReplicableLinearRegressor, SpuriousRobustSGD
 from .neural_network import (
+    EscapeDirection,
     InfoNCEEncoder,
     LevenbergMarquardtMLPRegressor,
     PatchConvAEDetector,
+    SmallInitMLPRegressor,
     SparseTokenAttentionClassifier,
 )
 from .rl import LSTDQEvaluator
@@ -23,6 +25,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "AveragedLangevinRegressor",
     "ChainOfThoughtClassifier",
+    "EscapeDirection",
     "GaussianEmbeddingModel",
     "ICEClassifier",
     "InfoNCEEncoder",
@@ -33,6 +36,7 @@ __all__ = [
     "PseudoLikelihoodIsing",
     "ReplicableCovariance",
     "ReplicableLinearRegressor",
+    "SmallInitMLPRegressor",
     "SparseTokenAttentionClassifier",
     "SpectralFilterFeatures",
     "SpuriousRobustSGD",

@@ -1,8 +1,10 @@
 """Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
 
+from ._escape_direction import EscapeDirection
 from ._infonce import InfoNCEEncoder
 from ._levenberg_marquardt import LevenbergMarquardtMLPRegressor
 from ._patch_conv_ae import PatchConvAEDetector
+from ._small_init_mlp import SmallInitMLPRegressor
 from ._sparse_token_attention import (
     SparseTokenAttentionClassifier,
     as_token_array,
@@ -14,9 +16,11 @@ from ._sparse_token_attention import (
 from ._supervised_baseline import fit_supervised_encoder
 
 __all__ = [
+    "EscapeDirection",
     "InfoNCEEncoder",
     "LevenbergMarquardtMLPRegressor",
     "PatchConvAEDetector",
+    "SmallInitMLPRegressor",
     "SparseTokenAttentionClassifier",
     "as_token_array",
     "fit_supervised_encoder",

@@ -1,0 +1,405 @@
+"""A bias-free deep ReLU regressor trained from a small initialisation."""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from ..utils import check_work_budget
+from ._bias_free_relu import (
+    backward,
+    effective_rank,
+    forward,
+    layer_shapes,
+    operation_count,
+    safe_scale,
+    singular_values,
+)
+
+# Cost of one multiply-add of the forward and backward passes: measured 0.7e-10
+# to 1e-10 s of CPU (width 50, depth 6, 100 to 1797 rows, one BLAS thread),
+# times 5 for the wall time on a shared 2-core machine.
+SECONDS_PER_MULTIPLY_ADD = 5e-10
+# Gradient descent whose loss grows this much above its start has diverged
+# (overshooting steps then kill every ReLU and the output collapses to 0).
+DIVERGENCE_FACTOR = 1e3
+# A plateau is a run of records whose log-loss falls more slowly than this
+# fraction of the fastest fall of the run, lasting at least this fraction of
+# the iterations.
+PLATEAU_SLOPE_FRACTION = 0.05
+PLATEAU_MIN_FRACTION = 0.02
+PLATEAU_FLAT_DROP = 1e-3
+
+
+def detect_plateaus(iterations, losses, ranks):
+    """Runs of records where the loss is (nearly) flat: the saddle visits.
+
+    The slope of ``log(loss)`` per iteration between consecutive records is
+    compared with the steepest slope of the run; records whose slope is below
+    ``PLATEAU_SLOPE_FRACTION`` of it (or below ``PLATEAU_FLAT_DROP`` over the
+    whole run) form plateaus, kept when they last at least
+    ``PLATEAU_MIN_FRACTION`` of the iterations.
+
+    Parameters
+    ----------
+    iterations : ndarray of shape (n_records,)
+        The iteration of every record.
+    losses : ndarray of shape (n_records,)
+        The loss at every record.
+    ranks : ndarray of shape (n_records, n_layers)
+        The effective rank of every layer at every record.
+
+    Returns
+    -------
+    plateaus : list of dict
+        See :class:`SmallInitMLPRegressor`, attribute ``plateaus_``.
+    """
+    iterations = np.asarray(iterations)
+    if len(iterations) < 3:
+        return []
+    log_loss = np.log(np.maximum(losses, np.finfo(np.float64).tiny))
+    slope = -np.diff(log_loss) / np.diff(iterations)
+    span = iterations[-1] - iterations[0]
+    # A fall of the log-loss slower than PLATEAU_FLAT_DROP per run is flat
+    # whatever the steepest slope (a run that never leaves the origin).
+    threshold = max(PLATEAU_SLOPE_FRACTION * slope.max(), PLATEAU_FLAT_DROP / span)
+    flat = slope < threshold
+    min_length = PLATEAU_MIN_FRACTION * span
+    plateaus, start = [], None
+    for i, is_flat in enumerate([*flat, False]):
+        if is_flat and start is None:
+            start = i
+        elif not is_flat and start is not None:
+            end = i  # records start..end span the flat segments start..i-1
+            if iterations[end] - iterations[start] >= min_length:
+                plateaus.append(
+                    {
+                        "start_iteration": int(iterations[start]),
+                        "end_iteration": int(iterations[end]),
+                        "loss": float(np.median(losses[start : end + 1])),
+                        "effective_ranks": _most_frequent_row(ranks[start : end + 1]),
+                        "exit_ranks": np.asarray(ranks[end]).copy(),
+                        "final": bool(end == len(iterations) - 1),
+                    }
+                )
+            start = None
+    return plateaus
+
+
+def _most_frequent_row(rows):
+    values, counts = np.unique(np.asarray(rows), axis=0, return_counts=True)
+    return values[np.argmax(counts)].copy()
+
+
+class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
+    """Bias-free deep ReLU regressor trained from a small initialisation.
+
+    Trains the network of Ioannis Bantzis, James B. Simon and Arthur Jacot,
+    "Saddle-To-Saddle Dynamics in Deep ReLU Networks: Low-Rank Bias in the
+    First Saddle Escape", ICLR 2026 (arXiv:2505.21722), and records its
+    saddle-to-saddle path. The network is ``Z_1 = W_1 x``,
+    ``Z_l = W_l relu(Z_{l-1})``, ``f(x) = Z_L`` (no biases), trained by
+    full-batch gradient descent on ``1/(2n) sum_i ||f(x_i) - y_i||^2`` from
+    layers of Frobenius norm ``init_scale``.
+
+    From a small initialisation the loss stays on a plateau at the saddle at
+    the origin until the weights align with an escape direction
+    (:class:`EscapeDirection`), which is nearly rank-1 in deep layers; it then
+    drops to a plateau near a saddle where the deep layers have rank 1, and
+    later escapes again, adding a singular value at a time. As in the paper,
+    the step is scaled by the parameter norm::
+
+        lr_t = learning_rate * (sqrt(L) / ||theta_t||)^(L - 2)
+
+    (the gradient near the origin scales like ``||theta||^(L-1)``), so the
+    time spent near the origin does not explode as ``init_scale`` shrinks;
+    ``learning_rate`` is the step once every layer has unit norm.
+
+    Parameters
+    ----------
+    hidden_layer_sizes : tuple of int, default=(50, 50, 50, 50, 50)
+        Widths of the hidden layers; the depth is ``len + 1``.
+    init_scale : float, default=1e-3
+        Frobenius norm of every layer at initialisation (Gaussian directions).
+    learning_rate : float, default=1.0
+        Step of gradient descent at unit-norm layers (see above). The time to
+        align with the escape direction is proportional to
+        ``1 / learning_rate`` and grows with the width and the depth (a random
+        layer of width ``w`` and unit norm has gain about ``1/sqrt(w)``); the
+        default leaves the origin of the default network in a few thousand
+        steps on standardised data. Too large a step diverges after the
+        escape (an error says so).
+    max_iter : int, default=5000
+        Full-batch gradient steps.
+    record_every : int, default=10
+        Singular values of every layer are recorded every ``record_every``
+        steps (and at the first and last).
+    rank_tol : float, default=0.1
+        A singular value counts towards a layer's effective rank when it
+        exceeds ``rank_tol`` times the layer's largest.
+    max_work : float, default=1e12
+        Largest number of multiply-adds accepted (``max_iter`` forward and
+        backward passes plus the recorded SVDs). A larger fit is refused
+        before it starts, with a time estimate.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initial weights.
+    verbose : int, default=0
+        Print the loss and the ranks at every record when positive.
+
+    Attributes
+    ----------
+    coefs_ : list of ndarray
+        The layers ``W_1, ..., W_L``, ``W_l`` of shape ``(fan_out, fan_in)``,
+        acting on ``X / x_scale_`` and predicting ``y / y_scale_``.
+    loss_curve_ : list of float
+        ``1/(2n) sum_i ||f(x_i) - y_i / y_scale_||^2`` before every step and
+        after the last (it starts near 1/2).
+    record_iterations_ : ndarray of shape (n_records,)
+        The iterations at which the spectra were recorded.
+    singular_values_history_ : list of ndarray
+        One array per layer, of shape ``(n_records, min(fan_in, fan_out))``:
+        the singular values of that layer at every record, decreasing.
+    effective_ranks_ : ndarray of shape (n_records, n_layers)
+        The effective rank of every layer at every record (``rank_tol``).
+    plateaus_ : list of dict
+        The saddle visits found on the recorded loss, in order. Each has
+        ``start_iteration``, ``end_iteration``, ``loss`` (median on the
+        plateau), ``effective_ranks`` (per layer, the most frequent along the
+        plateau: the rank of the saddle), ``exit_ranks`` (per layer, at its
+        end: the next escape often adds a singular value before the loss
+        moves) and ``final``
+        (the plateau lasts until the end of training: a saddle not yet left,
+        or the minimum reached).
+    x_scale_ : float
+        Root-mean-square norm of the training rows; inputs are divided by it.
+    y_scale_ : float
+        Root-mean-square norm of the training targets; the network predicts
+        ``y / y_scale_``.
+    n_iter_ : int
+        Steps run.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    See Also
+    --------
+    EscapeDirection : the optimal direction of the first escape.
+    sklearn.neural_network.MLPRegressor : a biased ReLU MLP with the usual
+        initialisation and optimisers.
+
+    Notes
+    -----
+    The model has no intercept and is positively homogeneous in ``x``
+    (``f(c x) = c f(x)`` for ``c > 0``, ``f(0) = 0``); centre or augment the
+    data if that does not suit the problem. The input and target are divided
+    by scalars only, which keeps that structure and makes the fit equivariant
+    to their scales. The saddles are visited for times that grow like
+    ``init_scale^(-(L-2))`` after the first escape (the norm scaling of the
+    step only shortens the first plateau): later escapes need a larger
+    ``init_scale``, a shallower network or more iterations. The BLAS runs on
+    one thread (the matrices are small).
+
+    References
+    ----------
+    .. [1] I. Bantzis, J. B. Simon and A. Jacot. "Saddle-To-Saddle Dynamics in
+       Deep ReLU Networks: Low-Rank Bias in the First Saddle Escape".
+       ICLR 2026. arXiv:2505.21722.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_iclr.neural_network import SmallInitMLPRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 5))
+    >>> y = np.maximum(X[:, 0], 0) + 0.5 * np.maximum(X[:, 1], 0)
+    >>> reg = SmallInitMLPRegressor(
+    ...     hidden_layer_sizes=(10, 10), init_scale=1e-2, learning_rate=0.3,
+    ...     max_iter=1500, random_state=0,
+    ... ).fit(X, y)
+    >>> reg.score(X, y) > 0.9
+    True
+    >>> reg.plateaus_[0]["start_iteration"]
+    0
+    """
+
+    _parameter_constraints = {
+        "hidden_layer_sizes": ["array-like"],
+        "init_scale": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "record_every": [Interval(Integral, 1, None, closed="left")],
+        "rank_tol": [Interval(Real, 0, 1, closed="both")],
+        "max_work": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        hidden_layer_sizes=(50, 50, 50, 50, 50),
+        init_scale=1e-3,
+        learning_rate=1.0,
+        max_iter=5000,
+        record_every=10,
+        rank_tol=0.1,
+        max_work=1e12,
+        random_state=None,
+        verbose=0,
+    ):
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.init_scale = init_scale
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.record_every = record_every
+        self.rank_tol = rank_tol
+        self.max_work = max_work
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _hidden_sizes(self):
+        sizes = np.asarray(self.hidden_layer_sizes)
+        if (
+            sizes.ndim != 1
+            or sizes.size == 0
+            or not np.issubdtype(sizes.dtype, np.integer)
+            or np.any(sizes < 1)
+        ):
+            raise ValueError(
+                "hidden_layer_sizes must be a non-empty sequence of positive "
+                "integers (at least one hidden layer), got "
+                f"{self.hidden_layer_sizes!r}."
+            )
+        return [int(s) for s in sizes]
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Train from a small initialisation, recording the layers' spectra.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Training targets.
+
+        Returns
+        -------
+        self : SmallInitMLPRegressor
+            The fitted estimator.
+        """
+        hidden = self._hidden_sizes()
+        X, y = validate_data(
+            self, X, y, multi_output=True, y_numeric=True, dtype=np.float64
+        )
+        Y = y.reshape(len(y), -1)
+        shapes = layer_shapes(X.shape[1], hidden, Y.shape[1])
+        n_records = self.max_iter // self.record_every + 2
+        svd_work = sum(min(s) ** 2 * max(s) for s in shapes)
+        work = self.max_iter * operation_count(len(X), shapes) + n_records * svd_work
+        check_work_budget(
+            work,
+            self.max_work,
+            what="multiply-adds",
+            seconds_per_unit=SECONDS_PER_MULTIPLY_ADD,
+            parameter="max_work",
+            advice="Or lower max_iter or the hidden layer sizes, raise "
+            "record_every, or subsample X.",
+        )
+        # Rows of unit root-mean-square norm: divide by the entry RMS times
+        # sqrt(n_columns), computed without overflow.
+        self.x_scale_ = safe_scale(X) * math.sqrt(X.shape[1])
+        self.y_scale_ = safe_scale(Y) * math.sqrt(Y.shape[1])
+        Xs, Ys = X / self.x_scale_, Y / self.y_scale_
+        self._y_ndim = y.ndim
+
+        rng = check_random_state(self.random_state)
+        weights = []
+        for shape in shapes:
+            W = rng.standard_normal(shape)
+            weights.append(self.init_scale * W / np.linalg.norm(W))
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._train(weights, Xs, Ys)
+        return self
+
+    def _train(self, weights, X, Y):
+        depth, n_samples = len(weights), len(X)
+        losses, records, spectra = [], [], []
+
+        def record(iteration, loss):
+            values = singular_values(weights)
+            records.append(iteration)
+            spectra.append(values)
+            if self.verbose:
+                ranks = [effective_rank(v, self.rank_tol) for v in values]
+                print(
+                    f"[{type(self).__name__}] iteration {iteration}: "
+                    f"loss {loss:.4g}, effective ranks {ranks}"
+                )
+
+        for iteration in range(self.max_iter + 1):
+            pre = forward(weights, X)
+            residual = pre[-1] - Y
+            loss = 0.5 * float(np.sum(residual**2)) / n_samples
+            if not np.isfinite(loss) or (
+                losses and loss > DIVERGENCE_FACTOR * losses[0]
+            ):
+                raise ValueError(
+                    f"Training diverged at iteration {iteration} (the loss went "
+                    f"from {losses[0] if losses else loss:.3g} to {loss:.3g}); lower "
+                    f"learning_rate (got {self.learning_rate})."
+                )
+            losses.append(loss)
+            if iteration % self.record_every == 0 or iteration == self.max_iter:
+                record(iteration, loss)
+            if iteration == self.max_iter:
+                break
+            grads = backward(weights, X, pre, residual / n_samples)
+            norm_sq = sum(float(np.sum(W * W)) for W in weights)
+            step = self.learning_rate * (depth / norm_sq) ** ((depth - 2) / 2)
+            weights = [W - step * g for W, g in zip(weights, grads, strict=True)]
+
+        self.coefs_ = weights
+        self.loss_curve_ = losses
+        self.n_iter_ = self.max_iter
+        self.record_iterations_ = np.asarray(records)
+        self.singular_values_history_ = [
+            np.array([values[layer] for values in spectra]) for layer in range(depth)
+        ]
+        self.effective_ranks_ = np.array(
+            [[effective_rank(v, self.rank_tol) for v in values] for values in spectra]
+        )
+        self.plateaus_ = detect_plateaus(
+            self.record_iterations_,
+            np.asarray(losses)[self.record_iterations_],
+            self.effective_ranks_,
+        )
+
+    def predict(self, X):
+        """Predict with the trained network.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Predictions, 1-D when ``y`` was 1-D during fit.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        out = forward(self.coefs_, X / self.x_scale_)[-1] * self.y_scale_
+        return out.ravel() if self._y_ndim == 1 else out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
