@@ -377,7 +377,7 @@ class LQRController(_BaseController):
     ((200,), (200, 1))
     """
 
-    def __init__(self, A, B, Q=None, R=None):
+    def __init__(self, A, B, Q=None, *, R=None):
         self.A = A
         self.B = B
         self.Q = Q
@@ -498,8 +498,8 @@ class GPCController(_LearningController):
         A,
         B,
         Q=None,
-        R=None,
         *,
+        R=None,
         memory=50,
         learning_rate=1e-4,
         max_norm=1.0,
@@ -651,8 +651,8 @@ class OnlineSpectralController(_LearningController):
         A,
         B,
         Q=None,
-        R=None,
         *,
+        R=None,
         n_filters=15,
         memory=None,
         gamma=None,

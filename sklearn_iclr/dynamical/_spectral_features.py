@@ -126,6 +126,7 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
     def __init__(
         self,
         n_filters=16,
+        *,
         window=256,
         kind="prediction",
         gamma=None,

@@ -328,6 +328,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def __init__(
         self,
         n_components=32,
+        *,
         hidden_layer_sizes=(),
         temperature=0.1,
         augmentation="noise+mask",
