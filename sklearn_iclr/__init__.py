@@ -11,6 +11,7 @@ from .neural_network import (
     InfoNCEEncoder,
     LevenbergMarquardtMLPRegressor,
     PatchConvAEDetector,
+    QuantizedReLUClassifier,
     SparseTokenAttentionClassifier,
 )
 from .rl import LSTDQEvaluator
@@ -32,4 +33,5 @@ __all__ = [
     "SparseTokenAttentionClassifier",
     "SpuriousRobustSGD",
     "__version__",
+    "QuantizedReLUClassifier",
 ]
