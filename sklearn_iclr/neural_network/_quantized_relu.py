@@ -27,6 +27,9 @@ from ..utils import check_work_budget, warn_user
 # per distinct input.
 _SECONDS_PER_EVALUATION = 2e-9
 _SECONDS_PER_NODE_INPUT = 3e-9
+# Largest pattern table built (int8 entries: units times distinct inputs).
+_MAX_TABLE_ENTRIES = 5e8
+_UNITS_PER_CHUNK = 4096
 # Search nodes per call of the compiled search between two clock checks.
 _NODES_PER_CHUNK = 200_000
 
@@ -96,6 +99,17 @@ def _weight_vectors(low, high, size):
     grid = grid.reshape(-1, size)
     order = np.lexsort((*grid.T[::-1], np.abs(grid).sum(axis=1)))
     return grid[order]
+
+
+def _unit_values(inputs, units, top):
+    """Values ``(n_units, n_inputs)`` (int8) of every unit, in chunks."""
+    values = np.empty((len(units), len(inputs)), dtype=np.int8)
+    for start in range(0, len(units), _UNITS_PER_CHUNK):
+        chunk = units[start : start + _UNITS_PER_CHUNK]
+        values[start : start + len(chunk)] = relu_d(
+            chunk[:, :-1] @ inputs.T - chunk[:, -1:], top
+        )
+    return values
 
 
 def _label_tables(counts):
@@ -567,6 +581,14 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             parameter="max_candidates",
             advice="Use fewer features or a smaller domain_size.",
         )
+        if n_candidates * n_inputs > _MAX_TABLE_ENTRIES:
+            raise ValueError(
+                f"The pattern table would hold {n_candidates * n_inputs:.3g} "
+                f"entries ({n_candidates:.3g} weight vectors on {n_inputs} "
+                f"distinct inputs, about {n_candidates * n_inputs / 1e9:.3g} GB), "
+                f"more than the {_MAX_TABLE_ENTRIES:.3g} this estimator builds. "
+                "Use fewer features or a smaller domain_size."
+            )
         units = _weight_vectors(low, high, n_features + 1)
         totals = counts.sum(axis=1)
         best_in_range = _label_tables(counts)
@@ -581,8 +603,8 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         stop_at += 1e-9 * max(1.0, float(totals.sum()))
 
         if not widths:  # a single neuron: every weight vector, vectorised
-            values = relu_d(inputs @ units[:, :-1].T - units[:, -1], top_out)
-            errors = totals.sum() - counts[np.arange(n_inputs)[:, None], values].sum(0)
+            values = _unit_values(inputs, units, top_out)
+            errors = totals.sum() - counts[np.arange(n_inputs), values].sum(axis=1)
             best = int(np.argmin(errors))
             self.n_patterns_, self.n_nodes_ = len(units), len(units)
             coefs = [units[best, :-1].reshape(-1, 1)]
@@ -590,8 +612,8 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             return coefs, intercepts, float(errors[best]), float(errors[best])
 
         width = widths[0]
-        values = relu_d(inputs @ units[:, :-1].T - units[:, -1], high)
-        patterns, first = np.unique(values.T, axis=0, return_index=True)
+        values = _unit_values(inputs, units, high)
+        patterns, first = np.unique(values, axis=0, return_index=True)
         order = np.argsort(first)  # keep the sparsest representative's order
         patterns, first = np.ascontiguousarray(patterns[order]), first[order]
         self.n_patterns_ = len(patterns)
