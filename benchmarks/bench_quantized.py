@@ -1,0 +1,284 @@
+"""QuantizedReLUClassifier: exact training vs HiGHS MILP and a straight-through net.
+
+Four tables, measured in one process:
+
+1. Scaling in n at alpha = 3, width 2, d = 3 (planted network, 10% label
+   noise): the fit compresses the data to at most 27 distinct inputs, so time
+   should barely grow from n = 1e3 to 1e5.
+2. Scaling in the input dimension alpha = 2..6 (width 2) and 3. in the width
+   1..4 (alpha = 3), n = 2000: branch and bound next to the MILP of the same
+   problem solved by HiGHS on the same compressed data (time limit), side by
+   side, with the nodes and hidden-unit patterns of the search.
+4. Real data quantised to Z_3 (iris, breast cancer; a few features): the
+   exact training error next to a straight-through-estimator (STE) quantised
+   net of the same architecture trained with torch (best of several seeds) and
+   a real-weight MLPClassifier with 2 hidden units on the same inputs.
+
+Wall-clock seconds on this machine (the core count is in the JSON); every
+method runs on one core (n_jobs=1; HiGHS single-threaded by default in scipy).
+Run ``python benchmarks/bench_quantized.py`` or ``--quick``.
+"""
+
+import time
+
+import numpy as np
+from _harness import bench_arguments, median_time, ratio, report
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.model_selection import train_test_split
+from sklearn.neural_network import MLPClassifier
+
+from sklearn_iclr.neural_network import QuantizedReLUClassifier
+from sklearn_iclr.neural_network._quantized_relu import domain_bounds
+from sklearn_iclr.neural_network._quantized_relu_milp import quantized_relu_milp
+
+
+def planted(n, alpha, width=2, d=3, noise=0.1, seed=0):
+    """Inputs uniform on Z_d^alpha, labels of a random network, flipped."""
+    rng = np.random.default_rng(seed)
+    low, high = domain_bounds(d)
+    values = np.arange(low, high + 1)
+    while True:
+        W = rng.choice(values, size=(alpha, width))
+        b = rng.choice(values, size=width)
+        v = rng.choice(values, size=width)
+        c = rng.choice(values)
+        X = rng.choice(values, size=(n, alpha))
+        y = np.clip(np.clip(X @ W - b, 0, high) @ v - c, 0, 1)
+        if 0.25 < y.mean() < 0.75:
+            break
+    return X, np.where(rng.random(n) < noise, 1 - y, y)
+
+
+def compress(X, y):
+    inputs, inverse = np.unique(X, axis=0, return_inverse=True)
+    counts = np.zeros((len(inputs), 2))
+    np.add.at(counts, (inverse.ravel(), y), 1)
+    return inputs, counts
+
+
+def exact_fit(X, y, width=2, **params):
+    est = QuantizedReLUClassifier(
+        hidden_layer_sizes=(width,), quantization=None, **params
+    )
+    return est.fit(X, y)
+
+
+def scaling_in_n(quick):
+    sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000]
+    X, y = planted(max(sizes), alpha=3, seed=1)
+    rows = []
+    for n in sizes:
+        seconds, est = median_time(lambda n=n: exact_fit(X[:n], y[:n]), repeats=5)
+        rows.append(
+            {
+                "n": n,
+                "distinct": est.n_distinct_inputs_,
+                "patterns": est.n_patterns_,
+                "nodes": est.n_nodes_,
+                "errors": est.n_errors_,
+                "optimal": est.optimal_,
+                "seconds": seconds,
+            }
+        )
+    for row in rows:
+        row["time / time(n=1e3)"] = ratio(row["seconds"], rows[0]["seconds"])
+    report(
+        "quantized_scaling_n",
+        rows,
+        title="Time against n (alpha=3, width 2, d=3, 10% label noise)",
+    )
+    return rows
+
+
+def search_vs_milp(name, title, settings, milp_limit):
+    rows = []
+    for alpha, width in settings:
+        X, y = planted(2000, alpha=alpha, width=max(width, 1), seed=alpha + 10 * width)
+        row = {"alpha": alpha, "width": width}
+        try:
+            seconds, est = median_time(
+                lambda X=X, y=y, w=width: exact_fit(X, y, width=w), repeats=1
+            )
+        except ValueError as error:  # refused by the budget: show why
+            row.update(bnb_errors="refused", bnb_s=float("nan"))
+            row["note"] = str(error).split(" (")[0]
+            rows.append(row)
+            continue
+        row.update(
+            distinct=est.n_distinct_inputs_,
+            patterns=est.n_patterns_,
+            nodes=est.n_nodes_,
+            bnb_errors=est.n_errors_,
+            bnb_s=seconds,
+        )
+        start = time.perf_counter()
+        milp = quantized_relu_milp(*compress(X, y), 3, (width,), time_limit=milp_limit)
+        milp_s = time.perf_counter() - start
+        row.update(
+            milp_errors=milp["errors"],
+            milp_bound=round(milp["lower_bound"], 2),
+            milp_proven=milp["optimal"],
+            milp_s=milp_s,
+            milp_over_bnb=ratio(milp_s, seconds),
+            ns_per_node_input=1e9
+            * seconds
+            / max(est.n_nodes_ * est.n_distinct_inputs_, 1),
+        )
+        rows.append(row)
+    report(name, rows, title=title, meta={"milp_time_limit_s": milp_limit, "n": 2000})
+    return rows
+
+
+def quantized_net_ste(Z, y, width, d, seeds, epochs=400):
+    """Best training error of STE-trained quantized nets (latent real weights).
+
+    Forward: weights and biases rounded and clipped into Z_d, hidden units
+    ``clip(z @ W - b, 0, top)``, output ``clip(h @ v - c, 0, 1)``, exactly the
+    model of QuantizedReLUClassifier. Backward: the straight-through
+    estimator (identity through rounding; through the hidden clip the
+    gradient of ``clip(t, -0.5, top + 0.5)``), logistic loss on the output
+    pre-activation shifted by 1/2 (the output is 1 iff it is >= 1).
+    """
+    from sklearn_iclr.utils import import_torch
+
+    torch = import_torch()
+    torch.set_num_threads(1)  # tiny full-batch steps: threads only add overhead
+    low, high = domain_bounds(d)
+    Zt = torch.tensor(Z, dtype=torch.float64)
+    yt = torch.tensor(y, dtype=torch.float64)
+
+    def quantize(t):
+        return t + (torch.clamp(torch.round(t), low, high) - t).detach()
+
+    def hidden(pre):
+        soft = torch.clamp(pre, -0.5, high + 0.5)
+        return soft + (torch.clamp(pre, 0, high) - soft).detach()
+
+    best = None
+    for seed in seeds:
+        gen = torch.Generator().manual_seed(seed)
+        params = [
+            torch.randn(Z.shape[1], width, generator=gen, dtype=torch.float64),
+            torch.randn(width, generator=gen, dtype=torch.float64),
+            torch.randn(width, generator=gen, dtype=torch.float64),
+            torch.randn(1, generator=gen, dtype=torch.float64),
+        ]
+        for p in params:
+            p.requires_grad_(True)
+        opt = torch.optim.Adam(params, lr=0.05)
+        for _ in range(epochs):
+            W, b, v, c = (quantize(p) for p in params)
+            pre = hidden(Zt @ W - b) @ v - c
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(
+                2.0 * (pre - 0.5), yt
+            )
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            W, b, v, c = (torch.clamp(torch.round(p), low, high) for p in params)
+
+            def predict(A, W=W, b=b, v=v, c=c):
+                A = torch.tensor(A, dtype=torch.float64)
+                h = torch.clamp(A @ W - b, 0, high)
+                return torch.clamp(h @ v - c, 0, 1).numpy().astype(int)
+
+            errors = int(np.sum(predict(Z) != y))
+        if best is None or errors < best[0]:
+            best = (errors, predict)
+    return best
+
+
+def real_data(quick):
+    iris = load_iris()
+    cancer = load_breast_cancer()
+    names = list(cancer.feature_names)
+    picks = ["mean radius", "mean texture", "mean concave points", "worst area"]
+    sets = [
+        ("iris 4 feat, versicolor vs rest", iris.data, (iris.target == 1).astype(int)),
+        (
+            "iris petals, virginica vs rest",
+            iris.data[:, 2:],
+            (iris.target == 2).astype(int),
+        ),
+        (
+            "breast cancer 4 feat",
+            cancer.data[:, [names.index(p) for p in picks]],
+            cancer.target,
+        ),
+    ]
+    seeds = range(2 if quick else 10)
+    rows = []
+    for label, X, y in sets:
+        X_tr, X_te, y_tr, y_te = train_test_split(
+            X, y, test_size=0.3, stratify=y, random_state=0
+        )
+        start = time.perf_counter()
+        exact = QuantizedReLUClassifier(quantization="uniform").fit(X_tr, y_tr)
+        exact_s = time.perf_counter() - start
+        Z_tr, Z_te = exact._quantize(X_tr), exact._quantize(X_te)
+        start = time.perf_counter()
+        ste_errors, ste_predict = quantized_net_ste(Z_tr, y_tr, 2, 3, seeds)
+        ste_s = time.perf_counter() - start
+        mlp = MLPClassifier(
+            hidden_layer_sizes=(2,), solver="lbfgs", max_iter=5000, random_state=0
+        )
+        mlp.fit(Z_tr, y_tr)
+        rows.append(
+            {
+                "data": label,
+                "n_train": len(y_tr),
+                "distinct": exact.n_distinct_inputs_,
+                "exact_train_err": exact.n_errors_,
+                "ste_train_err": ste_errors,
+                "mlp2_train_err": int(np.sum(mlp.predict(Z_tr) != y_tr)),
+                "exact_test_acc": exact.score(X_te, y_te),
+                "ste_test_acc": float(np.mean(ste_predict(Z_te) == y_te)),
+                "mlp2_test_acc": mlp.score(Z_te, y_te),
+                "exact_s": exact_s,
+                "ste_s": ste_s,
+                "ste_over_exact_s": ratio(ste_s, exact_s),
+            }
+        )
+    report(
+        "quantized_real_data",
+        rows,
+        title=(
+            "Real data on Z_3 (uniform bins), width 2: exact vs STE "
+            f"(best of {len(seeds)} seeds) vs real-weight MLP(2)"
+        ),
+        meta={"ste_seeds": len(seeds), "ste_epochs": 400, "test_size": 0.3},
+    )
+    return rows
+
+
+def main(argv=None):
+    args = bench_arguments(__doc__.splitlines()[0], argv)
+    quick = args.quick
+    start = time.perf_counter()
+    exact_fit(*planted(100, alpha=2))  # loads the compiled search
+    print(
+        f"first fit (numba cache load or compile): "
+        f"{time.perf_counter() - start:.2f} s\n"
+    )
+    scaling_in_n(quick)
+    milp_limit = 5 if quick else 30
+    alphas = [2, 3] if quick else [2, 3, 4, 5, 6]
+    search_vs_milp(
+        "quantized_alpha",
+        f"Input dimension alpha (width 2, d=3, n=2000); HiGHS limit {milp_limit} s",
+        [(a, 2) for a in alphas],
+        milp_limit,
+    )
+    widths = [1, 2] if quick else [1, 2, 3, 4]
+    search_vs_milp(
+        "quantized_width",
+        f"Width (alpha=3, d=3, n=2000); HiGHS limit {milp_limit} s",
+        [(3, w) for w in widths],
+        milp_limit,
+    )
+    real_data(quick)
+
+
+if __name__ == "__main__":
+    main()
