@@ -26,6 +26,7 @@ from ..utils import check_work_budget, warn_user
 # node bounded on one distinct input (3-4 ns at alpha = 5, widths 2 and 3).
 _SECONDS_PER_EVALUATION = 1.2e-7
 _SECONDS_PER_NODE_INPUT = 4e-9
+_NUMERIC = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8]
 # Largest pattern table built (int8 entries: units times distinct inputs).
 _MAX_TABLE_ENTRIES = 5e8
 _UNITS_PER_CHUNK = 4096
@@ -491,7 +492,8 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         self : QuantizedReLUClassifier
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        # Integer X stays integer (no float copy, no rounding test).
+        X, y = validate_data(self, X, y, dtype=_NUMERIC)
         widths = tuple(self.hidden_layer_sizes)
         if len(widths) > 1 or any(
             not isinstance(w, Integral) or isinstance(w, bool) or w < 1 for w in widths
@@ -502,7 +504,8 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                 "networks are not supported by the exact search."
             )
         low, high = domain_bounds(self.domain_size)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
+        self.classes_ = np.unique(y)
+        y_index = _class_index(y, self.classes_)
         # The distinct labels decide the target type (the same answer as on
         # y, without a second pass over it).
         check_classification_targets(self.classes_)
@@ -566,8 +569,8 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             self.quantization_, self.data_min_, self.data_max_ = None, None, None
             return X.astype(np.int64)
         self.quantization_ = "uniform"
-        self.data_min_ = X[keep].min(axis=0)
-        self.data_max_ = X[keep].max(axis=0)
+        self.data_min_ = X[keep].min(axis=0).astype(np.float64)
+        self.data_max_ = X[keep].max(axis=0).astype(np.float64)
         return self._quantize(X)
 
     def _quantize(self, X):
@@ -580,6 +583,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                     + " Map X into Z_d or refit with quantization='uniform'."
                 )
             return X.astype(np.int64)
+        X = X.astype(np.float64, copy=False)
         # Divide by the largest magnitude first so that ranges near the float
         # limits neither overflow (1e308 - (-1e308)) nor lose all precision.
         scale = np.maximum(np.abs(self.data_min_), np.abs(self.data_max_))
@@ -684,6 +688,12 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         shuffle = rng.permutation(len(branches))
         order = shuffle[np.argsort(root[shuffle], kind="stable")]
         problem = (patterns.astype(np.int64), totals, best_in_range, top_out, high)
+        if self.verbose:
+            print(
+                f"[QuantizedReLUClassifier] searching {len(branches)} output "
+                f"layers x {n_multisets:.3g} multisets of {width} of "
+                f"{len(patterns)} patterns on {n_inputs} distinct inputs"
+            )
         n_jobs = min(effective_n_jobs(self.n_jobs), len(branches))
         groups = [order[job::n_jobs] for job in range(n_jobs)]
         if n_jobs == 1:
@@ -742,7 +752,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=_NUMERIC, reset=False)
         Z = self._quantize(X)
         top_hidden = domain_bounds(self.domain_size)[1]
         output = quantized_forward(
@@ -762,7 +772,19 @@ def _root_bound(counts, out_coef, out_bias, high, top_out):
 
 def _in_domain(X, low, high):
     """Whether every entry of ``X`` is an integer of ``Z_d = [low, high]``."""
-    return bool(X.min() >= low and X.max() <= high and np.all(X == np.round(X)))
+    if not (X.min() >= low and X.max() <= high):
+        return False
+    return X.dtype.kind in "iub" or bool(np.all(X == np.round(X)))
+
+
+def _class_index(y, classes):
+    """Index of each label in the sorted ``classes`` (``np.unique``'s inverse)."""
+    if len(classes) == 1:
+        return np.zeros(len(y), dtype=np.int64)
+    try:
+        return np.searchsorted(classes, y)
+    except TypeError:  # labels numpy cannot compare with searchsorted
+        return np.unique(y, return_inverse=True)[1]
 
 
 def _describe_domain_error(X, low, high, domain_size):
