@@ -287,11 +287,26 @@ def test_too_large_searches_are_refused_up_front_with_an_estimate():
         QuantizedReLUClassifier(quantization=None).fit(X[:, :12], y)
     # The table fits but the worst-case search does not: the count of
     # patterns and distinct inputs is given, and time_limit is suggested.
+    # The table fits but the worst-case search does not, and a probe of about
+    # a second does not finish (random labels prune badly): refused with the
+    # count of patterns and distinct inputs, and time_limit is suggested.
     X = rng.integers(-1, 2, size=(500, 6))
-    with pytest.raises(ValueError, match=r"distinct inputs.*about .*time_limit"):
+    with pytest.raises(ValueError, match=r"distinct inputs; a probe.*about .*time_"):
         QuantizedReLUClassifier(
             quantization=None, hidden_layer_sizes=(4,), max_candidates=10**8
         ).fit(X, y)
+
+
+def test_a_loose_worst_case_is_not_refused_when_the_probe_finishes():
+    rng = np.random.default_rng(10)
+    X, y = planted_data(rng, 2000, alpha=4, noise=0.25)
+    # Worst case 45 output layers x C(237, 4) multisets x 81 inputs > 1e10.
+    est = QuantizedReLUClassifier(quantization=None, hidden_layer_sizes=(4,))
+    est.fit(X, y)
+    assert est.optimal_
+    assert (
+        est.n_errors_ <= QuantizedReLUClassifier(quantization=None).fit(X, y).n_errors_
+    )
 
 
 @pytest.mark.parametrize("factor", [1e-3, 1e3, 1e150, 1e-300])

@@ -27,6 +27,9 @@ from ..utils import check_work_budget, warn_user
 _SECONDS_PER_EVALUATION = 1.2e-7
 _SECONDS_PER_NODE_INPUT = 4e-9
 _NUMERIC = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8]
+# Node-input evaluations of the probe run before refusing a search whose worst
+# case exceeds max_candidates (about a second).
+_PROBE_NODE_INPUTS = 2.5e8
 # Largest pattern table built (int8 entries: units times distinct inputs).
 _MAX_TABLE_ENTRIES = 5e8
 _UNITS_PER_CHUNK = 4096
@@ -235,15 +238,17 @@ def _search_branch(
     return best, -1, nodes
 
 
-def _run_branches(problem, branches, best, stop_at, deadline):
+def _run_branches(problem, branches, best, stop_at, deadline, max_nodes=math.inf):
     """Search ``branches`` in order with a shared incumbent.
 
-    Returns ``(best, best_branch, best_index, unfinished, nodes)`` where
-    ``unfinished`` lists the branches cut by the deadline.
+    Returns ``(best, best_branch, best_index, unfinished, nodes, capped)``
+    where ``unfinished`` lists the branches cut by the deadline or by
+    ``max_nodes`` (then ``capped`` is True).
     """
     patterns, totals, best_in_range, top, high_value = problem
     width = branches[0][0].shape[0]
     best_branch, best_index, unfinished, nodes = None, np.zeros(width, np.int64), [], 0
+    capped = False
     for position, (out_coef, out_bias) in enumerate(branches):
         if best <= stop_at or (best < math.inf and time.monotonic() > deadline):
             unfinished.extend(range(position, len(branches)))
@@ -268,18 +273,21 @@ def _run_branches(problem, branches, best, stop_at, deadline):
                 index,
                 depth,
                 stop_at,
-                _NODES_PER_CHUNK,
+                int(min(_NODES_PER_CHUNK, max_nodes - nodes)),
             )
             nodes += count
             if new_best < best:
                 best, best_branch, best_index = new_best, position, found.copy()
-            if depth >= 0 and best < math.inf and time.monotonic() > deadline:
+            capped = depth >= 0 and nodes >= max_nodes
+            if capped or (
+                depth >= 0 and best < math.inf and time.monotonic() > deadline
+            ):
                 unfinished.append(position)
                 unfinished.extend(range(position + 1, len(branches)))
                 break
         if unfinished:
             break
-    return best, best_branch, best_index, unfinished, nodes
+    return best, best_branch, best_index, unfinished, nodes, capped
 
 
 class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
@@ -343,11 +351,13 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         ``lower_bound_``. With a time limit the search-size budget is not
         checked (the pattern table still is).
     max_candidates : int, default=10_000_000_000
-        Refuse, before any search, a fit whose pattern table (``d^(alpha+1)``
-        weight vectors times ``p`` distinct inputs) or whose worst-case search
-        (top branches times multisets of ``width`` patterns, times ``p``)
-        exceeds this many unit evaluations; the message gives the counts and
-        a time estimate. Branch and bound usually examines far fewer nodes.
+        Work budget in unit evaluations. A pattern table (``d^(alpha+1)``
+        weight vectors times ``p`` distinct inputs) above it is refused before
+        it is built. A search whose worst case (top branches times multisets
+        of ``width`` patterns, times ``p``) exceeds it is first probed by a
+        short serial search (about a second): branch and bound usually
+        examines a tiny fraction of the worst case. If the probe does not
+        finish, the fit is refused with the counts and a time estimate.
     n_jobs : int or None, default=None
         joblib workers over the top branches (``None`` = 1); the top branches
         are dealt round-robin to the workers, each with its own incumbent.
@@ -665,23 +675,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             for bias in range(low, high + 1)
         ]
         n_multisets = math.comb(len(patterns) + width - 1, width)
-        if self.time_limit is None:
-            check_work_budget(
-                float(len(branches)) * n_multisets * n_inputs,
-                self.max_candidates,
-                what=(
-                    f"node-input evaluations in the worst case ({len(branches)} "
-                    f"output layers x {n_multisets:.3g} multisets of {width} of "
-                    f"the {len(patterns)} hidden-unit patterns on {n_inputs} "
-                    "distinct inputs)"
-                ),
-                seconds_per_unit=_SECONDS_PER_NODE_INPUT,
-                parameter="max_candidates",
-                advice=(
-                    "Use fewer features, a smaller width or domain_size, or set "
-                    "time_limit for the best network found in that time."
-                ),
-            )
+        worst = float(len(branches)) * n_multisets * n_inputs
         root = np.array(
             [_root_bound(counts, coef, bias, high, top_out) for coef, bias in branches]
         )
@@ -694,19 +688,40 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                 f"layers x {n_multisets:.3g} multisets of {width} of "
                 f"{len(patterns)} patterns on {n_inputs} distinct inputs"
             )
-        n_jobs = min(effective_n_jobs(self.n_jobs), len(branches))
-        groups = [order[job::n_jobs] for job in range(n_jobs)]
-        if n_jobs == 1:
-            results = [
-                _run_branches(
-                    problem,
-                    [branches[b] for b in groups[0]],
-                    math.inf,
-                    stop_at,
-                    deadline,
+        results = None
+        if self.time_limit is None and worst > self.max_candidates:
+            # The worst case is loose (the bounds prune most of it): probe with
+            # a short serial search and refuse only if the probe does not end.
+            probe = _run_branches(
+                problem,
+                [branches[b] for b in order],
+                math.inf,
+                stop_at,
+                math.inf,
+                max_nodes=max(1, int(_PROBE_NODE_INPUTS // n_inputs)),
+            )
+            if probe[-1]:
+                check_work_budget(
+                    worst,
+                    self.max_candidates,
+                    what=(
+                        f"node-input evaluations in the worst case "
+                        f"({len(branches)} output layers x {n_multisets:.3g} "
+                        f"multisets of {width} of the {len(patterns)} hidden-unit "
+                        f"patterns on {n_inputs} distinct inputs; a probe of "
+                        f"{probe[4]} nodes did not finish)"
+                    ),
+                    seconds_per_unit=_SECONDS_PER_NODE_INPUT,
+                    parameter="max_candidates",
+                    advice=(
+                        "Use fewer features, a smaller width or domain_size, or "
+                        "set time_limit for the best network found in that time."
+                    ),
                 )
-            ]
-        else:
+            results, groups = [probe], [order]
+        if results is None:
+            n_jobs = min(effective_n_jobs(self.n_jobs), len(branches))
+            groups = [order[job::n_jobs] for job in range(n_jobs)]
             results = Parallel(n_jobs=n_jobs)(
                 delayed(_run_branches)(
                     problem, [branches[b] for b in group], math.inf, stop_at, deadline
@@ -715,7 +730,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             )
         best, lower, best_coef = math.inf, math.inf, None
         self.n_nodes_ = 0
-        for group, (found, where, index, unfinished, nodes) in zip(
+        for group, (found, where, index, unfinished, nodes, _) in zip(
             groups, results, strict=True
         ):
             self.n_nodes_ += nodes
