@@ -11,7 +11,8 @@ Four tables, measured in one process:
    1..4 (alpha = 4, one data set), n = 2000, 25% label noise: branch and
    bound next to the MILP of the same problem solved by HiGHS on the same
    compressed data (time limit), side by side, with the nodes and hidden-unit
-   patterns of the search.
+   patterns of the search; the width table again on random labels (alpha = 3,
+   n = 500), where the bounds prune little.
 4. Real data quantised to Z_3 (iris, breast cancer; a few features): the
    exact training error next to a straight-through-estimator (STE) quantised
    net of the same architecture trained with torch (best of several seeds) and
@@ -118,10 +119,28 @@ def scaling_in_n(quick):
     return rows
 
 
-def search_vs_milp(name, title, settings, milp_limit, noise=0.1, refused_limit=120):
+def random_labels(n, alpha, seed=0):
+    """Inputs uniform on Z_3^alpha with fair coin labels: nothing to learn."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(-1, 2, size=(n, alpha)), rng.integers(0, 2, n)
+
+
+def search_vs_milp(
+    name,
+    title,
+    settings,
+    milp_limit,
+    noise=0.1,
+    refused_limit=120,
+    n=2000,
+    labels="planted",
+):
     rows = []
     for alpha, width in settings:
-        X, y = planted(2000, alpha=alpha, width=2, noise=noise, seed=alpha)
+        if labels == "planted":
+            X, y = planted(n, alpha=alpha, width=2, noise=noise, seed=alpha)
+        else:
+            X, y = random_labels(n, alpha, seed=alpha)
         row = {"alpha": alpha, "width": width, "default_budget": "ok"}
         try:
             seconds, est = median_time(
@@ -170,7 +189,12 @@ def search_vs_milp(name, title, settings, milp_limit, noise=0.1, refused_limit=1
         rows,
         columns=columns,
         title=title,
-        meta={"milp_time_limit_s": milp_limit, "n": 2000, "label_noise": noise},
+        meta={
+            "milp_time_limit_s": milp_limit,
+            "n": n,
+            "labels": labels,
+            "label_noise": noise,
+        },
     )
     for row in rows:
         if "note" in row:
@@ -330,6 +354,14 @@ def main(argv=None):
         [(4, w) for w in widths],
         milp_limit,
         noise=0.25,
+    )
+    search_vs_milp(
+        "quantized_width_random",
+        f"Width on random labels (alpha=3, d=3, n=500); HiGHS limit {milp_limit} s",
+        [(3, w) for w in widths],
+        milp_limit,
+        n=500,
+        labels="random",
     )
     real_data(quick)
 
