@@ -263,7 +263,7 @@ def test_values_outside_the_domain_are_refused():
 
 def test_unsupported_targets_and_architectures_are_refused():
     X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
-    with pytest.raises(ValueError, match="Raise domain_size to 5"):
+    with pytest.raises(ValueError, match="Raise domain_size to 4"):
         QuantizedReLUClassifier().fit(X, [0, 1, 2, 0])
     with pytest.raises(ValueError, match="y should be a 1d array"):
         QuantizedReLUClassifier().fit(X, np.array([[0, 1], [1, 0], [0, 0], [1, 1]]))

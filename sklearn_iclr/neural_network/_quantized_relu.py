@@ -397,8 +397,10 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         Search nodes examined.
     quantization_ : {"uniform"} or None
         The quantization used.
-    data_min_, data_max_ : ndarray of shape (n_features,) or None
-        The training range of each feature for ``"uniform"``.
+    data_min_ : ndarray of shape (n_features,) or None
+        The smallest training value of each feature (``"uniform"`` only).
+    data_max_ : ndarray of shape (n_features,) or None
+        The largest training value of each feature (``"uniform"`` only).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -526,7 +528,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                 + f"With domain_size={self.domain_size} the output unit takes the "
                 f"values 0..{high}, so at most {high + 1} classes can be "
                 f"predicted; y has {n_classes} classes. Raise domain_size to "
-                f"{2 * n_classes - 1} or more."
+                f"{2 * n_classes - 2} or more."
             )
         weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if np.any(weight < 0):
@@ -556,6 +558,10 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             warn_user(
                 f"No network has at most max_errors={self.max_errors} errors "
                 f"(the minimum is {errors:g}); the fitted network is the optimum."
+                if self.optimal_
+                else f"No network with at most max_errors={self.max_errors} "
+                f"errors was found within time_limit={self.time_limit} (best "
+                f"{errors:g}, lower bound {lower:g})."
             )
         if self.verbose:
             print(
