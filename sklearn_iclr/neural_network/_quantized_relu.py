@@ -115,7 +115,9 @@ def _compress(digits, y_index, weight, base, n_classes):
     if n_features * math.log2(base) > 60:
         inputs, inverse = np.unique(digits, axis=0, return_inverse=True)
         counts = np.zeros((len(inputs), n_classes))
-        np.add.at(counts, (np.ravel(inverse), y_index), weight)
+        np.add.at(
+            counts, (np.ravel(inverse), y_index), 1.0 if weight is None else weight
+        )
         return inputs, counts
     code = np.zeros(len(digits), dtype=np.int64)
     for column in digits.T[::-1]:  # Horner: no integer matrix product
@@ -128,11 +130,11 @@ def _compress(digits, y_index, weight, base, n_classes):
             minlength=base**n_features * n_classes,
         ).reshape(-1, n_classes)
         distinct = np.flatnonzero(flat.sum(axis=1) > 0)
-        counts = flat[distinct]
+        counts = flat[distinct].astype(np.float64)
     else:
         distinct, inverse = np.unique(code, return_inverse=True)
         counts = np.zeros((len(distinct), n_classes))
-        np.add.at(counts, (inverse, y_index), weight)
+        np.add.at(counts, (inverse, y_index), 1.0 if weight is None else weight)
     inputs = (distinct[:, None] // base ** np.arange(n_features)) % base
     return inputs.astype(np.int64), counts
 
@@ -516,7 +518,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                 "networks are not supported by the exact search."
             )
         low, high = domain_bounds(self.domain_size)
-        self.classes_ = np.unique(y)
+        self.classes_ = _unique_labels(y)
         y_index = _class_index(y, self.classes_)
         # The distinct labels decide the target type (the same answer as on
         # y, without a second pass over it).
@@ -530,14 +532,16 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                 f"predicted; y has {n_classes} classes. Raise domain_size to "
                 f"{2 * n_classes - 2} or more."
             )
-        weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if np.any(weight < 0):
-            raise ValueError("sample_weight must be non-negative.")
-        keep = weight > 0
-        if not np.any(keep):
-            raise ValueError("sample_weight is zero for every sample.")
+        weight, keep = None, slice(None)
+        if sample_weight is not None:
+            weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            if np.any(weight < 0):
+                raise ValueError("sample_weight must be non-negative.")
+            keep = weight > 0
+            if not np.any(keep):
+                raise ValueError("sample_weight is zero for every sample.")
         Z = self._fit_quantizer(X, keep, low, high)
-        if not np.all(keep):
+        if weight is not None and not np.all(keep):
             Z, y_index, weight = Z[keep], y_index[keep], weight[keep]
         Z -= low
         inputs, counts = _compress(Z, y_index, weight, self.domain_size, n_classes)
@@ -798,10 +802,21 @@ def _in_domain(X, low, high):
     return X.dtype.kind in "iub" or bool(np.all(X == np.round(X)))
 
 
+def _unique_labels(y):
+    """``np.unique(y)``, by counting for small non-negative integer labels."""
+    if y.dtype.kind in "iu" and len(y) and y.min() >= 0 and y.max() < 1 << 16:
+        return np.flatnonzero(np.bincount(y)).astype(y.dtype)
+    return np.unique(y)
+
+
 def _class_index(y, classes):
     """Index of each label in the sorted ``classes`` (``np.unique``'s inverse)."""
     if len(classes) == 1:
         return np.zeros(len(y), dtype=np.int64)
+    if y.dtype.kind in "iu" and classes[0] >= 0 and classes[-1] < 1 << 16:
+        rank = np.zeros(int(classes[-1]) + 1, dtype=np.int64)
+        rank[classes] = np.arange(len(classes))
+        return rank[y]  # a lookup instead of a binary search per label
     try:
         return np.searchsorted(classes, y)
     except TypeError:  # labels numpy cannot compare with searchsorted
