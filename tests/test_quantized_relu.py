@@ -343,3 +343,11 @@ def test_huge_magnitudes_do_not_overflow():
         warnings.simplefilter("error", RuntimeWarning)
         est = QuantizedReLUClassifier().fit(X, y)
     assert est.n_errors_ == 0
+
+
+def test_default_constructor_on_many_real_features_is_refused_at_once():
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)  # 30 features
+    with pytest.raises(ValueError, match=r"3\^31|weight vectors.*fewer features"):
+        QuantizedReLUClassifier().fit(X, y)
