@@ -13,6 +13,7 @@ from .neural_network import (
     InfoNCEEncoder,
     LevenbergMarquardtMLPRegressor,
     PatchConvAEDetector,
+    QuantizedReLUClassifier,
     SmallInitMLPRegressor,
     SparseTokenAttentionClassifier,
 )
@@ -40,5 +41,6 @@ __all__ = [
     "SparseTokenAttentionClassifier",
     "SpectralFilterFeatures",
     "SpuriousRobustSGD",
+    "QuantizedReLUClassifier",
     "__version__",
 ]

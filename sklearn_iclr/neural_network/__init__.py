@@ -29,3 +29,7 @@ __all__ = [
     "make_pooled_logistic_regression",
     "mean_pool_tokens",
 ]
+
+from ._quantized_relu import QuantizedReLUClassifier  # noqa: E402
+
+__all__ += ["QuantizedReLUClassifier"]
