@@ -9,6 +9,27 @@ other module imports them directly.
 import inspect
 
 from scipy import stats
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    validate_parameter_constraints,
+    validate_params,
+)
+from sklearn.utils.validation import _check_sample_weight
+
+__all__ = [
+    "HasMethods",
+    "Interval",
+    "StrOptions",
+    "_check_sample_weight",
+    "_fit_context",
+    "anderson_normal_statistic",
+    "set_training_mode",
+    "validate_parameter_constraints",
+    "validate_params",
+]
 
 # scipy 1.17 added ``method`` to ``anderson`` and warns without it; the
 # statistic itself does not depend on it.
@@ -35,3 +56,17 @@ def anderson_normal_statistic(sample):
     if _ANDERSON_TAKES_METHOD:
         return stats.anderson(sample, dist="norm", method="interpolate").statistic
     return stats.anderson(sample, dist="norm").statistic
+
+
+def set_training_mode(net, training=True):
+    """Put a skorch net's module in training (or evaluation) mode.
+
+    skorch's ``NeuralNet._set_training`` is private; a subclass that overrides
+    ``train_step_single`` must call it first, as skorch's own does.
+
+    Parameters
+    ----------
+    net : skorch.NeuralNet
+    training : bool, default=True
+    """
+    net._set_training(training)
