@@ -554,7 +554,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             A positive score favours ``classes_[1]`` for two classes.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float32)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
         outputs = module_outputs(self.module_, X)
         return outputs[:, 0] if outputs.shape[1] == 1 else outputs
 
