@@ -451,3 +451,13 @@ def test_monomials_out_of_float_range_are_refused_naming_the_magnitude(scale, ma
     X = np.random.default_rng(0).normal(size=(20, 2)) * scale
     with pytest.raises(ValueError, match=match):
         ICEClassifier(degree=2).fit(X, np.arange(20) % 2)
+
+
+def test_huge_n_jobs_is_capped_at_the_number_of_tasks():
+    # n_jobs=10**12 ended in a joblib OverflowError.
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.arange(30) % 2
+    ref = ICEClassifier().fit(X, y)
+    clf = ICEClassifier(n_jobs=10**12).fit(X, y)
+    assert clf.n_errors_ == ref.n_errors_
+    np.testing.assert_array_equal(clf.coef_, ref.coef_)

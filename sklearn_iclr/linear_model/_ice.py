@@ -95,7 +95,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         Parallel tasks (chunks of pencils) through joblib. ``None`` means 1
         unless in a ``joblib.parallel_config`` context, so
         ``parallel_config(backend="dask")`` runs the search on a Dask
-        cluster. The result does not depend on ``n_jobs``.
+        cluster. The result does not depend on ``n_jobs``; more jobs than
+        chunks of work are not started.
     verbose : int, default=0
         Print progress (chunks done, examinations, best loss, ETA) when > 0.
 
@@ -333,7 +334,13 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     def _run(self, Y, y, w, chunks, bound_labels, exhaustive, total):
         """Scan chunks of pencils in parallel; the first best candidate wins."""
         bound = _cost(bound_labels, y, w)
-        results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+        n_jobs = self.n_jobs
+        if n_jobs is not None and n_jobs > 0:
+            # No more workers than tasks (an exhaustive scan makes at most one
+            # chunk per point): a huge n_jobs would overflow inside joblib.
+            n_tasks = len(chunks) if hasattr(chunks, "__len__") else len(Y)
+            n_jobs = min(n_jobs, max(n_tasks, 1))
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(
             delayed(_scan_chunk)(Y, y, w, pencils, bound, exhaustive)
             for pencils in chunks
         )
