@@ -125,7 +125,7 @@ def make_truncated_ising(
     chain starts from a satisfying assignment found by Moser-Tardos resampling.
     A sweep updates every spin once, one colour class at a time: the classes are
     independent sets of the conflict graph (Ising edges plus clause
-    co-membership, coloured greedily in random order), so a whole class is
+    co-membership, coloured greedily in vertex order), so a whole class is
     updated at once, vectorised over vertices and chains. The sampler is built
     for sparse couplings: with a dense one (e.g. Curie-Weiss) every class is a
     single vertex and a sweep costs ``n`` vectorised steps.
@@ -152,7 +152,7 @@ def make_truncated_ising(
     n_sweeps : int, default=100
         Sweeps of Glauber dynamics per chain (0 returns the Moser-Tardos start).
     random_state : int, RandomState instance or None, default=None
-        Seed of the colouring, the start and the dynamics.
+        Seed of the start and the dynamics.
 
     Returns
     -------
