@@ -14,6 +14,10 @@ seconds are noisy; compare the ratios and rates within one run):
    unit clauses pinning 30% of the spins.
 4. ``fit_time``: fit time vs n with a 3-CNF of n clauses (linear scaling).
 5. ``sampler``: spin updates per second of the colour-sweep Glauber sampler.
+6. ``colouring``: the sampler's one-off setup (occurrence lists, greedy
+   colouring of the conflict graph by the numba kernel, class index arrays)
+   vs n, against the former numpy colouring (conflict graph as a sparse
+   product, speculative rounds) on the same data.
 
 Run: ``PYTHONPATH=. python benchmarks/bench_ising.py`` (about 4 minutes).
 """
@@ -275,7 +279,7 @@ def bench_sampler(n=100_000, sweeps=20):
                 lambda c=chains, f=cnf, r=rng: moser_tardos(f, c, r), 1, 0
             )
             setup_s, sampler = median_time(
-                lambda c=chains, f=cnf, r=rng: _ColourSweepSampler(A, f, c, r), 1, 0
+                lambda c=chains, f=cnf: _ColourSweepSampler(A, f, c), 1, 0
             )
             flat = spins.astype(np.float64).ravel()
             loop_rate = python_loop_rate(A, cnf, 0.5) if chains == 1 else np.nan
@@ -306,6 +310,143 @@ def bench_sampler(n=100_000, sweeps=20):
     )
 
 
+def numpy_conflicts(A, cnf):
+    """The former conflict graph: Ising pattern plus clause co-membership as a
+    sparse product of the clause incidence matrix."""
+    pattern = sp.csr_array(
+        (np.ones(A.nnz), A.indices, A.indptr), shape=A.shape, dtype=np.float64
+    )
+    if cnf.n_clauses:
+        incidence = sp.csr_array(
+            (np.ones(len(cnf.lit_var)), (cnf.clause_of_lit, cnf.lit_var)),
+            shape=(cnf.n_clauses, cnf.n_vars),
+        )
+        pattern = pattern + incidence.T @ incidence
+    pattern.setdiag(0)
+    pattern.eliminate_zeros()
+    return sp.csr_array(pattern)
+
+
+def numpy_colour_classes(graph, rng):
+    """The former numpy colouring (the anchor of the ``colouring`` table).
+
+    Independent sets covering the vertices: speculative greedy colouring.
+
+    Every uncoloured vertex takes the smallest colour absent from its coloured
+    neighbours; when two adjacent uncoloured vertices pick the same colour, the
+    one with the lower random priority gives it back and tries again in the
+    next round (Gebremedhin-Manne). Each round is vectorised; at most
+    ``max degree + 1`` colours are used.
+
+    Parameters
+    ----------
+    graph : scipy.sparse.csr_array of shape (n, n)
+        Symmetric adjacency pattern without self-loops.
+    rng : numpy.random.RandomState
+        Source of the priorities.
+
+    Returns
+    -------
+    classes : list of ndarray
+        Vertex indices of each colour class, in increasing order.
+    """
+    n = graph.shape[0]
+    priority = rng.permutation(n)
+    colour = np.full(n, -1)
+    todo = np.arange(n)
+    # Edges between uncoloured vertices (both directions).
+    src = np.repeat(np.arange(n), np.diff(graph.indptr))
+    dst = graph.indices
+    while len(todo):
+        tentative = colour.copy()
+        tentative[todo] = _smallest_free_colour(graph[todo], colour)
+        clash = (tentative[src] == tentative[dst]) & (priority[src] < priority[dst])
+        losers = np.zeros(n, dtype=bool)
+        losers[src[clash]] = True
+        winners = todo[~losers[todo]]
+        colour[winners] = tentative[winners]
+        todo = todo[losers[todo]]
+        keep = losers[src] & losers[dst]
+        src, dst = src[keep], dst[keep]
+    return [np.flatnonzero(colour == c) for c in range(colour.max() + 1)]
+
+
+def _smallest_free_colour(rows, colour):
+    """For each row of ``rows`` (CSR), the least colour absent from its neighbours."""
+    n_rows = rows.shape[0]
+    used = colour[rows.indices]
+    lengths = np.diff(rows.indptr)
+    if colour.max() < 62:
+        bits = np.where(used >= 0, np.left_shift(1, used.clip(0)), 0)
+        mask = np.zeros(n_rows, dtype=np.int64)
+        nonempty = lengths > 0
+        if rows.nnz:
+            mask[nonempty] = np.bitwise_or.reduceat(bits, rows.indptr[:-1][nonempty])
+        lowest_free = ~mask & (mask + 1)
+        return np.log2(lowest_free).astype(np.intp)
+    row = np.repeat(np.arange(n_rows), lengths)
+    width = int(colour.max()) + 2
+    key = np.unique(row[used >= 0] * width + used[used >= 0])
+    row, used = key // width, key % width
+    rank = np.arange(len(key)) - np.searchsorted(row, row)
+    free = np.bincount(row, minlength=n_rows)
+    gap = used != rank
+    np.minimum.at(free, row[gap], rank[gap])
+    return free
+
+
+def wall_and_cpu(func, repeats):
+    """Median wall and CPU seconds of ``repeats`` calls, measured together."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = func()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return float(np.median(walls)), float(np.median(cpus)), result
+
+
+def bench_colouring():
+    """Sampler setup vs n: the numba colouring against the former numpy one."""
+    rows = []
+    small = make_regular_coupling(100, DELTA, random_state=0)
+    start = time.perf_counter()
+    _ColourSweepSampler(small, check_cnf(make_random_kcnf(100, 3, 3), 100), 1)
+    first_call_s = time.perf_counter() - start  # compile, or load from cache
+    for n in (10_000, 100_000, 1_000_000):
+        A = make_regular_coupling(n, DELTA, random_state=0)
+        cnf = check_cnf(make_random_kcnf(n, 3, 3, random_state=0), n)
+        new_s, new_cpu, sampler = wall_and_cpu(
+            lambda A=A, f=cnf: _ColourSweepSampler(A, f, 1), 3
+        )
+
+        def old(A=A, cnf=cnf):
+            graph = numpy_conflicts(A, cnf)
+            return numpy_colour_classes(graph, np.random.RandomState(0))
+
+        old_s, old_cpu, old_classes = wall_and_cpu(old, 1 if n >= 1_000_000 else 3)
+        rows.append(
+            {
+                "n": n,
+                "clauses": cnf.n_clauses,
+                "colours": len(sampler.classes),
+                "setup_s": new_s,
+                "setup_cpu_s": new_cpu,
+                "numpy_colouring_s": old_s,
+                "numpy_colouring_cpu_s": old_cpu,
+                "numpy_colours": len(old_classes),
+                "speedup_cpu": old_cpu / new_cpu,
+                "first_call_s": first_call_s,
+            }
+        )
+    report(
+        "ising_colouring",
+        rows,
+        title="sampler setup (numba greedy colouring) vs the former numpy colouring, "
+        "3-regular coupling, random 3-CNF",
+    )
+
+
 if __name__ == "__main__":
     parts = {
         "sampler": bench_sampler,
@@ -313,6 +454,7 @@ if __name__ == "__main__":
         "spread": bench_spread,
         "rmse": bench_rmse,
         "naive": bench_naive,
+        "colouring": bench_colouring,
     }
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(

@@ -1,13 +1,14 @@
 """scikit-learn's own estimator checks, run on every public estimator.
 
 New estimators are picked up automatically: adding the class to a subpackage's
-``__all__`` is enough. Estimators that need small budgets to keep the checks fast
-get them in ``CHECK_PARAMS``; a check may be listed in ``EXPECTED_FAILED_CHECKS``
-only with a reason a reviewer would accept.
+``__all__`` is enough. Every estimator is checked with its default constructor
+(``DEFAULT_OVERRIDES`` may give a smaller budget, with a written reason) and,
+where ``CHECK_PARAMS`` gives small budgets, with those too. A check may be
+listed in ``EXPECTED_FAILED_CHECKS`` only with a reason a reviewer would accept.
 """
 
 import pytest
-from _estimator_params import CHECK_PARAMS, EXPECTED_FAILED_CHECKS
+from _estimator_params import CHECK_PARAMS, DEFAULT_OVERRIDES, EXPECTED_FAILED_CHECKS
 from sklearn.base import TransformerMixin
 from sklearn.utils.estimator_checks import (
     check_dataframe_column_names_consistency,
@@ -25,7 +26,13 @@ from sklearn_iclr.utils import all_estimators
 
 
 def _instances():
-    return [est(**CHECK_PARAMS.get(name, {})) for name, est in all_estimators()]
+    """Each estimator as a user constructs it, then with the checks' budgets."""
+    instances = []
+    for name, est in all_estimators():
+        instances.append(est(**DEFAULT_OVERRIDES.get(name, {})))
+        if name in CHECK_PARAMS:
+            instances.append(est(**CHECK_PARAMS[name]))
+    return instances
 
 
 def _expected_failed_checks(estimator):
@@ -41,7 +48,7 @@ def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("estimator", _instances(), ids=lambda est: type(est).__name__)
+@pytest.mark.parametrize("estimator", _instances(), ids=repr)
 def test_checks_left_out_by_check_estimator(estimator):
     name = type(estimator).__name__
     expected = _expected_failed_checks(estimator)
@@ -66,8 +73,16 @@ _TRANSFORMER_CHECKS = (
 @pytest.mark.parametrize(
     "estimator",
     [est for est in _instances() if isinstance(est, TransformerMixin)],
-    ids=lambda est: type(est).__name__,
+    ids=repr,
 )
 @pytest.mark.parametrize("check", _TRANSFORMER_CHECKS, ids=lambda c: c.__name__)
 def test_transformer_output_api(estimator, check):
     check(type(estimator).__name__, estimator)
+
+
+def test_every_estimator_is_checked_with_its_default_constructor():
+    # Issue #25: the checks once ran only with small budgets, hiding failures
+    # of the defaults (LSTDQEvaluator on singular A, SpuriousRobustSGD chunks).
+    checked = {repr(est) for est in _instances()}
+    for name, _ in all_estimators():
+        assert f"{name}()" in checked or name in DEFAULT_OVERRIDES

@@ -7,7 +7,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
-from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf, MinCovDet
+from sklearn.covariance import (
+    OAS,
+    EmpiricalCovariance,
+    LedoitWolf,
+    MinCovDet,
+    ShrunkCovariance,
+)
+from sklearn.preprocessing import StandardScaler
 
 from sklearn_iclr.covariance import GaussianEmbeddingModel
 from sklearn_iclr.metrics import gaussianity_report, norm_coefficient_of_variation
@@ -241,3 +248,50 @@ def test_pickle_and_pandas_roundtrip():
     clone = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(clone.score_samples(df), model.score_samples(df))
     np.testing.assert_array_equal(model.feature_names_in_, ["a", "b", "c"])
+
+
+# ------------------------------------------------------- issue #25 regressions
+
+
+def test_docstring_example_shrunk_covariance_works():
+    # The docstring suggested ShrunkCovariance(0.2), a TypeError (keyword-only).
+    assert "ShrunkCovariance(0.2)" not in GaussianEmbeddingModel.__doc__
+    assert "ShrunkCovariance(shrinkage=0.2)" in GaussianEmbeddingModel.__doc__
+    X = np.random.RandomState(0).standard_normal((50, 3))
+    model = GaussianEmbeddingModel(covariance=ShrunkCovariance(shrinkage=0.2)).fit(X)
+    assert model.covariance_estimator_.shrinkage == 0.2
+
+
+def test_estimator_without_covariance_is_named():
+    X = np.random.RandomState(0).standard_normal((50, 3))
+    with pytest.raises(TypeError, match=r"StandardScaler\(\) has no covariance_"):
+        GaussianEmbeddingModel(covariance=StandardScaler()).fit(X)
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-300, 1e170, 1e300])
+def test_l2_normalize_handles_tiny_and_huge_rows(scale):
+    # Rows of norm 1e-170 were called "a row of zeros"; 1e200 gave NaN.
+    X = np.random.RandomState(0).standard_normal((50, 3))
+    base = GaussianEmbeddingModel(normalize="l2").fit(X)
+    model = GaussianEmbeddingModel(normalize="l2").fit(X * scale)
+    np.testing.assert_allclose(model.covariance_, base.covariance_, rtol=1e-12)
+    np.testing.assert_allclose(
+        model.score_samples(X * scale), base.score_samples(X), rtol=1e-10
+    )
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e300, 1e-160, 1e-300])
+def test_magnitudes_outside_float_range_are_refused_naming_the_magnitude(scale):
+    X = np.random.RandomState(0).standard_normal((50, 3)) * scale
+    with pytest.raises(ValueError, match=r"magnitude at most \d.*e[+-]\d+"):
+        GaussianEmbeddingModel().fit(X)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-100, 1e100, 1e300])
+def test_mutual_information_is_invariant_to_huge_and_tiny_units(scale):
+    rng = np.random.RandomState(0)
+    Z = rng.multivariate_normal([0, 0], [[1.0, 0.8], [0.8, 1.0]], size=500)
+    model = GaussianEmbeddingModel(covariance="empirical")
+    base = model.mutual_information(Z[:, :1], Z[:, 1:])
+    moved = model.mutual_information(Z[:, :1] * scale, Z[:, 1:])
+    assert moved == pytest.approx(base, rel=1e-10)

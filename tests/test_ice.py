@@ -128,12 +128,14 @@ def test_relabelling_and_refit_are_deterministic():
 # ------------------------------------------------------- near-degenerate data
 
 
-def _fit_without_warning(X, y):
+def _fit_without_warning(X, y, degree=1):
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        clf = ICEClassifier().fit(np.asarray(X, dtype=float), np.asarray(y))
+        clf = ICEClassifier(degree=degree).fit(
+            np.asarray(X, dtype=float), np.asarray(y)
+        )
     assert weighted_errors(clf, np.asarray(X, dtype=float), np.asarray(y)) == (
         clf.n_errors_
     )
@@ -401,3 +403,61 @@ def test_lower_dimensional_data_is_solved_in_its_hull():
     flat = ICEClassifier().fit(X, y)
     assert flat.n_errors_ == line.n_errors_ == 2
     assert weighted_errors(flat, X, y) == 2
+
+
+# ------------------------------------------------------- issue #25 regressions
+
+
+@pytest.mark.parametrize("degree, count", [(4, "10,625"), (6, "230,229")])
+def test_high_degree_is_refused_before_the_linear_program(degree, count):
+    # degree=4 on 30 x 20 hung in the separability LP before the budget
+    # check; degree=6 tried to allocate a 395 GiB identity matrix.
+    X = np.random.default_rng(0).normal(size=(30, 20))
+    y = np.arange(30) % 2
+    with pytest.raises(ValueError, match=rf"{count} monomial.*max_candidates"):
+        ICEClassifier(degree=degree).fit(X, y)
+
+
+def test_spans_far_below_1e_290_keep_the_optimum():
+    # A column range below 1e-290 was treated as constant: optimal_=True with
+    # 9 errors where the optimum is 1. The threshold is now relative.
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 4, size=(30, 2)).astype(float)
+    y = (X.sum(axis=1) + rng.normal(0, 1.5, 30) > 3).astype(int)
+    base = _fit_without_warning(X, y)
+    for scale in ([1e-295, 1.0], [1e-295, 1e-299]):
+        tiny = _fit_without_warning(X * scale, y)
+        assert tiny.optimal_ and tiny.n_errors_ == base.n_errors_
+        np.testing.assert_array_equal(tiny.predict(X * scale), base.predict(X))
+    with pytest.raises(ValueError, match=r"range of only .*e-3"):
+        ICEClassifier().fit(X * [1e-305, 1.0], y)
+
+
+@pytest.mark.parametrize("degree, scale", [(1, 1e300), (2, 1e150), (2, 1e-150)])
+def test_huge_and_tiny_magnitudes_keep_the_optimum(degree, scale):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(25, 2))
+    y = (X[:, 0] ** 2 + X[:, 1] + rng.normal(0, 0.5, 25) > 0.5).astype(int)
+    base = _fit_without_warning(X, y, degree=degree)
+    scaled = _fit_without_warning(X * scale, y, degree=degree)
+    assert scaled.n_errors_ == base.n_errors_
+    np.testing.assert_array_equal(scaled.predict(X * scale), base.predict(X))
+
+
+@pytest.mark.parametrize(
+    "scale, match", [(1e200, r"magnitude \d.*e\+200"), (1e-200, r"magnitude \d.*e-200")]
+)
+def test_monomials_out_of_float_range_are_refused_naming_the_magnitude(scale, match):
+    X = np.random.default_rng(0).normal(size=(20, 2)) * scale
+    with pytest.raises(ValueError, match=match):
+        ICEClassifier(degree=2).fit(X, np.arange(20) % 2)
+
+
+def test_huge_n_jobs_is_capped_at_the_number_of_tasks():
+    # n_jobs=10**12 ended in a joblib OverflowError.
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.arange(30) % 2
+    ref = ICEClassifier().fit(X, y)
+    clf = ICEClassifier(n_jobs=10**12).fit(X, y)
+    assert clf.n_errors_ == ref.n_errors_
+    np.testing.assert_array_equal(clf.coef_, ref.coef_)

@@ -355,3 +355,20 @@ def test_score_rejects_rows_that_violate_the_clauses():
     assert not est.at_bound_
     with pytest.raises(ValueError, match="row 0 violates clause 0"):
         est.score(-X)
+
+
+# ------------------------------------------------------- issue #25 regressions
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e6, 1e12, 1e100])
+def test_stopping_rule_is_scale_aware(small_problem, scale):
+    # Couplings x 1e12 stopped Newton after one step, 2% off: the rule
+    # |step| <= tol (1 + |beta|) was absolute for small beta.
+    X, A, clauses = small_problem
+    base = PseudoLikelihoodIsing(coupling=A, clauses=clauses, binarize=None).fit(X)
+    est = PseudoLikelihoodIsing(
+        coupling=A * scale, clauses=clauses, binarize=None, beta_bound=1e7 / scale
+    ).fit(X)
+    assert not est.at_bound_
+    assert est.beta_ * scale == pytest.approx(base.beta_, rel=1e-8)
+    assert est.standard_error_ * scale == pytest.approx(base.standard_error_, rel=1e-8)

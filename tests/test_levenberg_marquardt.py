@@ -400,3 +400,19 @@ def test_switch_runs_lm_then_first_order_steps():
     assert len(est.damping_curve_) == 12
     with pytest.warns(ConvergenceWarning, match="max_iter=30"):
         clone(est).fit(X, y)
+
+
+# ------------------------------------------------------- issue #25 regressions
+
+
+def test_defaults_converge_on_a_two_frequency_target():
+    # The default stopped at max_iter=200 with a ConvergenceWarning: a fit
+    # that interpolates kept improving by more than tol * loss. The rule now
+    # has a floor at tol^2 var(y), and the budget is 1000 iterations.
+    x = np.linspace(-1, 1, 300)[:, None]
+    y = np.sin(9 * np.pi * x[:, 0] / 2) + np.sin(np.pi * x[:, 0] + 0.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = LevenbergMarquardtMLPRegressor(random_state=0).fit(x, y)
+    assert model.n_iter_ < model.max_iter
+    assert np.mean((model.predict(x) - y) ** 2) < 1e-6 * y.var()

@@ -312,3 +312,28 @@ def test_divergence_is_reported():
     X = make_patch_anomalies(n_train=20, n_test=1, random_state=0).X_train
     with pytest.raises(ValueError, match="lower learning_rate"):
         PatchConvAEDetector(learning_rate=1e3, max_epochs=200).fit(X)
+
+
+# ------------------------------------------------------- issue #25 regressions
+
+
+@pytest.mark.parametrize("scale", [1e-100, 1e100, 1e140])
+def test_large_and_small_units_are_equivariant(scale):
+    # The RMS scale was computed from squares: 1e300 gave NaN scores.
+    X = np.random.RandomState(0).normal(size=(40, 16))
+    base = PatchConvAEDetector(max_epochs=2, random_state=0).fit(X)
+    moved = PatchConvAEDetector(max_epochs=2, random_state=0).fit(X * scale)
+    assert_allclose(moved.score_samples(X * scale) / scale**2, base.score_samples(X))
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e300, 1e-160, 1e-300])
+def test_magnitudes_outside_float_range_are_refused_naming_them(scale):
+    X = np.random.RandomState(0).normal(size=(40, 16)) * scale
+    with pytest.raises(ValueError, match=r"magnitude at most \d.*e[+-]\d+"):
+        PatchConvAEDetector(max_epochs=2, random_state=0).fit(X)
+
+
+def test_empty_three_dimensional_input_says_zero_samples():
+    # It ended in a reshape error.
+    with pytest.raises(ValueError, match=r"0 sample\(s\)"):
+        PatchConvAEDetector().fit(np.zeros((0, 3, 4)))

@@ -1,5 +1,7 @@
 """Tests of the shared torch/skorch training glue (sklearn_iclr.utils._skorch)."""
 
+import copy
+
 import numpy as np
 import pytest
 import torch
@@ -81,7 +83,19 @@ def test_module_outputs_match_a_plain_forward_pass():
     module = _fit(0).module_
     with torch.no_grad():
         expected = module(torch.from_numpy(X)).numpy()
-    np.testing.assert_allclose(module_outputs(module, X, batch_size=7), expected)
+        exact = copy.deepcopy(module).double()(torch.from_numpy(X).double()).numpy()
+    outputs = module_outputs(module, X, batch_size=7)
+    # Evaluated in float64: the float32 pass up to its rounding.
+    np.testing.assert_allclose(outputs, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(outputs, exact, rtol=1e-12)
+
+
+def test_module_outputs_of_a_subset_equal_the_full_call_bit_for_bit():
+    X, _ = _regression()
+    module = _fit(0).module_
+    full = module_outputs(module, X)
+    for rows in (slice(0, 1), slice(1, 8), slice(5, None)):
+        np.testing.assert_array_equal(module_outputs(module, X[rows]), full[rows])
 
 
 def test_thread_limit_is_restored_after_an_error():

@@ -465,3 +465,30 @@ def test_digit_bags_attention_finds_the_target_digit():
     top = clf.attention_weights(X_test)[positive].argmax(axis=1)
     hit_rate = mask[positive][np.arange(positive.sum()), top].mean()
     assert hit_rate >= 0.9
+
+
+# ------------------------------------------------------- issue #25 regressions
+
+
+@pytest.mark.parametrize("scale", [1e140, 1e300])
+def test_magnitudes_outside_float_range_are_refused_naming_them(scale):
+    # 1e150-1e300 ended in "Input X contains NaN" inside LogisticRegression.
+    X, y, _, _ = make_sparse_token(100, random_state=0)
+    with pytest.raises(ValueError, match=r"magnitude at most \d.*e\+\d+"):
+        SparseTokenAttentionClassifier(random_state=0).fit(X * scale, y)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("scale", [1e-300, 1e-140, 1e90])
+def test_extreme_accepted_magnitudes_give_finite_outputs(scale, protocol):
+    X, y, _, _ = make_sparse_token(100, random_state=0)
+    clf = SparseTokenAttentionClassifier(protocol=protocol, random_state=0)
+    clf.fit(X * scale, y)
+    assert np.isfinite(clf.decision_function(X * scale)).all()
+    assert np.isfinite(clf.predict_proba(X * scale)).all()
+
+
+def test_empty_three_dimensional_input_says_zero_samples():
+    # It ended in a reshape error.
+    with pytest.raises(ValueError, match=r"0 sample\(s\)"):
+        SparseTokenAttentionClassifier().fit(np.zeros((0, 3, 4)), np.zeros(0))

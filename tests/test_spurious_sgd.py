@@ -386,5 +386,65 @@ def test_validation_split_needs_two_rows_per_group(data):
     X, y = data
     groups = np.zeros(len(y))
     groups[0] = 1  # a group of one row cannot be split
-    with pytest.raises(ValueError, match="every group .* needs at least 2 rows"):
+    with pytest.raises(ValueError, match="only 1 row; every group needs at least 2"):
         SpuriousRobustSGD(validation_fraction=0.2, **FAST).fit(X, y, groups=groups)
+
+
+# ------------------------------------------------------- issue #25 regressions
+
+
+@pytest.mark.parametrize("hidden", [(), (16,)])
+def test_scores_of_a_subset_equal_the_same_rows_of_the_full_call(hidden):
+    # float32 kernels sum in an order that depends on the number of rows; the
+    # outputs are computed in float64, so chunking changes nothing.
+    X, y = make_classification(300, n_features=20, random_state=0)
+    clf = SpuriousRobustSGD(hidden_layer_sizes=hidden, max_epochs=2, random_state=0)
+    clf.fit(X * 10, y)
+    full = clf.decision_function(X * 10)
+    for rows in [slice(0, 1), slice(0, 7), slice(3, 200), slice(150, 300)]:
+        np.testing.assert_array_equal(clf.decision_function(X[rows] * 10), full[rows])
+        np.testing.assert_array_equal(
+            clf.predict_proba(X[rows] * 10), clf.predict_proba(X * 10)[rows]
+        )
+
+
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"weight_decay": 1e6}, "weight_decay"),
+        ({"learning_rate": 1e6, "loss": "exponential"}, "learning_rate"),
+        ({"learning_rate": 1e6, "hidden_layer_sizes": (8,)}, "learning_rate"),
+    ],
+)
+def test_divergence_is_refused_naming_the_parameter(data, params, name):
+    # Issue #25: these fits ended with NaN weights and no word.
+    X, y = data
+    clf = SpuriousRobustSGD(**{**FAST, **params})
+    with pytest.raises(ValueError, match=rf"diverged.*lower {name}"):
+        clf.fit(X, y)
+
+
+def test_two_dimensional_groups_are_reported_as_groups(data):
+    X, y = data
+    with pytest.raises(ValueError, match=r"groups must be 1-D.*\(80, 2\)"):
+        SpuriousRobustSGD(**FAST).fit(X, y, groups=np.zeros((len(y), 2)))
+
+
+@pytest.mark.parametrize("as_object", [False, True])
+def test_nan_in_groups_is_reported_as_groups(data, as_object):
+    X, y = data
+    groups = np.zeros(len(y))
+    groups[3] = np.nan
+    if as_object:
+        groups = groups.astype(object)
+    with pytest.raises(ValueError, match="groups contains NaN"):
+        SpuriousRobustSGD(**FAST).fit(X, y, groups=groups)
+
+
+def test_too_large_validation_fraction_advises_a_smaller_one(data):
+    X, y = data
+    with pytest.raises(ValueError, match="Use a smaller validation_fraction"):
+        SpuriousRobustSGD(validation_fraction=0.99, **FAST).fit(X, y)
+    groups = np.arange(len(y)) % 10
+    with pytest.raises(ValueError, match="Use a larger validation_fraction"):
+        SpuriousRobustSGD(validation_fraction=0.05, **FAST).fit(X, y, groups=groups)

@@ -26,17 +26,44 @@ COVARIANCE_ESTIMATORS = {
 RELATIVE_EIGENVALUE_FLOOR = 1e-12
 
 
+# Magnitudes whose squares (the covariance) stay normal float64 numbers.
+MAX_MAGNITUDE = 1e150
+MIN_MAGNITUDE = 1e-150
+
+
 def _normalize_rows(X, normalize):
-    """Rows scaled to unit Euclidean norm when ``normalize == "l2"``."""
+    """Rows scaled to unit Euclidean norm when ``normalize == "l2"``.
+
+    Each row is first divided by its largest absolute entry, so that rows of
+    any magnitude (1e-300 to 1e300) are normalised without overflow or
+    underflow of the squares.
+    """
     if normalize is None:
         return X
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    if np.any(norms == 0):
+    peak = np.max(np.abs(X), axis=1, keepdims=True)
+    if np.any(peak == 0):
+        row = int(np.flatnonzero(peak[:, 0] == 0)[0])
         raise ValueError(
-            "normalize='l2' cannot scale a row of zeros to unit norm; remove the "
-            "zero rows or use normalize=None."
+            f"normalize='l2' cannot scale a row of zeros to unit norm (row {row} "
+            "is exactly zero); remove the zero rows or use normalize=None."
         )
-    return X / norms
+    X = X / peak
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def _check_magnitude(X, name="X"):
+    """Refuse data whose squares overflow or underflow float64."""
+    largest = float(np.max(np.abs(X))) if X.size else 0.0
+    if largest > MAX_MAGNITUDE or 0 < largest < MIN_MAGNITUDE:
+        fault = "overflow" if largest > 1 else "underflow"
+        raise ValueError(
+            f"{name} holds values of magnitude at most {largest:.3g}: the "
+            f"covariance (squares of the values) would {fault} "
+            f"float64 outside [{MIN_MAGNITUDE:.0e}, {MAX_MAGNITUDE:.0e}]. Rescale the "
+            "data by a constant (the whitened data, the mutual information and "
+            "the log-density up to a constant do not change), or use "
+            "normalize='l2'."
+        )
 
 
 def _fit_covariance(X, covariance):
@@ -47,6 +74,13 @@ def _fit_covariance(X, covariance):
         else clone(covariance)
     )
     estimator.fit(X)
+    if not (hasattr(estimator, "covariance_") and hasattr(estimator, "location_")):
+        raise TypeError(
+            f"covariance={covariance!r} has no covariance_ and location_ after fit: "
+            "pass a covariance estimator such as LedoitWolf(), MinCovDet() or "
+            "ShrunkCovariance(shrinkage=0.2), or one of "
+            f"{sorted(COVARIANCE_ESTIMATORS)}."
+        )
     eigenvalues, eigenvectors = np.linalg.eigh(estimator.covariance_)
     if eigenvalues[0] <= RELATIVE_EIGENVALUE_FLOOR * max(eigenvalues[-1], 0.0):
         raise ValueError(
@@ -93,11 +127,13 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         :class:`~sklearn.covariance.EmpiricalCovariance` (maximum likelihood;
         singular when there are fewer samples than features), or any
         unfitted estimator with ``location_`` and ``covariance_`` after
-        ``fit`` (e.g. ``MinCovDet()``, ``ShrunkCovariance(0.2)``); it is
-        cloned.
+        ``fit`` (e.g. ``MinCovDet()``, ``ShrunkCovariance(shrinkage=0.2)``); it
+        is cloned.
     normalize : {"l2"} or None, default=None
         ``"l2"`` scales every row to unit norm before anything else (in every
         method), which models embeddings compared by cosine similarity.
+        Without it, values above ``1e150`` (or data all below ``1e-150``) in
+        magnitude are refused: their squares leave float64.
 
     Attributes
     ----------
@@ -179,6 +215,7 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         X = _normalize_rows(X, self.normalize)
+        _check_magnitude(X)
         estimator, location, eigenvalues, eigenvectors = _fit_covariance(
             X, self.covariance
         )
@@ -297,6 +334,9 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
                 f"Z1 has {len(Z1)} rows and Z2 has {len(Z2)}: mutual_information "
                 "needs paired samples, one row of each block per observation."
             )
+        # The information does not change when a block is rescaled: divide
+        # each by its largest magnitude, so that any units fit in float64.
+        Z1, Z2 = (Z / (np.max(np.abs(Z)) or 1.0) for Z in (Z1, Z2))
         estimator, _, eigenvalues, _ = _fit_covariance(
             np.hstack([Z1, Z2]), self.covariance
         )

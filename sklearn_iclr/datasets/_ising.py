@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 
 from ..utils._cnf import check_cnf, concatenated_ranges, moser_tardos
 from ..utils._coupling import check_coupling
+from ._colouring import colour_classes
 
 
 @validate_params(
@@ -124,7 +125,7 @@ def make_truncated_ising(
     chain starts from a satisfying assignment found by Moser-Tardos resampling.
     A sweep updates every spin once, one colour class at a time: the classes are
     independent sets of the conflict graph (Ising edges plus clause
-    co-membership, coloured greedily in random order), so a whole class is
+    co-membership, coloured greedily in vertex order), so a whole class is
     updated at once, vectorised over vertices and chains. The sampler is built
     for sparse couplings: with a dense one (e.g. Curie-Weiss) every class is a
     single vertex and a sweep costs ``n`` vectorised steps.
@@ -151,7 +152,7 @@ def make_truncated_ising(
     n_sweeps : int, default=100
         Sweeps of Glauber dynamics per chain (0 returns the Moser-Tardos start).
     random_state : int, RandomState instance or None, default=None
-        Seed of the colouring, the start and the dynamics.
+        Seed of the start and the dynamics.
 
     Returns
     -------
@@ -173,7 +174,7 @@ def make_truncated_ising(
     cnf = check_cnf(clauses, A.shape[0])
     spins = moser_tardos(cnf, n_samples, rng).astype(np.float64)
     if n_sweeps:
-        sampler = _ColourSweepSampler(A, cnf, n_samples, rng)
+        sampler = _ColourSweepSampler(A, cnf, n_samples)
         sampler.run(spins.reshape(-1), float(beta), n_sweeps, rng)
     return spins
 
@@ -193,34 +194,16 @@ class _ColourSweepSampler:
         Validated formula.
     n_chains : int
         Number of independent chains.
-    rng : numpy.random.RandomState
-        Randomness of the colouring order.
     """
 
-    def __init__(self, A, cnf, n_chains, rng):
+    def __init__(self, A, cnf, n_chains):
         self.A = A
         self.cnf = cnf
         self.n_chains = n_chains
         self._occurrences = cnf.vertex_literals() if cnf.n_clauses else None
         self.classes = [
-            self._class_data(idx) for idx in _colour_classes(self._conflicts(), rng)
+            self._class_data(idx) for idx in colour_classes(A, cnf, self._occurrences)
         ]
-
-    def _conflicts(self):
-        """Conflict graph: Ising edges plus pairs of variables sharing a clause."""
-        A, cnf = self.A, self.cnf
-        pattern = sp.csr_array(
-            (np.ones(A.nnz), A.indices, A.indptr), shape=A.shape, dtype=np.float64
-        )
-        if cnf.n_clauses:
-            incidence = sp.csr_array(
-                (np.ones(len(cnf.lit_var)), (cnf.clause_of_lit, cnf.lit_var)),
-                shape=(cnf.n_clauses, cnf.n_vars),
-            )
-            pattern = pattern + incidence.T @ incidence
-        pattern.setdiag(0)
-        pattern.eliminate_zeros()
-        return sp.csr_array(pattern)
 
     def _class_data(self, idx):
         """Index arrays of one colour class, replicated over the chains."""
@@ -275,69 +258,3 @@ class _ColourSweepSampler:
                     counts[clause[flips]] -= old_lit[flips]
                 spins[idx] = new
         return spins
-
-
-def _colour_classes(graph, rng):
-    """Independent sets covering the vertices: speculative greedy colouring.
-
-    Every uncoloured vertex takes the smallest colour absent from its coloured
-    neighbours; when two adjacent uncoloured vertices pick the same colour, the
-    one with the lower random priority gives it back and tries again in the
-    next round (Gebremedhin-Manne). Each round is vectorised; at most
-    ``max degree + 1`` colours are used.
-
-    Parameters
-    ----------
-    graph : scipy.sparse.csr_array of shape (n, n)
-        Symmetric adjacency pattern without self-loops.
-    rng : numpy.random.RandomState
-        Source of the priorities.
-
-    Returns
-    -------
-    classes : list of ndarray
-        Vertex indices of each colour class, in increasing order.
-    """
-    n = graph.shape[0]
-    priority = rng.permutation(n)
-    colour = np.full(n, -1)
-    todo = np.arange(n)
-    # Edges between uncoloured vertices (both directions).
-    src = np.repeat(np.arange(n), np.diff(graph.indptr))
-    dst = graph.indices
-    while len(todo):
-        tentative = colour.copy()
-        tentative[todo] = _smallest_free_colour(graph[todo], colour)
-        clash = (tentative[src] == tentative[dst]) & (priority[src] < priority[dst])
-        losers = np.zeros(n, dtype=bool)
-        losers[src[clash]] = True
-        winners = todo[~losers[todo]]
-        colour[winners] = tentative[winners]
-        todo = todo[losers[todo]]
-        keep = losers[src] & losers[dst]
-        src, dst = src[keep], dst[keep]
-    return [np.flatnonzero(colour == c) for c in range(colour.max() + 1)]
-
-
-def _smallest_free_colour(rows, colour):
-    """For each row of ``rows`` (CSR), the least colour absent from its neighbours."""
-    n_rows = rows.shape[0]
-    used = colour[rows.indices]
-    lengths = np.diff(rows.indptr)
-    if colour.max() < 62:
-        bits = np.where(used >= 0, np.left_shift(1, used.clip(0)), 0)
-        mask = np.zeros(n_rows, dtype=np.int64)
-        nonempty = lengths > 0
-        if rows.nnz:
-            mask[nonempty] = np.bitwise_or.reduceat(bits, rows.indptr[:-1][nonempty])
-        lowest_free = ~mask & (mask + 1)
-        return np.log2(lowest_free).astype(np.intp)
-    row = np.repeat(np.arange(n_rows), lengths)
-    width = int(colour.max()) + 2
-    key = np.unique(row[used >= 0] * width + used[used >= 0])
-    row, used = key // width, key % width
-    rank = np.arange(len(key)) - np.searchsorted(row, row)
-    free = np.bincount(row, minlength=n_rows)
-    gap = used != rank
-    np.minimum.at(free, row[gap], rank[gap])
-    return free

@@ -68,7 +68,10 @@ class PseudoLikelihoodIsing(BaseEstimator):
         already hold only -1 and +1.
     tol : float, default=1e-10
         Newton stops when a step changes ``beta`` by less than
-        ``tol * (1 + |beta|)``.
+        ``tol * (|beta| + 1 / max|m|)``, with ``m`` the local fields: relative
+        to ``beta`` and, near ``beta = 0``, to the scale ``1 / max|m|`` that
+        ``beta`` has for these fields, so the rule does not depend on the
+        units of the coupling.
     max_iter : int, default=100
         Maximum number of safeguarded Newton steps.
     verbose : int, default=0
@@ -318,6 +321,9 @@ class PseudoLikelihoodIsing(BaseEstimator):
                     stacklevel=4,
                 )
                 return beta, 0, True
+        # The scale of beta for these fields: scaling the coupling by c scales
+        # the MPLE by 1 / c, and the stopping rule with it.
+        beta_unit = 1.0 / max(float(np.max(np.abs(m))), np.finfo(np.float64).tiny)
         beta = 0.0
         for n_iter in range(1, self.max_iter + 1):
             grad, curvature = derivatives(beta)
@@ -335,7 +341,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
                     f"[PseudoLikelihoodIsing] iter {n_iter}: beta={beta:.10g} "
                     f"l'={grad:.4g} bracket=[{lo:.6g}, {hi:.6g}]"
                 )
-            converged = abs(new - beta) <= self.tol * (1.0 + abs(beta))
+            converged = abs(new - beta) <= self.tol * (abs(beta) + beta_unit)
             beta = new
             if converged:
                 return beta, n_iter, False

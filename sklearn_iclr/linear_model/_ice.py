@@ -18,6 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils import check_work_budget
 from ..utils.validation import check_binary_target, check_nonnegative_sample_weight
 from ._ice_enumeration import (
     MERGE_TOL,
@@ -36,6 +37,11 @@ _EXAMINATIONS_PER_SECOND = 3e6
 _EXAMINATIONS_PER_CHUNK = 2_000_000
 # Rounds of the heuristic search (each at most max_candidates / rounds).
 _HEURISTIC_ROUNDS = 4
+# Seconds of the separating linear programs per n_samples * n_features_out^2
+# (HiGHS, dense constraints; 8e-8 measured from 30 x 500 to 300 x 2000).
+_LP_SECONDS_PER_UNIT = 8e-8
+# Smallest column range of the monomial features that can be inverted.
+_MIN_SPAN = 1e-300
 
 
 class ICEClassifier(ClassifierMixin, BaseEstimator):
@@ -79,12 +85,18 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         Budget of candidate-hyperplane examinations. An exhaustive search over
         N distinct points spanning D dimensions makes ``D * C(N, D)`` of them
         (each hyperplane through D points, once per pencil containing it);
-        about three million per second and core.
+        about three million per second and core. The separating linear
+        programs, solved before any search with one variable per monomial
+        feature, count against it too, as the examinations that take as
+        long: a fit whose linear programs alone exceed the budget (e.g.
+        ``degree=4`` on 20 features: 10,625 monomials) is refused before any
+        work, in either search mode.
     n_jobs : int, default=None
         Parallel tasks (chunks of pencils) through joblib. ``None`` means 1
         unless in a ``joblib.parallel_config`` context, so
         ``parallel_config(backend="dask")`` runs the search on a Dask
-        cluster. The result does not depend on ``n_jobs``.
+        cluster. The result does not depend on ``n_jobs``; more jobs than
+        chunks of work are not started.
     verbose : int, default=0
         Print progress (chunks done, examinations, best loss, ETA) when > 0.
 
@@ -228,6 +240,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_, y_signed = check_binary_target(y)
         weight = check_nonnegative_sample_weight(sample_weight, X)
+        self._check_linear_program_budget(X.shape)
+        _check_monomial_magnitudes(X, self.degree)
         self.powers_ = (
             PolynomialFeatures(self.degree, include_bias=False).fit(X).powers_
         )
@@ -263,6 +277,24 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         self.optimal_ = optimal
         self.n_candidates_ = n_candidates
         return self
+
+    def _check_linear_program_budget(self, shape):
+        """Refuse, before the monomials exist, linear programs too large."""
+        n_samples, n_features = shape
+        n_out = comb(n_features + self.degree, self.degree) - 1
+        seconds = _LP_SECONDS_PER_UNIT * n_samples * float(n_out) ** 2
+        check_work_budget(
+            seconds * _EXAMINATIONS_PER_SECOND,
+            self.max_candidates,
+            what=(
+                f"candidate-examination equivalents (the separating linear "
+                f"program over {n_out:,} monomial features of degree <= "
+                f"{self.degree} and {n_samples} samples)"
+            ),
+            seconds_per_unit=1.0 / _EXAMINATIONS_PER_SECOND,
+            parameter="max_candidates",
+            advice="Or lower degree, or select fewer features first.",
+        )
 
     def _search(self, problem):
         """Return (labels of problem.points, optimal?, candidates examined)."""
@@ -302,7 +334,13 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     def _run(self, Y, y, w, chunks, bound_labels, exhaustive, total):
         """Scan chunks of pencils in parallel; the first best candidate wins."""
         bound = _cost(bound_labels, y, w)
-        results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+        n_jobs = self.n_jobs
+        if n_jobs is not None and n_jobs > 0:
+            # No more workers than tasks (an exhaustive scan makes at most one
+            # chunk per point): a huge n_jobs would overflow inside joblib.
+            n_tasks = len(chunks) if hasattr(chunks, "__len__") else len(Y)
+            n_jobs = min(n_jobs, max(n_tasks, 1))
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(
             delayed(_scan_chunk)(Y, y, w, pencils, bound, exhaustive)
             for pencils in chunks
         )
@@ -480,12 +518,47 @@ def _monomials(X, powers):
 
 def _min_max_scale(F, rows):
     """Scale columns to [-1, 1]; a column is constant (0) when its range is
-    below 1e-12 of its magnitude or too small to invert (< 1e-290)."""
+    at most 1e-12 of its magnitude (a relative threshold, whatever the
+    units). A varying column whose range cannot be inverted is refused."""
     low, high = F[rows].min(axis=0), F[rows].max(axis=0)
     span = high - low
     magnitude = np.maximum(np.abs(low), np.abs(high))
-    span = np.where(span > np.maximum(1e-12 * magnitude, 1e-290), span, 0.0)
+    span = np.where(span > 1e-12 * magnitude, span, 0.0)
+    too_small = (span > 0) & (span < _MIN_SPAN)
+    if too_small.any():
+        j = int(np.flatnonzero(too_small)[0])
+        raise ValueError(
+            f"Feature column {j} (after the monomial map) varies over a range of "
+            f"only {span[j]:.3g}, below {_MIN_SPAN:.0e}: float64 cannot scale it. "
+            "Multiply X by a constant (the boundary does not depend on the "
+            "units of a feature)."
+        )
     return np.where(span > 0, 2.0 * (F - low) / _safe(span) - 1.0, 0.0), low, span
+
+
+def _check_monomial_magnitudes(X, degree):
+    """Refuse magnitudes whose monomials overflow or underflow float64."""
+    if X.size == 0:
+        return
+    peak = np.max(np.abs(X), axis=0)
+    largest = float(peak.max())
+    limit = (np.finfo(np.float64).max / 8) ** (1.0 / degree)
+    if largest > limit:
+        raise ValueError(
+            f"X holds values of magnitude {largest:.3g}: its monomials of degree "
+            f"{degree} (and their ranges) overflow float64 above {limit:.3g}. "
+            "Divide X by a constant: the fitted boundary does not depend on "
+            "the units of a feature."
+        )
+    nonzero = peak[peak > 0]
+    smallest = float(nonzero.min()) if nonzero.size else 1.0
+    if degree > 1 and smallest < _MIN_SPAN ** (1.0 / degree):
+        raise ValueError(
+            f"X has a column of magnitude {smallest:.3g}: its monomials of degree "
+            f"{degree} underflow float64 (below {_MIN_SPAN:.0e}). Multiply X by "
+            "a constant: the fitted boundary does not depend on the units of a "
+            "feature."
+        )
 
 
 def _safe(span):

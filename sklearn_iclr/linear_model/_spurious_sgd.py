@@ -11,7 +11,6 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     check_is_fitted,
     check_random_state,
-    column_or_1d,
     validate_data,
 )
 
@@ -87,9 +86,11 @@ def _net_class():
             batch_grad_penalty=0.0,
             penalty_batch_size=None,
             monitor=(),
+            divergence_advice="",
             **kwargs,
         ):
             super().__init__(*args, **kwargs)
+            self.divergence_advice = divergence_advice
             self.batch_grad_penalty = batch_grad_penalty
             self.penalty_batch_size = penalty_batch_size
             self.monitor = dict(monitor)
@@ -124,6 +125,16 @@ def _net_class():
             return {"loss": loss, "y_pred": y_pred}
 
         def on_epoch_end(self, net, **kwargs):
+            loss = self.history[-1, "batches", -1, "train_loss"]
+            finite = np.isfinite(loss) and all(
+                bool(torch.isfinite(p).all()) for p in self.module_.parameters()
+            )
+            if not finite:
+                raise ValueError(
+                    f"SGD diverged in epoch {len(self.history)}: the training loss "
+                    f"is {loss} and the weights are no longer finite. "
+                    + self.divergence_advice
+                )
             for prefix, (X, y_index, groups) in self.monitor.items():
                 correct = _predict_index(module_outputs(self.module_, X)) == y_index
                 accuracies = {
@@ -391,7 +402,25 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             )
         n_samples = X.shape[0]
         if groups is not None:
-            groups = column_or_1d(groups)
+            groups = np.asarray(groups)
+            if groups.ndim == 2 and groups.shape[1] == 1:
+                groups = groups[:, 0]
+            if groups.ndim != 1:
+                raise ValueError(
+                    f"groups must be 1-D, one label per sample; got an array of "
+                    f"shape {groups.shape}."
+                )
+            if groups.dtype.kind in "fc" and not np.isfinite(groups).all():
+                row = int(np.flatnonzero(~np.isfinite(groups))[0])
+                raise ValueError(
+                    f"groups contains NaN or infinity (first at row {row}); give "
+                    "every sample a group label (or groups=None)."
+                )
+            if groups.dtype == object and any(g != g for g in groups):  # NaN
+                raise ValueError(
+                    "groups contains NaN; give every sample a group label (or "
+                    "groups=None)."
+                )
             if len(groups) != n_samples:
                 raise ValueError(
                     f"groups has {len(groups)} entries but X has {n_samples} rows; "
@@ -443,6 +472,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             batch_grad_penalty=self.batch_grad_penalty,
             penalty_batch_size=self.penalty_batch_size,
             monitor=monitor,
+            divergence_advice=self._divergence_advice(),
             verbose=self.verbose,
         )
         if net.best_state is not None:
@@ -456,6 +486,20 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             self.intercept_ = self.module_[0].bias.detach().numpy().astype(np.float64)
         return self
 
+    def _divergence_advice(self):
+        """Which parameter to lower when the weights blow up."""
+        decay_step = self.learning_rate * self.weight_decay
+        if decay_step >= 1:
+            return (
+                f"The decay step learning_rate * weight_decay = {decay_step:.3g} "
+                "overshoots (it must be below 1 to shrink the weights): lower "
+                f"weight_decay (={self.weight_decay:.3g}) or learning_rate."
+            )
+        return (
+            f"The step size is too large for the scale of X: lower learning_rate "
+            f"(={self.learning_rate:.3g}), or standardise X (StandardScaler)."
+        )
+
     def _split_validation(self, y_index, groups, rng):
         """Training and validation row indices (``valid`` is None without one)."""
         rows = np.arange(len(y_index))
@@ -464,12 +508,30 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         strata = y_index if groups is None else groups
         _, counts = np.unique(strata, return_counts=True)
         n_valid = int(np.ceil(self.validation_fraction * len(rows)))
-        if counts.min() < 2 or n_valid < len(counts) or len(rows) - n_valid < 2:
+        what = "class" if groups is None else "group"
+        problem = None
+        if counts.min() < 2:
+            problem = (
+                f"a {what} has only {counts.min()} row; every {what} needs at "
+                "least 2, one in each part. Use more data or "
+                "validation_fraction=None."
+            )
+        elif n_valid < len(counts):
+            problem = (
+                f"it holds out {n_valid} rows for {len(counts)} {what}s, fewer "
+                f"than one per {what}. Use a larger validation_fraction, more "
+                "data, or validation_fraction=None."
+            )
+        elif len(rows) - n_valid < max(2, len(counts)):
+            problem = (
+                f"it leaves {len(rows) - n_valid} of {len(rows)} rows for "
+                f"training, fewer than one per {what}. Use a smaller "
+                "validation_fraction or validation_fraction=None."
+            )
+        if problem is not None:
             raise ValueError(
                 f"validation_fraction={self.validation_fraction} cannot hold out a "
-                "stratified validation split: every group (or class) needs at "
-                "least 2 rows and one in each part. Use more data, a larger "
-                "validation_fraction, or validation_fraction=None."
+                f"stratified validation split: {problem}"
             )
         return train_test_split(
             rows,
@@ -492,7 +554,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             A positive score favours ``classes_[1]`` for two classes.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float32)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
         outputs = module_outputs(self.module_, X)
         return outputs[:, 0] if outputs.shape[1] == 1 else outputs
 

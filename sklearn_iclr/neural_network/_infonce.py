@@ -442,5 +442,5 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             Unnormalised embeddings ``f(x)`` (float64).
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float32)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
         return module_outputs(self.module_, X)

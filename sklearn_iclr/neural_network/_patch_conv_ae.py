@@ -16,6 +16,10 @@ from ..utils._skorch import torch_num_threads
 # in the linear part; the quadratic part near zero lets the kernel best aligned
 # with a feature outgrow the others from a tiny initialisation.
 SMOOTH_RELU_WIDTH = 0.01
+# Training data magnitudes accepted: the scores are squared errors in the
+# units of X, which leave float64 outside this range.
+MAX_MAGNITUDE = 1e150
+MIN_MAGNITUDE = 1e-150
 
 
 def smooth_relu(z, width=SMOOTH_RELU_WIDTH):
@@ -325,14 +329,28 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
                 f"3-D input needs at least one patch of dimension at least 1, got "
                 f"shape {X.shape}."
             )
+        # An explicit width: reshape(n, -1) fails on an empty batch before
+        # validate_data can say what is wrong.
         flat = validate_data(
-            self, X.reshape(n_samples, -1), reset=reset, dtype=np.float64
+            self,
+            X.reshape(n_samples, n_patches * patch_dim),
+            reset=reset,
+            dtype=np.float64,
         )
         return self._check_patch_layout(flat.reshape(X.shape), reset)
 
     def _check_patch_layout(self, patches, reset):
         _, n_patches, patch_dim = patches.shape
         if reset:
+            largest = float(np.max(np.abs(patches))) if patches.size else 0.0
+            if largest > MAX_MAGNITUDE or 0 < largest < MIN_MAGNITUDE:
+                raise ValueError(
+                    f"X holds values of magnitude at most {largest:.3g}: the "
+                    "anomaly scores are squared reconstruction errors in the "
+                    "units of X, which leave float64 outside "
+                    f"[{MIN_MAGNITUDE:.0e}, {MAX_MAGNITUDE:.0e}]. Divide X by a "
+                    "constant (the detector is equivariant to the units of X)."
+                )
             self.n_patches_, self.patch_dim_ = n_patches, patch_dim
         elif (n_patches, patch_dim) != (self.n_patches_, self.patch_dim_):
             raise ValueError(
@@ -343,8 +361,13 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
         return patches
 
     def _initialise(self, patches):
-        mean_square_norm = float((patches**2).sum(axis=2).mean())
-        self.scale_ = math.sqrt(mean_square_norm) if mean_square_norm > 0 else 1.0
+        # RMS patch norm, computed on X / max|X| so that squares stay finite.
+        peak = float(np.max(np.abs(patches))) if patches.size else 0.0
+        peak = peak if peak > 0 else 1.0
+        mean_square_norm = float(((patches / peak) ** 2).sum(axis=2).mean())
+        self.scale_ = (
+            peak * math.sqrt(mean_square_norm) if mean_square_norm > 0 else 1.0
+        )
         n_kernels = self.n_kernels or 2 * self.patch_dim_
         torch = import_torch()
         with torch_seeded(seed_from_random_state(self.random_state)):

@@ -21,6 +21,10 @@ from ..utils.validation import check_binary_target, check_nonnegative_sample_wei
 # attention (mean pooling) and move (w, b) before q, as in the two-step one.
 JOINT_INIT_SCALE = 1e-2
 EPS = np.finfo(np.float64).eps
+# Token magnitudes accepted by fit: the gradients (and the logistic fits on
+# the pooled tokens) hold squares of the tokens, which leave float64 outside
+# this range (1e140 ended in NaN inside LogisticRegression).
+MAX_MAGNITUDE = 1e100
 
 
 def as_token_array(X, token_dim=None):
@@ -122,7 +126,7 @@ def flatten_tokens(X):
     (4, 6)
     """
     X = np.asarray(X)
-    return X.reshape(X.shape[0], -1) if X.ndim == 3 else X
+    return X.reshape(X.shape[0], X.shape[1] * X.shape[2]) if X.ndim == 3 else X
 
 
 def make_pooled_logistic_regression(token_dim=None, **logistic_params):
@@ -342,7 +346,12 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
     needed to find it; the paper's regime has ``n`` and ``k`` proportional).
     With a unit-norm query the scores ``x_l . q`` are ``O(1)``: the same as
     scores ``x_l . q / sqrt(k)`` for a query with ``O(1)`` entries, the usual
-    normalisation of the proportional regime.
+    normalisation of the proportional regime. The model is therefore not
+    invariant to the units of the tokens: ``beta`` is a temperature and
+    ``alpha`` a penalty on the scale given. Tokens far from unit size (in the
+    generator's units a factor of 100 already loses most of the accuracy)
+    should be rescaled first; magnitudes above ``1e100`` are refused, as
+    their squares overflow float64.
 
     The implementation is numpy/scipy rather than torch: the gradients of
     this one-head model are a few matrix products (one evaluation costs
@@ -447,6 +456,15 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         """
         X, token_shape = self._flatten_input(X, self.token_dim)
         X, y = validate_data(self, X, y, dtype=np.float64)
+        largest = float(np.max(np.abs(X)))
+        if largest > MAX_MAGNITUDE:
+            raise ValueError(
+                f"X holds tokens of magnitude at most {largest:.3g}: the gradients "
+                "of the attention and of the logistic fits hold squares of the "
+                f"tokens, which overflow float64 above {MAX_MAGNITUDE:.0e}. "
+                "Divide X by a constant, e.g. scale the tokens to unit norm "
+                "(the attention temperature is then set by beta alone)."
+            )
         tokens = as_token_array(X, token_shape)
         self.n_tokens_, self.token_dim_ = tokens.shape[1:]
         self.classes_, y_signed = check_binary_target(y)
@@ -646,7 +664,10 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             X = array if array.ndim >= 3 else X
         if getattr(X, "ndim", None) == 3:
             tokens = as_token_array(X, token_dim)
-            return tokens.reshape(tokens.shape[0], -1), tokens.shape[2]
+            n_samples, n_tokens, size = tokens.shape
+            # An explicit width: reshape(n, -1) fails on an empty batch before
+            # validate_data can say what is wrong.
+            return tokens.reshape(n_samples, n_tokens * size), size
         if getattr(X, "ndim", 2) > 3:
             as_token_array(X)  # raises the dimensionality error
         return X, token_dim

@@ -1,6 +1,5 @@
 """LSTDQ: linear off-policy evaluation with the feature-dynamics coverage."""
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -9,11 +8,18 @@ from sklearn.metrics import r2_score
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ..utils import warn_user
 from ..utils.validation import check_nonnegative_sample_weight
 
-# Above this condition number the linear system A theta = b is refused: with
-# float64 the solution would carry a relative error of about 1e-4 or worse.
+# Above this condition number the linear system A theta = b is solved in the
+# least-squares sense (minimum norm), dropping the singular directions: a direct
+# float64 solve would carry a relative error of about 1e-4 or worse.
 MAX_CONDITION_NUMBER = 1e12
+
+# Feature and reward magnitudes accepted: the sums of products of up to about
+# 1e8 transitions stay finite (and the squares of features stay normal floats).
+MAX_MAGNITUDE = 1e150
+MIN_MAGNITUDE = 1e-150
 
 
 class LSTDQEvaluator(RegressorMixin, BaseEstimator):
@@ -52,7 +58,8 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     alpha : float, default=0.0
         Ridge penalty on ``theta`` (not on the intercept), on the scale of
         :class:`~sklearn.linear_model.Ridge`: the penalty is ``alpha`` against
-        the unnormalised sums. Set ``alpha > 0`` when ``A`` is singular.
+        the unnormalised sums. Set ``alpha > 0`` when ``A`` is singular
+        (otherwise the minimum-norm solution is used, with a warning).
     fit_intercept : bool, default=False
         Append a constant feature to ``X`` and ``X_next`` (and ``X_init``).
         The constant of ``X_next`` is 1 even on zero rows, so with an
@@ -74,6 +81,10 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         The feature second-moment matrix ``Sigma``.
     cond_A_ : float
         Condition number (2-norm) of ``A + (alpha / W) I``, the matrix solved.
+    rank_ : int
+        Numerical rank of ``A + (alpha / W) I``: the number of its singular
+        values above ``1e-12`` times the largest. Below ``n_params`` the fit
+        is the minimum-norm least-squares solution.
     cond_Sigma_ : float
         Condition number (2-norm) of ``Sigma``.
     n_samples_seen_ : int
@@ -91,8 +102,17 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     Notes
     -----
     All statistics are sums over transitions, so ``partial_fit`` on chunks
-    gives exactly what ``fit`` gives on their concatenation, and logs larger
-    than memory (or a Dask array, chunk by chunk) can be processed.
+    gives what ``fit`` gives on their concatenation, and logs larger than
+    memory (or a Dask array, chunk by chunk) can be processed. The chunks are
+    summed in a different order than one product over all rows, so the two
+    agree up to floating-point rounding, not bit for bit: the sums to a few
+    units of ``1e-16`` relative to the sums of absolute values, ``coef_`` to
+    about that times ``cond_A_``.
+
+    Feature and reward magnitudes above ``1e150`` (and non-zero feature
+    columns below ``1e-150``) are refused: their products overflow (or
+    underflow) float64. LSTDQ is equivariant to a rescaling of the features
+    (``coef_`` scales inversely), so dividing by a constant loses nothing.
 
     The standard error is the sandwich
     ``sqrt(v^T M v / W)`` with ``v = (A + (alpha / W) I)^{-T} phibar_0`` and
@@ -174,13 +194,13 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         self : LSTDQEvaluator
             The fitted estimator.
         """
-        for name in ("_sums", "_meat", "_A_solved", "coef_", "intercept_"):
+        for name in ("_sums", "_meat", "_A_solved", "_A_pinv", "coef_", "intercept_"):
             self.__dict__.pop(name, None)
         X, y, X_next, sample_weight = self._validate_transitions(
             X, y, X_next, sample_weight, reset=True
         )
         self._accumulate(X, y, X_next, sample_weight)
-        self._solve(raise_if_singular=True)
+        self._solve()
         self._accumulate_meat(X, y, X_next, sample_weight)
         return self
 
@@ -188,9 +208,10 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     def partial_fit(self, X, y, X_next=None, sample_weight=None):
         """Add a chunk of transitions and refit.
 
-        Chunk after chunk gives the same model as :meth:`fit` on all of them.
-        While ``A`` is still singular (early chunks that miss part of the
-        feature space) a warning is raised and the estimator stays unfitted.
+        Chunk after chunk gives the same model as :meth:`fit` on all of them
+        (up to rounding, see Notes). While ``A`` is still singular (early
+        chunks that miss part of the feature space) a warning is raised and
+        ``coef_`` is the minimum-norm solution, as in :meth:`fit`.
         For the standard error, pass the chunks again through
         :meth:`accumulate_residuals` after the last call.
 
@@ -215,7 +236,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
             X, y, X_next, sample_weight, reset=first
         )
         self._accumulate(X, y, X_next, sample_weight)
-        self._solve(raise_if_singular=False)
+        self._solve()
         return self
 
     def accumulate_residuals(self, X, y, X_next=None, sample_weight=None):
@@ -299,7 +320,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
                 "through accumulate_residuals(X, y, X_next), then call "
                 "estimate_value again. fit makes this pass itself."
             )
-        v = np.linalg.solve(self._A_solved.T, phibar)
+        v = self._solve_transposed(phibar)
         meat = self._meat["sum"] / self._meat["weight"]
         return value, float(np.sqrt(max(v @ meat @ v, 0.0) / self._sums["weight"]))
 
@@ -324,7 +345,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         phibar = self._mean_initial_feature(X_init)
-        v = np.linalg.solve(self._A_solved.T, phibar)
+        v = self._solve_transposed(phibar)
         return float((1 - self.gamma) ** 2 * (v @ self.Sigma_ @ v))
 
     def score(self, X, y, X_next=None, sample_weight=None):
@@ -382,6 +403,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
                 )
         if sample_weight is not None:
             sample_weight = check_nonnegative_sample_weight(sample_weight, X)
+        _check_magnitudes(X, y, X_next)
         return X, y, X_next, sample_weight
 
     def _accumulate(self, X, y, X_next, sample_weight):
@@ -423,7 +445,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         self.n_samples_seen_ += n
         self.__dict__.pop("_meat", None)
 
-    def _solve(self, raise_if_singular):
+    def _solve(self):
         """Solve ``(A + alpha / W I) theta = b`` from the accumulated sums."""
         s = self._sums
         p = s["phi_r"].shape[0]
@@ -436,28 +458,36 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         A_solved = self.A_ + np.diag(penalty)
         self.cond_A_ = float(np.linalg.cond(A_solved))
         self.cond_Sigma_ = float(np.linalg.cond(self.Sigma_))
-        if not self.cond_A_ < MAX_CONDITION_NUMBER:
-            message = (
+        self._A_solved = A_solved
+        if self.cond_A_ < MAX_CONDITION_NUMBER:
+            self.rank_ = p
+            self._A_pinv = None
+            theta = np.linalg.solve(A_solved, self.b_)
+        else:
+            U, singular, Vt = np.linalg.svd(A_solved)
+            keep = singular > singular[0] / MAX_CONDITION_NUMBER
+            self.rank_ = int(keep.sum())
+            self._A_pinv = (Vt[keep].T / singular[keep]) @ U[:, keep].T
+            theta = self._A_pinv @ self.b_
+            warn_user(
                 f"The LSTDQ matrix A{' + alpha I' if self.alpha else ''} is singular "
                 f"or ill-conditioned: condition number {self.cond_A_:.3g} > "
                 f"{MAX_CONDITION_NUMBER:.0e} after n_samples = {self.n_samples_seen_} "
-                "transitions. Set alpha > 0 (ridge), remove redundant features, or "
-                "add transitions that cover the feature space."
+                f"transitions. coef_ is the minimum-norm least-squares solution, of "
+                f"rank {self.rank_} < {p} (rank_). Set alpha > 0 (ridge), remove "
+                "redundant features, or add transitions that cover the feature "
+                "space."
             )
-            if raise_if_singular:
-                raise ValueError(message)
-            warnings.warn(
-                message + " The estimator stays unfitted.", UserWarning, stacklevel=3
-            )
-            for name in ("coef_", "intercept_", "_A_solved"):
-                self.__dict__.pop(name, None)
-            return
-        theta = np.linalg.solve(A_solved, self.b_)
-        self._A_solved = A_solved
         if self.fit_intercept:
             self.coef_, self.intercept_ = theta[:-1], float(theta[-1])
         else:
             self.coef_, self.intercept_ = theta, 0.0
+
+    def _solve_transposed(self, rhs):
+        """``(A + alpha / W I)^{-T} rhs``, the pseudo-inverse when singular."""
+        if self._A_pinv is not None:
+            return self._A_pinv.T @ rhs
+        return np.linalg.solve(self._A_solved.T, rhs)
 
     def _accumulate_meat(self, X, y, X_next, sample_weight):
         """Add ``sum_i w_i eps_i^2 phi_i phi_i^T`` at the current ``theta``."""
@@ -481,3 +511,31 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         X_init = validate_data(self, X_init, reset=False, dtype=np.float64)
         phibar = X_init.mean(axis=0)
         return np.append(phibar, 1.0) if self.fit_intercept else phibar
+
+
+def _check_magnitudes(X, y, X_next):
+    """Refuse magnitudes whose products overflow or underflow float64."""
+    arrays = {"X": X, "y": y} if X_next is None else {"X": X, "X_next": X_next, "y": y}
+    for name, values in arrays.items():
+        if values.size == 0:
+            continue
+        largest = float(np.max(np.abs(values)))
+        if largest > MAX_MAGNITUDE:
+            raise ValueError(
+                f"{name} holds values of magnitude {largest:.3g}, above "
+                f"{MAX_MAGNITUDE:.0e}: the sums of products LSTDQ accumulates would "
+                f"overflow float64. Divide {name} by a constant (coef_ scales "
+                "inversely with the features, linearly with the rewards)."
+            )
+        if name == "y":
+            continue
+        column_max = np.max(np.abs(values), axis=0)
+        tiny = (column_max > 0) & (column_max < MIN_MAGNITUDE)
+        if tiny.any():
+            j = int(np.flatnonzero(tiny)[0])
+            raise ValueError(
+                f"Column {j} of {name} has magnitude {column_max[j]:.3g}, below "
+                f"{MIN_MAGNITUDE:.0e}: its products underflow float64 and it would "
+                "look constant. Multiply the feature by a constant (coef_ scales "
+                "inversely)."
+            )

@@ -17,6 +17,7 @@ Nothing here imports torch or skorch at module import time.
 """
 
 import contextlib
+import copy
 
 import numpy as np
 
@@ -224,22 +225,26 @@ def epoch_history(net, keys):
     return [{k: record[k] for k in keys if k in record} for record in net.history]
 
 
-def module_outputs(module, X, batch_size=4096):
+def module_outputs(module, X, batch_size=256):
     """Run a fitted module on a float array and return its outputs as numpy.
 
     The module is evaluated on the device its parameters are on (the CPU for
     modules returned by :func:`fit_skorch_net`), without gradients, in
-    chunks of ``batch_size`` rows.
+    chunks of exactly ``batch_size`` rows (the last one padded with zeros),
+    in float64 (a float64 copy of a float32 module is made for the call).
+    Matrix kernels sum in an order that depends on the shape of the product,
+    so a row's output would change with the number of rows passed with it;
+    with one fixed shape the outputs of a subset equal the same rows of the
+    full call bit for bit (scikit-learn's ``check_methods_subset_invariance``).
 
     Parameters
     ----------
     module : torch.nn.Module
         A fitted network.
     X : ndarray of shape (n_samples, n_features)
-        Input, converted to the dtype of the module's parameters (float32
-        for the modules of :func:`fit_skorch_net`).
-    batch_size : int, default=4096
-        Rows per forward pass.
+        Input, converted to float64.
+    batch_size : int, default=256
+        Rows per forward pass (the fixed shape of every pass).
 
     Returns
     -------
@@ -257,11 +262,15 @@ def module_outputs(module, X, batch_size=4096):
     torch = import_torch()
     parameter = next(module.parameters())
     device = parameter.device
-    X = np.ascontiguousarray(X, dtype=str(parameter.dtype).removeprefix("torch."))
+    if parameter.dtype != torch.float64:
+        module = copy.deepcopy(module).double()
+    X = np.ascontiguousarray(X, dtype=np.float64)
     chunks = []
     module.eval()
     with torch.no_grad():
         for start in range(0, len(X), batch_size):
-            batch = torch.tensor(X[start : start + batch_size], device=device)
-            chunks.append(module(batch).cpu().numpy())
+            rows = X[start : start + batch_size]
+            batch = torch.zeros((batch_size, X.shape[1]), dtype=torch.float64)
+            batch[: len(rows)] = torch.from_numpy(rows)
+            chunks.append(module(batch.to(device)).cpu().numpy()[: len(rows)])
     return np.concatenate(chunks).astype(np.float64)
