@@ -26,10 +26,9 @@ CHECK_PARAMS = {
         "random_state": 0,
     },
     "InfoNCEEncoder": {"n_components": 3, "max_epochs": 2, "random_state": 0},
-    # The default depth-6 net from init 1e-3 (5000 full-batch steps, ~3 s a
-    # fit) fails only check_regressors_train (R^2 0.48 <= 0.5): it leaves the
-    # origin after ~2600 steps and fits one ReLU half of the linear target,
-    # then sits at that saddle. Depth 3 from init 0.1 fits it in 300 steps.
+    # The default depth-6 net from init 1e-3 sits at a saddle on the checks'
+    # data (see EXPECTED_FAILED_CHECKS_OF_DEFAULTS); depth 3 from init 0.1
+    # fits it in 300 steps and passes every check.
     "SmallInitMLPRegressor": {
         "hidden_layer_sizes": (16, 16),
         "init_scale": 0.1,
@@ -77,6 +76,19 @@ EXPECTED_FAILED_CHECKS = {
         ),
         "check_dataframe_column_names_consistency": (
             "8 features, random labels: the worst-case search is refused (budget)"
+        ),
+    },
+}
+
+# Checks that only the default constructor fails, each with its reason (strict
+# too: an entry must go once the default passes).
+EXPECTED_FAILED_CHECKS_OF_DEFAULTS = {
+    "SmallInitMLPRegressor": {
+        "check_regressors_train": (
+            "the default studies saddle-to-saddle dynamics: from init 1e-3 the "
+            "depth-6 net leaves the origin after ~2600 of 5000 steps and stops at "
+            "the first (rank-1) saddle, R^2 0.48 on the check's linear target "
+            "(documented in its Notes)"
         ),
     },
 }

@@ -202,7 +202,10 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
     to their scales. The saddles are visited for times that grow like
     ``init_scale^(-(L-2))`` after the first escape (the norm scaling of the
     step only shortens the first plateau): later escapes need a larger
-    ``init_scale``, a shallower network or more iterations. The BLAS runs on
+    ``init_scale``, a shallower network or more iterations. The defaults are
+    set for studying the first escape, so on a generic regression task the
+    default fit usually stops at the first (rank-1) saddle; as a regressor,
+    use e.g. ``hidden_layer_sizes=(16, 16), init_scale=0.1``. The BLAS runs on
     one thread (the matrices are small).
 
     References
