@@ -141,7 +141,7 @@ def test_tour_fits_in_100_columns_and_names_the_choice():
     rows = run_tour(only=[entry.name], stream=lines.append)
     assert all(len(line) <= 100 for line in lines), max(lines, key=len)
     assert "held-out" in lines[0]
-    assert "lower better" in "\n".join(lines)
+    assert "lower is better" in "\n".join(lines)
     assert rows[0]["chosen"] and "tuned: beta_bound=" in "\n".join(lines)
     assert isinstance(entry, TourEntry)
 

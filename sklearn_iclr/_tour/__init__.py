@@ -7,6 +7,7 @@ that defines ``ENTRY``, a :class:`TourEntry`. Nothing else has to be edited:
 
 import importlib
 import pkgutil
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -159,12 +160,8 @@ def run_tour(only=None, stream=print):
     if not entries:
         stream("No estimator is registered in the tour yet.")
         return []
-    stream(
-        "Scores are on held-out data; each row says whether higher or lower is better."
-    )
-    header = f"{'estimator':<30} {'metric':<16} {'score':>9} {'anchor':>9}  "
-    header += f"{'anchor method':<24} {'sec':>5}"
-    stream(header)
+    stream("Scores are on held-out data; each entry says which direction is better.")
+    stream(f"{'estimator':<31} {'metric':<24} {'score':>12} {'anchor':>12} {'sec':>7}")
     stream("-" * _WIDTH)
     rows, skipped = [], []
     for entry in entries:
@@ -179,7 +176,6 @@ def run_tour(only=None, stream=print):
             continue
         seconds = time.perf_counter() - start
         chosen = rest[0] if rest else {}
-        arrow = "(lower better)" if entry.lower_is_better else "(higher better)"
         rows.append(
             {
                 "estimator": entry.name,
@@ -194,16 +190,22 @@ def run_tour(only=None, stream=print):
             }
         )
         stream(
-            f"{entry.name:<30} {entry.metric[:16]:<16} {score:>9.4g} "
-            f"{anchor_score:>9.4g}  {entry.anchor[:24]:<24} {seconds:>5.1f}"
+            f"{entry.name:<31} {entry.metric[:24]:<24} {score:>12.4g} "
+            f"{anchor_score:>12.4g} {seconds:>7.1f}"
         )
-        detail = f"    {arrow} data: {entry.dataset}"
+        better = "lower" if entry.lower_is_better else "higher"
+        details = [
+            f"{better} is better; anchor: {entry.anchor}",
+            f"data: {entry.dataset}",
+        ]
         if chosen:
-            detail += f"; tuned: {_format_chosen(chosen)}"
-        stream(detail)
+            details.append(f"tuned: {_format_chosen(chosen)}")
         loses = score > anchor_score if entry.lower_is_better else score < anchor_score
         if loses and entry.gain:
-            stream(f"    below its anchor; gains: {entry.gain}")
+            details.append(f"below its anchor; gains: {entry.gain}")
+        for detail in details:
+            for line in textwrap.wrap(detail, _WIDTH - 4):
+                stream("    " + line)
     for name, extra in skipped:
         stream(
             f"{name:<30} skipped: needs the [{extra}] extra "

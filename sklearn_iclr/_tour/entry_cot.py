@@ -1,6 +1,6 @@
 """Tour entry: ChainOfThoughtClassifier on 8-bit parity with rare demonstrations."""
 
-from . import TourEntry
+from . import TourEntry, chosen_params
 
 N_BITS = 8
 N_TRAIN = 1200
@@ -29,7 +29,11 @@ def run():
     # `sequences` is split with the rows of every fold.
     search.fit(X, y, cot__sequences=seqs)
     anchor = LogisticRegression().fit(X, y)
-    return search.score(X_test, y_test), anchor.score(X_test, y_test)
+    return (
+        search.score(X_test, y_test),
+        anchor.score(X_test, y_test),
+        chosen_params(search),
+    )
 
 
 ENTRY = TourEntry(

@@ -1,6 +1,6 @@
 """Tour entry: SpectralFilterFeatures + Ridge on a marginally stable LDS."""
 
-from . import TourEntry
+from . import TourEntry, chosen_params
 
 N_STEPS = 6000
 N_LAGS = 17
@@ -51,7 +51,7 @@ def run():
     anchor = Ridge(alpha=1e-3)
     anchor.fit(lags[:half], y[:half])
     anchor_score = anchor.score(lags[half:], y[half:])
-    return score, anchor_score
+    return score, anchor_score, chosen_params(grid)
 
 
 ENTRY = TourEntry(
