@@ -36,13 +36,17 @@ class ReplicableCovariance(EmpiricalCovariance):
     Implements R-UC-Cov-Estimation of "Replicable Reinforcement Learning with
     Linear Function Approximation" (Eaton, Hussing, Kearns, Roth, Sengupta and
     Sorrell; ICLR 2026; arXiv:2509.08660): form the empirical matrix
-    ``S = (1/n) sum_i (x_i - m)(x_i - m)^T``, round its upper triangle to the
-    midpoints of a grid whose offsets come from the shared randomness
-    (``random_state``), mirror it, and project it onto the PSD cone by clipping
-    negative eigenvalues (the projection cannot move it further from the true,
-    PSD, matrix). Two runs on independent samples with the same integer
-    ``random_state`` return identical matrices unless a grid boundary falls
-    between their entries: probability at most ``sum_{j<=k} |Delta_jk| / width``.
+    ``S = (1/n) sum_i (x_i - m)(x_i - m)^T``, round its upper triangle
+    (``m = d (d + 1) / 2`` entries) jointly to a randomly shifted lattice whose
+    shift comes from the shared randomness (``random_state``; the ``E8``
+    product lattice of :class:`~sklearn_iclr.ReplicableLinearRegressor`, or
+    the paper's per-entry grid with ``rounding="cube"``), mirror it, and
+    project it onto the PSD cone by clipping negative eigenvalues (the
+    projection cannot move it further from the true, PSD, matrix). Two runs
+    on independent samples with the same integer ``random_state`` return
+    identical matrices unless a cell boundary falls between their entries:
+    probability at most the expected number of lattice facets between the two
+    (the cube's ``sum_{j<=k} |Delta_jk| / width``).
 
     With ``assume_centered=True`` (the default, as in the paper) ``m = 0`` and
     the estimate is the uncentred second moment ``E[x x^T]``. Otherwise the
@@ -50,16 +54,24 @@ class ReplicableCovariance(EmpiricalCovariance):
     identical across runs.
 
     ``grid_width="auto"`` picks the widths from ``rho`` and the standard errors
-    of the entries (and of the mean): the width of the entries is
-    ``(2/sqrt(pi)) sum_{j<=k} se_jk / budget`` (``2 se / sqrt(pi)`` is the
-    expected run-to-run difference of an entry), rounded in ``log2`` on a shared
-    grid. The budget is the design target ``rho / 2`` (the other half of
-    ``rho`` is a margin for the approximations) minus a reserve of
+    of the entries (and of the mean): the lattice scale makes the expected
+    crossing rate for run-to-run differences ``N(0, 2 se^2)`` equal the budget
+    (the cube: ``(2/sqrt(pi)) sum_{j<=k} se_jk / budget``), rounded in
+    ``log2`` on a shared grid. The budget is the design target ``rho / 2``
+    (the other half of ``rho`` is a margin for the approximations) minus a reserve of
     ``1.5 / sqrt(n)`` per data-driven width (for the chance that the rounded
     widths differ); with a location, a quarter of it goes to the mean. The
     estimated total is ``disagreement_bound_``. One width serves all entries,
     so put the features in comparable units first (with a data-independent
     transformation; a fitted scaler is not replicable).
+
+    The moments are accumulated over blocks of rows (the standard errors of
+    the entries come from ``d x d`` Gram matrices of the squared data, never
+    an ``n x d(d+1)/2`` array), with BLAS on one thread so that every
+    attribute has the same bits whatever the thread setting. Data of extreme
+    magnitude are divided by an exact power of two internally; data whose
+    second moments overflow float64 (entries above about ``8e152``) are
+    refused with a message.
 
     Parameters
     ----------
@@ -77,6 +89,12 @@ class ReplicableCovariance(EmpiricalCovariance):
         Bound, in (0, 1), on the probability that two runs on independent
         samples with the same ``random_state`` disagree (the auto rule designs
         for ``rho / 2`` in expectation).
+    rounding : {"lattice", "cube"}, default="lattice"
+        Quantizer of the upper triangle (and of the location): ``"lattice"``
+        rounds it jointly to randomly shifted ``E8`` blocks and one remainder
+        block (about half the squared error of ``"cube"`` at equal expected
+        disagreement); ``"cube"`` rounds every entry to the midpoint of its
+        cell, as in the paper.
     random_state : int, RandomState instance or None, default=None
         The shared randomness: it draws every grid offset. Two runs are
         replicable only with the same integer.
@@ -93,9 +111,9 @@ class ReplicableCovariance(EmpiricalCovariance):
     covariance_unrounded_ : ndarray of shape (n_features, n_features)
         The empirical matrix before rounding (around ``location_``).
     grid_width_ : float
-        Width of the grid of the entries.
+        Scale of the lattice of the entries (the cell width for ``"cube"``).
     location_grid_width_ : float
-        Width of the grid of the mean (``0.0`` when ``assume_centered=True``).
+        Scale of the lattice of the mean (``0.0`` when ``assume_centered=True``).
     disagreement_bound_ : float
         Predicted probability that a second run with the same ``random_state``
         on an independent sample differs (estimated from this sample).

@@ -162,15 +162,42 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     ``rho``-replicable fits as accurate as ridge need ``n`` well above
     ``d^3 / rho^2``.
 
-    The basis is the expensive part: each of the ``d`` scales and centres
-    costs about ``1 / sqrt(n)``, a total comparable with ``rho`` unless ``n`` is
-    large, so ``basis="raw"`` (coefficients and intercept rounded as they are)
-    is cheaper and more accurate when the features share units, while
-    ``basis="standardized"`` protects against features of very different
-    scales (for which one raw width would be far too coarse for some of them).
+    Rounding basis (``basis``). One lattice scale serves every rounded entry,
+    so the entries must share units. ``"scaled"`` (default) rounds the slopes
+    times one global feature scale ``S`` (the geometric mean of the features'
+    standard deviations, rounded on a shared ``log2`` grid of spacing 2) and
+    the intercept: both in the units of ``y``, so multiplying ``X`` by a
+    constant moves ``S`` and leaves the rounded predictions alone (up to the
+    ``log2`` grid). It costs a reserve of ``1.5 / sqrt(n d)``. ``"raw"``
+    rounds the coefficients and the intercept as they are (for features in
+    the units of ``y``). ``"standardized"`` rounds ``s_j w_j`` with one scale
+    per feature and the prediction at a rounded centre: it protects features
+    in mixed units, at a reserve of ``2 d / sqrt(n)`` (each scale and centre
+    costs about ``1 / sqrt(n)``), so it needs much larger ``n``.
     A data-dependent transformer in front of this estimator (for example a
     ``StandardScaler`` in a ``Pipeline``) is not rounded and breaks replicability;
     put only data-independent transformations in front of it.
+
+    Never worse than a constant (``grid_width="auto"``). The rounding adds an
+    expected squared error ``sum_j G_j t_j^2 E[x_j^2] / s_j^2 + G_0 t_0^2`` to
+    the residual variance (the lattice's error is uniform on the cell, with
+    uncorrelated coordinates); the replicable constant (the mean of ``y``
+    rounded on its own shared grid, scale from the same rule with one entry)
+    adds ``t^2 / 12`` to ``Var(y)``. Both runs must pick the same model, so
+    the linear model is kept when its predicted loss is smaller by a factor
+    ``2^U``, ``U`` uniform from the shared randomness; otherwise the fit falls
+    back to the constant (``constant_fallback_``), with a warning that gives
+    both losses, the constant's expected ``R^2`` and the ``n`` at which the
+    linear model's rounding error would fall to a tenth of what it explains
+    (the error scales like ``1 / (n B(n)^2)``). Small samples with a small
+    ``rho`` are out of reach for any replicable fit: even the constant's
+    grid must be coarse there, and its expected ``R^2`` is then well below
+    zero (the warning says how far).
+
+    Magnitudes: data whose root mean square lies outside ``2^-64 .. 2^64`` are
+    divided internally by an exact power of two (chosen on a shared grid of
+    spacing 16 in ``log2``), the same ridge problem in other units, so
+    squares and fourth moments stay finite.
 
     Parameters
     ----------
@@ -188,8 +215,10 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         Bound, in (0, 1), on the probability that two runs on independent
         samples with the same ``random_state`` disagree. ``grid_width="auto"``
         designs for an expected disagreement of ``0.75 rho``.
-    basis : {"raw", "standardized"}, default="raw"
-        Rounding basis. ``"raw"`` rounds the coefficients and the intercept as
+    basis : {"scaled", "raw", "standardized"}, default="scaled"
+        Rounding basis. ``"scaled"`` rounds the slopes times one replicably
+        rounded global feature scale, and the intercept (units-equivariant).
+        ``"raw"`` rounds the coefficients and the intercept as
         they are. ``"standardized"`` rounds ``s_j w_j`` and the prediction at a
         centre ``c``, with the feature scales (mean absolute deviation, times
         ``sqrt(pi / 2)``) rounded on a ``log2`` grid of spacing 1 and the centre
@@ -224,20 +253,29 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         Sandwich (heteroscedasticity-robust) standard errors of
         ``coef_unrounded_``.
     basis_scale_ : ndarray of shape (n_features,)
-        Rounded feature scales ``s`` of the rounding basis (ones for ``"raw"``).
+        Rounded feature scales ``s`` of the rounding basis (ones for ``"raw"``,
+        one repeated global scale for ``"scaled"``).
     basis_center_ : ndarray of shape (n_features,)
         Rounded centre ``c`` at which the intercept is rounded (zeros for
         ``"raw"`` or without intercept).
     grid_width_ : float
         Scale ``t`` of the lattice of ``s_j * coef_j`` (the cell width for
-        ``rounding="cube"``).
+        ``rounding="cube"``); with the constant fallback, the width of the
+        grid of the rounded mean.
     intercept_grid_width_ : float
         Scale of the lattice of the prediction at ``basis_center_``: equal to
-        ``grid_width_`` (``0.0`` without intercept).
+        ``grid_width_`` (``0.0`` without intercept and without fallback).
+    constant_fallback_ : bool
+        Whether the fit fell back to the replicable constant model (``coef_``
+        zero, ``intercept_`` the rounded mean of ``y``; without an intercept,
+        the zero model), because the rounded linear model was predicted to be
+        worse. Always False with a fixed ``grid_width``.
     disagreement_bound_ : float
         Predicted probability that a second run with the same ``random_state``
         on an independent sample differs: the basis, width and coefficient terms
-        of the failure budget, estimated from this sample.
+        of the failure budget of the model returned, plus the chance that the
+        two runs choose different models, estimated from this sample (the
+        global scale of ``"scaled"`` counts its reserve).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
