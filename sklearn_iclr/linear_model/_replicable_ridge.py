@@ -23,6 +23,8 @@ from ..utils._rounding import (
 )
 from ..utils.validation import check_nonnegative_sample_weight
 
+# Floor of relative thresholds (columns, widths of noise-free data).
+_TINY = float(np.finfo(np.float64).tiny)
 # Width, in units of the rounded feature scale, of the grid of the basis centre.
 _CENTER_SPACING = 2.0
 # Share of rho that grid_width="auto" spends in expectation. The rest covers
@@ -554,7 +556,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             reserve = _WIDTH_RESERVE / np.sqrt(n_samples)
             budget = rounding_budget(self.rho, reserve, _DESIGN_SHARE, warn=False)
             ideal = MEAN_INVERSE_LOG2_RATIO * lattice.expected_crossing_rate(se, 1.0)
-            ideal = max(ideal / budget, 2.0**-40 * max(1.0, abs(mean)))
+            ideal = max(ideal / budget, 2.0**-40 * max(abs(mean), _TINY))
             width = float(round_log2(ideal, LOG2_SPACING, offsets["constant_width"][0]))
             width_cost = log2_width_disagreement(sw, terms)
         else:
@@ -638,7 +640,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             # moves the scale and leaves the rounded predictions alone (up to
             # the log2 grid). Its cost is the reserve (it averages d scales).
             std = np.sqrt(variance)
-            varying = std > 1e-8 * np.maximum(1.0, np.abs(mean))
+            varying = std > np.maximum(1e-8 * np.abs(mean), _TINY)
             if not np.any(varying):
                 return np.ones(n_features), np.zeros(n_features), 0.0
             log_scale = np.mean(np.log2(std[varying]))
@@ -652,7 +654,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         mad = _weighted_abs_deviation(X, sw, offset) / n_samples
         second = variance
         # Columns constant up to rounding noise keep scale 1 (no rescaling).
-        varying = mad > 1e-8 * np.maximum(1.0, np.abs(mean))
+        varying = mad > np.maximum(1e-8 * np.abs(mean), _TINY)
         scale = np.ones(n_features)
         scale[varying] = round_log2(
             mad[varying] * np.sqrt(np.pi / 2), LOG2_SPACING, offsets["scale"][varying]
@@ -688,7 +690,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         rate_at_unit_scale = lattice.expected_crossing_rate(standard_errors, 1.0)
         ideal = max(
             MEAN_INVERSE_LOG2_RATIO * rate_at_unit_scale / budget,
-            2.0**-40 * max(1.0, magnitude),
+            2.0**-40 * max(magnitude, _TINY),
         )
         width = round_log2(ideal, LOG2_SPACING, offsets["coef_width"][0])
         # The width scales like the root of the residual sum of squares: its
