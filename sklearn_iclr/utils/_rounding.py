@@ -259,8 +259,8 @@ def rounding_budget(rho, reserve, design_share=DESIGN_SHARE, warn=True):
 def magnitude_exponent(values, offset, spacing=16, safe=64):
     """Power of two that brings data of extreme magnitude near 1, or 0.
 
-    Data whose root mean square lies within ``2**-safe .. 2**safe`` (and zero
-    data) give 0: they are used as they are. Otherwise the exponent is a
+    Data whose largest magnitude, or else root mean square, lies within
+    ``2**-safe .. 2**safe`` (and zero data) give 0: they are used as they are. Otherwise the exponent is a
     multiple of ``spacing`` on a grid shifted by the shared ``offset``, so
     that two runs on samples of similar magnitude pick the same power of two
     unless their log2 root mean squares (which differ by ``O(1 / sqrt(n))``)
@@ -291,8 +291,9 @@ def magnitude_exponent(values, offset, spacing=16, safe=64):
     ...     np.array([1e300]), 0.5) > 980
     (0, True)
     """
-    peak = np.max(np.abs(values)) if values.size else 0.0
-    if not np.isfinite(peak) or peak == 0:
+    # Two passes without a temporary; data of ordinary magnitude stop here.
+    peak = max(values.max(), -values.min()) if values.size else 0.0
+    if not np.isfinite(peak) or peak == 0 or 2.0**-safe <= peak <= 2.0**safe:
         return 0
     # An exact power of two first, so that the squares neither overflow nor
     # underflow; then the root mean square in log2.
