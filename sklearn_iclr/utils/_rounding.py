@@ -260,12 +260,12 @@ def magnitude_exponent(values, offset, spacing=16, safe=64):
     """Power of two that brings data of extreme magnitude near 1, or 0.
 
     Data whose largest magnitude, or else root mean square, lies within
-    ``2**-safe .. 2**safe`` (and zero data) give 0: they are used as they are. Otherwise the exponent is a
-    multiple of ``spacing`` on a grid shifted by the shared ``offset``, so
-    that two runs on samples of similar magnitude pick the same power of two
-    unless their log2 root mean squares (which differ by ``O(1 / sqrt(n))``)
-    straddle a point of the grid. Dividing by an exact power of two changes
-    no digit of the data.
+    ``2**-safe .. 2**safe`` (and zero data) give 0: they are used as they
+    are. Otherwise the exponent is a multiple of ``spacing`` on a grid
+    shifted by the shared ``offset``, so that two runs on samples of similar
+    magnitude pick the same power of two unless their log2 root mean squares
+    (which differ by ``O(1 / sqrt(n))``) straddle a point of the grid.
+    Dividing by an exact power of two changes no digit of the data.
 
     Parameters
     ----------
