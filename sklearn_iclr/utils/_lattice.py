@@ -422,7 +422,10 @@ class ShiftedLattice:
         total = 0.0
         for block, sl, rel in self._groups:
             part = values[sl].reshape(-1, block.dim)
-            total += np.sum(reduce(block.normals, part) @ block.weights) / rel
+            # Chunks of blocks: at most 1024 x (number of facets) at a time.
+            for start in range(0, len(part), 1024):
+                chunk = part[start : start + 1024]
+                total += np.sum(reduce(block.normals, chunk) @ block.weights) / rel
         return float(total)
 
     def crossing_rate(self, delta, scale):
