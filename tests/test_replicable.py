@@ -669,3 +669,20 @@ def test_budget_warning_never_prints_a_probability_above_one(basis):
     for message in messages:
         for value in re.findall(r"probability (?:about )?([0-9.]+)", message):
             assert float(value) <= 1.0
+
+
+@pytest.mark.parametrize("factor", [100.0, 1e4])
+def test_one_rescaled_feature_is_never_worse_than_the_mean(factor):
+    # Mixed units: one global scale cannot serve a feature 100x larger than
+    # the others, so the scaled basis falls back to the replicable constant
+    # (never worse than the mean); the standardized basis fits it.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 4))
+    y = X @ [1.0, 2.0, -1.0, 0.5] + 3.0 + 0.1 * rng.normal(size=2000)
+    X[:, 0] *= factor
+    scaled = ReplicableLinearRegressor(rho=0.2, random_state=0).fit(X, y)
+    assert scaled.score(X, y) > -0.01
+    standardized = ReplicableLinearRegressor(
+        rho=0.2, basis="standardized", random_state=0
+    ).fit(X, y)
+    assert standardized.score(X, y) > 0.97
