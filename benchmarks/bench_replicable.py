@@ -565,13 +565,17 @@ def table_units():
     X = rng.normal(size=(2000, 4))
     y = X @ [1.0, 2.0, -1.0, 0.5] + 3.0 + 0.1 * rng.normal(size=2000)
     rows = []
-    for factor in (1.0, 100.0, 1e4, 1e150):
-        row = {"factor": factor}
-        for basis in ("scaled", "raw", "standardized"):
-            est = ReplicableLinearRegressor(rho=0.2, basis=basis, random_state=0)
-            row[basis] = est.fit(X * factor, y).score(X * factor, y)
-        row["ridge"] = Ridge().fit(X * factor, y).score(X * factor, y)
-        rows.append(row)
+    for columns in ("all", "first"):
+        for factor in (1.0, 100.0, 1e4, 1e150):
+            Xf = X * factor if columns == "all" else X * [factor, 1.0, 1.0, 1.0]
+            row = {"columns": columns, "factor": factor}
+            for basis in ("scaled", "raw", "standardized"):
+                est = ReplicableLinearRegressor(rho=0.2, basis=basis, random_state=0)
+                row[basis] = est.fit(Xf, y).score(Xf, y)
+                if basis == "scaled":
+                    row["scaled_used"] = est.basis_
+            row["ridge"] = Ridge().fit(Xf, y).score(Xf, y)
+            rows.append(row)
     report("replicable_units", rows, title="Training R^2 of X * factor, rho=0.2")
     return rows
 

@@ -672,17 +672,19 @@ def test_budget_warning_never_prints_a_probability_above_one(basis):
 
 
 @pytest.mark.parametrize("factor", [100.0, 1e4])
-def test_one_rescaled_feature_is_never_worse_than_the_mean(factor):
+def test_one_rescaled_feature_switches_to_the_standardized_basis(factor):
     # Mixed units: one global scale cannot serve a feature 100x larger than
-    # the others, so the scaled basis falls back to the replicable constant
-    # (never worse than the mean); the standardized basis fits it.
+    # the others. The scaled basis sees the spread of the feature scales
+    # (beyond a shared threshold between factors 2 and 8) and rounds in the
+    # standardized basis instead; it would otherwise fall back to the mean.
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2000, 4))
     y = X @ [1.0, 2.0, -1.0, 0.5] + 3.0 + 0.1 * rng.normal(size=2000)
     X[:, 0] *= factor
-    scaled = ReplicableLinearRegressor(rho=0.2, random_state=0).fit(X, y)
-    assert scaled.score(X, y) > -0.01
-    standardized = ReplicableLinearRegressor(
-        rho=0.2, basis="standardized", random_state=0
-    ).fit(X, y)
-    assert standardized.score(X, y) > 0.97
+    est = ReplicableLinearRegressor(rho=0.2, random_state=0).fit(X, y)
+    assert est.basis_ == "standardized"
+    assert not est.constant_fallback_
+    assert est.score(X, y) > 0.97
+    # Features in one unit keep the cheaper global scale.
+    X[:, 0] /= factor
+    assert est.fit(X, y).basis_ == "scaled"

@@ -28,6 +28,11 @@ from ..utils.validation import check_nonnegative_sample_weight
 # of the scale moves between runs 1.3x / 1.4x / 2.3x less for Student-t(10) /
 # t(5) features than without clipping, and 1.0x for Gaussian features).
 _CLIP = 5.0
+# The scaled basis switches to the standardized one when the features' log2
+# standard deviations spread further from their mean than a shared uniform
+# threshold between these (factors 2 to 8); the spread moves between runs by
+# about _SPREAD_NOISE / sqrt(n) (1.6 / sqrt(n) for Gaussian features).
+_SPREAD_LOW, _SPREAD_HIGH, _SPREAD_NOISE = 1.0, 3.0, 2.5
 # Floor of relative thresholds (columns, widths of noise-free data).
 _TINY = float(np.finfo(np.float64).tiny)
 # Width, in units of the rounded feature scale, of the grid of the basis centre.
@@ -199,7 +204,10 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     standard deviations, rounded on a shared ``log2`` grid of spacing 2) and
     the intercept: both in the units of ``y``, so multiplying ``X`` by a
     constant moves ``S`` and leaves the rounded predictions alone (up to the
-    ``log2`` grid). It costs a reserve of ``1.5 / sqrt(n d)``. ``"raw"``
+    ``log2`` grid). It costs a reserve of ``1.5 / sqrt(n d)``. When the
+    features' log2 standard deviations spread further from their mean than
+    a shared uniform threshold between 1 and 3 (factors 2 to 8: mixed
+    units), it switches to ``"standardized"`` (``basis_``). ``"raw"``
     rounds the coefficients and the intercept as they are (for features in
     the units of ``y``). ``"standardized"`` rounds ``s_j w_j`` with one scale
     per feature and the prediction at a rounded centre: it protects features
@@ -283,6 +291,9 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     coef_stderr_ : ndarray of shape (n_features,)
         Sandwich (heteroscedasticity-robust) standard errors of
         ``coef_unrounded_``.
+    basis_ : str
+        The basis used: ``basis``, or ``"standardized"`` where ``"scaled"``
+        switched to it for features in mixed units.
     basis_scale_ : ndarray of shape (n_features,)
         Rounded feature scales ``s`` of the rounding basis (ones for ``"raw"``,
         one repeated global scale for ``"scaled"``).
@@ -408,6 +419,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 "constant": 1,
                 "choice": 1,
                 "magnitude": 2,
+                "spread": 1,
             },
         )
         # Magnitudes far from 1 are brought near 1 by exact powers of two (the
@@ -646,11 +658,11 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     def _reserve(self, n_samples):
         """Probability set aside for the data-driven scale and basis (n, d only)."""
         reserve = _WIDTH_RESERVE / np.sqrt(n_samples)
-        if self.basis == "standardized":
+        if self.basis_ == "standardized":
             reserve += (
                 _BASIS_RESERVE_PER_FEATURE * self.n_features_in_ / np.sqrt(n_samples)
             )
-        elif self.basis == "scaled":
+        elif self.basis_ == "scaled":
             reserve += _GLOBAL_SCALE_RESERVE / np.sqrt(n_samples * self.n_features_in_)
         return reserve
 
@@ -667,9 +679,31 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         ``variance`` are the weighted column means and variances.
         """
         n_samples, n_features = sw.sum(), X.shape[1]
+        self.basis_ = self.basis
         if self.basis == "raw":
             return np.ones(n_features), np.zeros(n_features), 0.0
+        switch_cost = 0.0
         if self.basis == "scaled":
+            std = np.sqrt(variance)
+            varying = std > np.maximum(1e-8 * np.abs(mean), _TINY)
+            if not np.any(varying):
+                return np.ones(n_features), np.zeros(n_features), 0.0
+            log_std = np.log2(std[varying])
+            # Features in mixed units: when the log2 scales spread further
+            # from their mean than a shared uniform threshold in
+            # [_SPREAD_LOW, _SPREAD_HIGH], switch to the standardized basis.
+            # Both runs switch alike unless their spreads straddle the
+            # threshold (their log2 scales move by ~1.6 / sqrt(n)).
+            spread = np.max(np.abs(log_std - log_std.mean()))
+            threshold = (
+                _SPREAD_LOW + (_SPREAD_HIGH - _SPREAD_LOW) * offsets["spread"][0]
+            )
+            noise = _SPREAD_NOISE / np.sqrt(n_samples)
+            if abs(spread - threshold) < 4.0 * noise:
+                switch_cost = min(1.0, noise / (_SPREAD_HIGH - _SPREAD_LOW))
+            if spread > threshold:
+                self.basis_ = "standardized"
+        if self.basis_ == "scaled":
             # One scale for every slope: the geometric mean of the features'
             # standard deviations, rounded in log2 with a shared offset. Slopes
             # times it have the units of y, like the intercept, so rescaling X
@@ -679,11 +713,11 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             varying = std > np.maximum(1e-8 * np.abs(mean), _TINY)
             if not np.any(varying):
                 return np.ones(n_features), np.zeros(n_features), 0.0
-            log_scale = np.mean(np.log2(std[varying]))
             scale = round_log2(
-                2.0**log_scale, _GLOBAL_SCALE_SPACING, offsets["global_scale"][0]
+                2.0 ** log_std.mean(), _GLOBAL_SCALE_SPACING, offsets["global_scale"][0]
             )
             cost = _GLOBAL_SCALE_RESERVE / np.sqrt(n_samples * n_features)
+            cost += switch_cost
             return np.full(n_features, float(scale)), np.zeros(n_features), cost
         # X is centred already when fitting an intercept.
         offset = np.zeros(n_features) if self.fit_intercept else mean
@@ -702,6 +736,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         cost = np.minimum(
             1.0, EXPECTED_ABS_DIFF_PER_SE * log_mad_se / np.log(2) / LOG2_SPACING
         ).sum()
+        cost += switch_cost
         if not self.fit_intercept:
             return scale, np.zeros(n_features), float(cost)
         center_width = _CENTER_SPACING * scale
