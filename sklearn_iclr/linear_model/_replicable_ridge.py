@@ -33,6 +33,11 @@ _CLIP = 5.0
 # threshold between these (factors 2 to 8); the spread moves between runs by
 # about _SPREAD_NOISE / sqrt(n) (1.6 / sqrt(n) for Gaussian features).
 _SPREAD_LOW, _SPREAD_HIGH, _SPREAD_NOISE = 1.0, 3.0, 2.5
+# Width, in log2 units, of the band of the shared threshold of the choice
+# between the linear model and the constant: the linear model is kept when
+# its predicted squared error is smaller by a factor 2^U, U uniform on
+# [0, _CHOICE_BAND) (at most sqrt 2).
+_CHOICE_BAND = 0.5
 # Floor of relative thresholds (columns, widths of noise-free data).
 _TINY = float(np.finfo(np.float64).tiny)
 # Width, in units of the rounded feature scale, of the grid of the basis centre.
@@ -222,16 +227,16 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     the residual variance (the lattice's error is uniform on the cell, with
     uncorrelated coordinates); the replicable constant (the mean of ``y``
     rounded on its own shared grid, scale from the same rule with one entry)
-    adds ``t^2 / 12`` to ``Var(y)``. Both runs must pick the same model, so
-    the linear model is kept when its predicted loss is smaller by a factor
-    ``2^U``, ``U`` uniform from the shared randomness; otherwise the fit falls
-    back to the constant (``constant_fallback_``), with a warning that gives
-    both losses, the constant's expected ``R^2`` and the ``n`` at which the
-    linear model's rounding error would fall to a tenth of what it explains
-    (the error scales like ``1 / (n B(n)^2)``). Small samples with a small
-    ``rho`` are out of reach for any replicable fit: even the constant's
-    grid must be coarse there, and its expected ``R^2`` is then well below
-    zero (the warning says how far).
+    adds ``t^2 / 12`` to ``Var(y)``. Both runs must pick the same model, so the
+    linear model is kept when its predicted loss is smaller by a factor
+    ``2^U``, ``U`` uniform on ``[0, 1/2)`` from the shared randomness;
+    otherwise the fit falls back to the constant (``constant_fallback_``), with
+    a warning that gives both losses, the constant's expected ``R^2`` and the
+    ``n`` at which the linear model's rounding error would fall to a tenth of
+    what it explains (the error scales like ``1 / (n B(n)^2)``). Small samples
+    with a small ``rho`` are out of reach for any replicable fit: even the
+    constant's grid must be coarse there, and its expected ``R^2`` is then well
+    below zero (the warning says how far).
 
     Magnitudes: data whose root mean square lies outside ``2^-64 .. 2^64`` are
     divided internally by an exact power of two (chosen on a shared grid of
@@ -538,16 +543,16 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         use_linear = True
         if auto:
             # Both runs must pick the same model: compare the log2 ratio of the
-            # losses with a shared uniform threshold in [0, 1) (the linear
-            # model must be predicted better by a factor 2^U).
+            # losses with a shared uniform threshold in [0, _CHOICE_BAND) (the
+            # linear model must be predicted better by a factor 2^U).
             statistic = np.log2(constant["loss"] / linear_loss)
-            threshold = offsets["choice"][0]
+            threshold = _CHOICE_BAND * offsets["choice"][0]
             spread = 2.0 * (
                 log2_width_disagreement(sw, residual_sq)
                 + log2_width_disagreement(sw, constant["terms"])
             )
             if abs(statistic - threshold) < 4.0 * spread + 1e-12:
-                choice_cost = min(1.0, spread)
+                choice_cost = min(1.0, spread / _CHOICE_BAND)
             use_linear = statistic > threshold
         self.constant_fallback_ = not use_linear
         if use_linear:
