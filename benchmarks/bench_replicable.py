@@ -8,16 +8,15 @@ function under the sampler (closed form: independent centred features), so it
 carries no test-set noise. Timings are medians in one process on a shared
 machine; only their ratios to ``Ridge`` are meaningful.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_replicable.py`` (a few minutes).
+Run: ``PYTHONPATH=. python benchmarks/bench_replicable.py [TABLE ...]``
+(``--quick`` for a smoke run, ``--out DIR`` for the JSON folder).
 """
 
-import argparse
-import sys
 import time
 import warnings
 
 import numpy as np
-from _harness import median_time, ratio, report
+from _harness import bench_arguments, median_time, ratio, report
 from scipy.stats import norm
 from sklearn.linear_model import Ridge
 from threadpoolctl import threadpool_info, threadpool_limits
@@ -29,7 +28,7 @@ from sklearn_iclr.metrics import replicability_rate
 from sklearn_iclr.utils._lattice import shifted_lattice
 
 NOISE, NONLINEARITY, INTERCEPT = 0.5, 0.5, 1.0
-QUICK = "--quick" in sys.argv
+QUICK = False  # set by main() from --quick
 N_JOBS = 1
 # BLAS threads before main() limits them to one (the `timing` table uses both).
 DEFAULT_THREADS = max((i["num_threads"] for i in threadpool_info()), default=1)
@@ -87,9 +86,12 @@ def frontier_loss(fitted, n, d, rounding, disagreement=0.1):
     return lattice.mean_squared_error(scale) / var_y
 
 
+RATE_RHOS = (0.05, 0.2)  # set by main() from --rho
+
+
 def table_replicability():
     rows = []
-    for rho in (0.05, 0.2):
+    for rho in RATE_RHOS:
         for d in (5, 20):
             # The design spends 0.75 rho (0.72-0.89 rho measured): the Wilson
             # interval resolves 1 - rho only with thousands of pairs.
@@ -452,11 +454,203 @@ def table_timing():
     return rows
 
 
-if __name__ == "__main__":
-    warnings.filterwarnings("ignore", message="At this sample size")
-    # One BLAS thread: on a loaded 2-core machine multithreaded BLAS thrashes
-    # and dominates the timings of both Ridge and the replicable fit.
-    threadpool_limits(1)
+def table_diabetes():
+    """scikit-learn's diabetes set with defaults: held-out R^2 and replicability.
+
+    R^2 is 5-fold cross-validated (353 training rows per fold), next to Ridge
+    and the replicable constant. Replicability is measured by resampling: the
+    two "independent samples" of a pair are two bootstrap halves (221 rows
+    drawn with replacement from the 442), one shared seed per pair.
+    """
+    from sklearn.datasets import load_diabetes
+    from sklearn.model_selection import cross_val_score
+
+    X, y = load_diabetes(return_X_y=True)
+    n_pairs = 100 if QUICK else 1000
+
+    def halves(seed):
+        rows = np.random.default_rng(seed).integers(0, len(y), size=len(y) // 2)
+        return X[rows], y[rows]
+
+    ridge = cross_val_score(Ridge(), X, y, cv=5)
+    rows = []
+    for rho in (0.05, 0.2, 0.5, 0.9):
+        est = ReplicableLinearRegressor(rho=rho, random_state=0)
+        scores = cross_val_score(est, X, y, cv=5)
+        fallback = np.mean(
+            [
+                est.set_params(random_state=k)
+                .fit(*halves(10**6 + k))
+                .constant_fallback_
+                for k in range(50)
+            ]
+        )
+        rate = replicability_rate(
+            ReplicableLinearRegressor(rho=rho),
+            halves,
+            n_pairs=n_pairs,
+            random_state=0,
+            n_jobs=N_JOBS,
+        )
+        rows.append(
+            {
+                "rho": rho,
+                "cv_r2_mean": float(scores.mean()),
+                "cv_r2_min": float(scores.min()),
+                "ridge_r2_mean": float(ridge.mean()),
+                "constant_fallback": float(fallback),
+                "pairs": n_pairs,
+                "identical": rate.rate,
+                "wilson_low": rate.ci_low,
+                "target": 1 - rho,
+            }
+        )
+    report(
+        "replicable_diabetes",
+        rows,
+        title="load_diabetes, defaults but rho: 5-fold R^2; bootstrap-half pairs",
+        meta={"n": len(y), "d": X.shape[1], "half": len(y) // 2},
+    )
+    return rows
+
+
+def table_heavy():
+    """Gaussian and Student-t(5) features, d=8, rho=0.1, n=4e4 (issue #25)."""
+    rows = []
+    n, d, rho = 40000, 8, 0.1
+    n_pairs, n_fits = (60, 10) if QUICK else (600, 60)
+    designs = (("gaussian", 1e9), ("student-t(10)", 10.0), ("student-t(5)", 5.0))
+    for name, df in designs:
+        sample = sampler(n, d, df=df)
+        for label, est in (("scaled (default)", ReplicableLinearRegressor(rho=rho)),):
+            losses, fallback, frontier = [], 0, []
+            for seed in range(n_fits):
+                X, y = sample(5000 + seed)
+                fitted = est.set_params(random_state=seed).fit(X, y)
+                ridge = Ridge(alpha=1.0).fit(X, y)
+                fallback += fitted.constant_fallback_
+                frontier.append(frontier_loss(fitted, n, d, "lattice", rho))
+                losses.append(
+                    population_r2(ridge.coef_, ridge.intercept_, d)
+                    - population_r2(fitted.coef_, fitted.intercept_, d)
+                )
+            rate = replicability_rate(
+                est, sample, n_pairs=n_pairs, random_state=7, n_jobs=N_JOBS
+            )
+            rows.append(
+                {
+                    "features": name,
+                    "basis": label,
+                    "pairs": n_pairs,
+                    "identical": rate.rate,
+                    "wilson_low": rate.ci_low,
+                    "target": 1 - rho,
+                    "r2_loss": float(np.mean(losses)),
+                    "loss_se": float(np.std(losses) / np.sqrt(n_fits)),
+                    "fallback": fallback / n_fits,
+                    "lattice_frontier": float(np.mean(frontier)),
+                }
+            )
+    report(
+        "replicable_heavy",
+        rows,
+        title=f"Gaussian vs heavy-tailed features, n={n}, d={d}, rho={rho}",
+    )
+    return rows
+
+
+def table_units():
+    """Training R^2 after multiplying X by a constant (issue #25, 2000 x 4)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 4))
+    y = X @ [1.0, 2.0, -1.0, 0.5] + 3.0 + 0.1 * rng.normal(size=2000)
+    rows = []
+    for columns in ("all", "first"):
+        for factor in (1.0, 100.0, 1e4, 1e150):
+            Xf = X * factor if columns == "all" else X * [factor, 1.0, 1.0, 1.0]
+            row = {"columns": columns, "factor": factor}
+            for basis in ("scaled", "raw", "standardized"):
+                est = ReplicableLinearRegressor(rho=0.2, basis=basis, random_state=0)
+                row[basis] = est.fit(Xf, y).score(Xf, y)
+                if basis == "scaled":
+                    row["scaled_used"] = est.basis_
+            row["ridge"] = Ridge().fit(Xf, y).score(Xf, y)
+            rows.append(row)
+    report("replicable_units", rows, title="Training R^2 of X * factor, rho=0.2")
+    return rows
+
+
+def table_covariance():
+    """ReplicableCovariance on the lattice vs the cube."""
+    rows = []
+    n_pairs = 60 if QUICK else 400
+    for d in (3, 8):
+        cov = 0.5 * np.eye(d) + 0.5
+
+        def gaussian(seed, d=d, cov=cov):
+            return np.random.default_rng(seed).multivariate_normal(
+                np.zeros(d), cov, 20000
+            )
+
+        for rounding in ("lattice", "cube"):
+            est = ReplicableCovariance(rho=0.2, rounding=rounding)
+            r = replicability_rate(
+                est,
+                gaussian,
+                n_pairs=n_pairs,
+                attributes=("covariance_",),
+                random_state=4,
+                n_jobs=N_JOBS,
+            )
+            errors = [
+                np.sum(
+                    (
+                        est.set_params(random_state=k).fit(gaussian(99 + k)).covariance_
+                        - cov
+                    )
+                    ** 2
+                )
+                for k in range(40)
+            ]
+            rows.append(
+                {
+                    "d": d,
+                    "rounding": rounding,
+                    "pairs": n_pairs,
+                    "identical": r.rate,
+                    "wilson_low": r.ci_low,
+                    "frobenius_mse": float(np.mean(errors)),
+                }
+            )
+    report("replicable_covariance", rows, title="ReplicableCovariance, n=2e4, rho=0.2")
+    return rows
+
+
+def table_memory():
+    """Peak traced memory of a 1000 x 1000 covariance fit (issue #25)."""
+    import tracemalloc
+
+    from sklearn.covariance import EmpiricalCovariance
+
+    X = np.random.default_rng(0).normal(size=(1000, 1000))
+    memory = []
+    for name, est in (
+        ("ReplicableCovariance", ReplicableCovariance(random_state=0)),
+        ("EmpiricalCovariance", EmpiricalCovariance()),
+    ):
+        tracemalloc.start()
+        start = time.perf_counter()
+        est.fit(X)
+        seconds = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        memory.append({"estimator": name, "peak_mb": peak / 1e6, "seconds": seconds})
+    report("replicable_covariance_memory", memory, title="1000 x 1000 fit: peak memory")
+    return memory
+
+
+def main(argv=None):
+    global QUICK, RATE_RHOS
     tables = {
         "rate": table_replicability,
         "confirm": table_confirmation,
@@ -465,19 +659,43 @@ if __name__ == "__main__":
         "lemma": table_lemma,
         "controls": table_controls,
         "timing": table_timing,
+        "diabetes": table_diabetes,
+        "heavy": table_heavy,
+        "units": table_units,
+        "covariance": table_covariance,
+        "memory": table_memory,
     }
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "tables",
-        nargs="*",
-        metavar="TABLE",
-        help=f"tables to run, among {list(tables)}",
-    )
-    parser.add_argument("--quick", action="store_true", help="smaller sizes")
-    only = parser.parse_args().tables
-    unknown = sorted(set(only) - set(tables))
+
+    def configure(parser):
+        parser.add_argument(
+            "tables",
+            nargs="*",
+            metavar="TABLE",
+            help=f"tables to run, among {list(tables)}",
+        )
+        parser.add_argument(
+            "--rho",
+            type=float,
+            action="append",
+            help="rho values of the `rate` table (repeatable; default 0.05, 0.2)",
+        )
+
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=configure)
+    QUICK = args.quick
+    if args.rho:
+        RATE_RHOS = tuple(args.rho)
+    unknown = sorted(set(args.tables) - set(tables))
     if unknown:
-        parser.error(f"unknown tables {unknown}; choose among {list(tables)}")
+        raise SystemExit(f"unknown tables {unknown}; choose among {list(tables)}")
+    warnings.filterwarnings("ignore", message="At this sample size")
+    warnings.filterwarnings("ignore", message=".*falls back to the replicable")
+    # One BLAS thread: on a loaded 2-core machine multithreaded BLAS thrashes
+    # and dominates the timings of both Ridge and the replicable fit.
+    threadpool_limits(1)
     for name, func in tables.items():
-        if not only or name in only:
+        if not args.tables or name in args.tables:
             func()
+
+
+if __name__ == "__main__":
+    main()

@@ -16,8 +16,10 @@ the standard errors.
 The price is accuracy: the lattice cells span many standard errors, so the
 rounded model loses some held-out R^2, a loss that shrinks like ``1 / n``.
 Below about ``n = (2 / (0.56 rho))^2`` (here 1300) the estimator warns that the
-target is out of reach, and the lattice becomes so coarse that the model is
-useless. This example
+target is out of reach; where the rounded linear model would predict worse
+than the rounded mean of ``y``, it falls back to that replicable constant
+(``constant_fallback_``) and warns with the ``n`` a linear model needs, so the
+loss is at most Ridge's own R^2. This example
 measures both with :func:`~sklearn_iclr.metrics.replicability_rate` on
 heavy-tailed synthetic data (Student-t features, heteroscedastic target).
 """

@@ -91,17 +91,23 @@ def test_sandwich_standard_errors_match_the_spread_over_samples():
     np.testing.assert_allclose(stderr, spread, rtol=0.2)
 
 
-@pytest.mark.parametrize("basis", ["raw", "standardized"])
+@pytest.mark.parametrize("basis", ["scaled", "standardized"])
 def test_coef_within_analytic_bound_of_population_ridge(basis):
     # Oracle: the closed-form population ridge solution of the sampler. The
     # bound is the covering radius of the lattice block of each coordinate
     # (rounding; half a cell for the cube) plus 4.5 sandwich standard errors
     # (estimation; two-sided normal tail 7e-6 per coordinate).
+    # One global scale serves features within a factor ~2 of each other; the
+    # standardized basis serves features in mixed units.
     n, d, alpha = 20000, 5, 50.0
-    scales = np.array([1.0, 10.0, 0.1, 1.0, 3.0])
+    if basis == "scaled":
+        scales = np.array([1.0, 2.0, 0.5, 1.0, 1.5])
+    else:
+        scales = np.array([1.0, 10.0, 0.1, 1.0, 3.0])
     X, y = make_heavy_tailed_regression(n, d, scales=scales, random_state=1)
     est = ReplicableLinearRegressor(alpha=alpha, basis=basis, rho=0.2, random_state=0)
     est.fit(X, y)
+    assert not est.constant_fallback_
     coef, _ = heavy_tailed_population_ridge(alpha, n, d, scales=scales)
     rounding_bound = shifted_lattice(d + 1).max_error(est.grid_width_)[:d]
     bound = rounding_bound / est.basis_scale_ + 4.5 * est.coef_stderr_
@@ -235,7 +241,7 @@ def test_e8_sizes_round_on_one_lattice_bit_for_bit(n_features, fit_intercept, bl
     # The property tests draw at most 5 features (no E8 block): here m = 8, 9,
     # 11 and 17 rounded entries, with and without the intercept entry.
     est = ReplicableLinearRegressor(
-        grid_width=0.5, fit_intercept=fit_intercept, random_state=7
+        grid_width=0.5, basis="raw", fit_intercept=fit_intercept, random_state=7
     )
     X, y = make_heavy_tailed_regression(600, n_features, random_state=0)
     X_b, y_b = make_heavy_tailed_regression(600, n_features, random_state=1)
@@ -304,7 +310,7 @@ def test_outputs_of_two_runs_lie_on_one_shared_grid(data, seed, rounding):
     # and each is within the covering radius of its unrounded solution.
     X, y = data
     est = ReplicableLinearRegressor(
-        grid_width=0.5, rounding=rounding, random_state=seed
+        grid_width=0.5, basis="raw", rounding=rounding, random_state=seed
     )
     a = _rounded_vector(est.fit(X, y))
     unrounded = np.append(est.coef_unrounded_, est.intercept_unrounded_)
@@ -482,3 +488,203 @@ def test_covariance_replicable_over_independent_samples():
     # Designed for >= 0.8; P[Binomial(40, 0.8) < 24] < 1e-3.
     assert binom.cdf(23, 40, 0.8) < 1e-3
     assert result.n_identical >= 24
+
+
+# ------------------------------------------- trust at first use (issue #25)
+
+
+def _diabetes_cv(rho):
+    from sklearn.datasets import load_diabetes
+    from sklearn.model_selection import cross_val_score
+
+    X, y = load_diabetes(return_X_y=True)
+    return cross_val_score(
+        ReplicableLinearRegressor(rho=rho, random_state=0), X, y, cv=5
+    )
+
+
+def test_diabetes_defaults_fall_back_to_the_replicable_constant():
+    # n = 353 per fold, d = 10, rho = 0.05: the rounded linear model would
+    # lose ~190 Var(y) (R^2 about -15,000 before); the replicable constant is
+    # the better replicable model and the warning names the n a linear model
+    # needs. The constant itself is coarse at this rho (the log2 rounding of
+    # its width alone costs 2 / sqrt(n) = 0.11 > rho), hence the loose floor.
+    with pytest.warns(UserWarning, match=r"falls back to the replicable constant"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            scores = _diabetes_cv(0.05)
+    assert np.all(scores > -6.0)
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.warns(UserWarning, match=r"About n >= [0-9.e+]+ samples"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            est = ReplicableLinearRegressor(random_state=0).fit(X, y)
+    assert est.constant_fallback_
+    assert np.all(est.coef_ == 0.0)
+    assert est.intercept_ == pytest.approx(y.mean(), abs=est.grid_width_)
+
+
+def test_diabetes_never_far_below_the_mean_at_moderate_rho():
+    # rho = 0.2: the replicable constant costs ~(width^2 / 12) / Var(y) ~ 0.1 of
+    # R^2 per fold at most; rho = 0.9 is enough for the linear model, which
+    # then does as well as Ridge (0.32-0.44 per fold).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.all(_diabetes_cv(0.2) > -0.25)
+        assert np.all(_diabetes_cv(0.9) > 0.3)
+
+
+@pytest.mark.parametrize(
+    ("factor", "alpha"), [(1.0, 1.0), (100.0, 1.0), (1e4, 1.0), (1e-4, 1e-8)]
+)
+def test_rescaling_the_features_keeps_the_fit(factor, alpha):
+    # The scaled basis rounds slopes times one replicable feature scale, in
+    # the units of y like the intercept: X * 100 or X * 1e4 used to take the
+    # training R^2 from 0.99 to -4.6 and -28,000.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 4))
+    y = X @ [1.0, 2.0, -1.0, 0.5] + 3.0 + 0.1 * rng.normal(size=2000)
+    # (X * 1e-4 with alpha=1 would be a different ridge problem: all shrunk.)
+    est = ReplicableLinearRegressor(alpha=alpha, rho=0.2, random_state=0)
+    est.fit(X * factor, y)
+    assert est.score(X * factor, y) > 0.98
+    assert not est.constant_fallback_
+
+
+@pytest.mark.parametrize(
+    ("x_scale", "y_scale"),
+    [
+        (1e150, 1e150),
+        (1e300, 1e300),
+        (1e150, 1.0),
+        (1e300, 1.0),
+        (1.0, 1e300),
+        (1.0, 1e-300),
+        (1e-150, 1e-150),
+        (1e-150, 1.0),
+        # Small but ordinary scales: the thresholds are relative.
+        (1.0, 1e-15),
+        (1e-12, 1e-12),
+    ],
+)
+def test_extreme_magnitudes_give_the_fit_in_the_new_units(x_scale, y_scale):
+    # Exact powers of two bring the data near 1 internally: the fit of the
+    # rescaled data predicts as well as the fit of the original data, and
+    # nothing overflows (before: NaN, inf or "Input contains NaN").
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20000, 3))
+    y = X @ [1.0, 2.0, -1.0] + 3.0 + 0.3 * rng.normal(size=20000)
+    # alpha in the units of X^2 where X is small: the same ridge problem as
+    # alpha=1 on X (for large X, alpha=1 is negligible anyway).
+    alpha = 1.0 if x_scale >= 1 else max(x_scale**2, 1e-300)
+    est = ReplicableLinearRegressor(alpha=alpha, rho=0.2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        est.fit(X * x_scale, y * y_scale)
+        pred = est.predict(X * x_scale) / y_scale
+    assert np.all(np.isfinite(est.coef_)) and np.isfinite(est.intercept_)
+    assert np.isfinite(est.disagreement_bound_)
+    assert 1.0 - np.mean((pred - y) ** 2) / y.var() > 0.95
+    assert not est.constant_fallback_
+
+
+def test_covariance_extreme_magnitudes_are_rescaled_or_refused():
+    X = np.random.default_rng(0).normal(size=(5000, 3))
+    ref = ReplicableCovariance(rho=0.2, random_state=0).fit(X)
+    for scale in (1e150, 1e-150):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            est = ReplicableCovariance(rho=0.2, random_state=0).fit(X * scale)
+        cov = est.covariance_ / scale**2
+        assert np.all(np.isfinite(cov)) and np.isfinite(est.disagreement_bound_)
+        np.testing.assert_allclose(cov, np.eye(3), atol=3 * ref.grid_width_)
+    with pytest.raises(ValueError, match=r"magnitude up to [0-9.]+e\+300.*exceed"):
+        ReplicableCovariance().fit(X * 1e300)
+
+
+def test_covariance_memory_is_blocks_of_rows():
+    # 2000 x 200: the per-sample products would be a 2000 x 20100 array
+    # (320 MB); by blocks the fit needs a few copies of X (3.2 MB each) and
+    # d x d matrices.
+    import tracemalloc
+
+    X = np.random.default_rng(0).normal(size=(2000, 200))
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ReplicableCovariance(random_state=0).fit(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 80e6
+
+
+def test_covariance_bound_does_not_depend_on_blas_threads():
+    # The weighted sums of the width terms are BLAS dot products, whose
+    # summation order follows the thread count: the fit runs BLAS on one
+    # thread, so every attribute has the same bits under 1 and 2 threads.
+    from threadpoolctl import threadpool_limits
+
+    X = np.random.default_rng(1).standard_t(5, size=(20000, 30)) + 1.0
+    fits = []
+    for threads in (1, 2):
+        with threadpool_limits(threads):
+            fits.append(
+                ReplicableCovariance(assume_centered=False, random_state=0).fit(X)
+            )
+    a, b = fits
+    assert a.disagreement_bound_ == b.disagreement_bound_
+    assert np.array_equal(a.covariance_, b.covariance_)
+    assert np.array_equal(a.location_, b.location_)
+
+
+def test_covariance_rounds_on_the_shifted_lattice():
+    # The upper triangle (m = 6 entries for d = 3) is rounded jointly on the
+    # A6* lattice: two fits with one seed differ by a lattice vector.
+    est = ReplicableCovariance(grid_width=0.1, random_state=3)
+    upper = np.triu_indices(3)
+    a = est.fit(np.random.default_rng(0).normal(size=(500, 3))).covariance_[upper]
+    b = est.fit(np.random.default_rng(1).normal(size=(500, 3))).covariance_[upper]
+    lattice = shifted_lattice(6, "lattice")
+    diff = a - b
+    on = lattice.round(diff, 0.1, np.zeros(6))
+    np.testing.assert_allclose(on, diff, atol=1e-12)
+    # Not the cube: some entry moved by a non-multiple of the width.
+    assert not np.allclose(diff / 0.1, np.rint(diff / 0.1))
+
+
+@pytest.mark.parametrize("basis", ["raw", "standardized"])
+def test_budget_warning_never_prints_a_probability_above_one(basis):
+    import re
+
+    X, y = make_heavy_tailed_regression(30, 10, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ReplicableLinearRegressor(basis=basis, random_state=0).fit(X, y)
+    messages = [str(w.message) for w in caught if "At this sample size" in str(w)]
+    assert messages
+    for message in messages:
+        for value in re.findall(r"probability (?:about )?([0-9.]+)", message):
+            assert float(value) <= 1.0
+
+
+@pytest.mark.parametrize("factor", [100.0, 1e4])
+def test_one_rescaled_feature_switches_to_the_standardized_basis(factor):
+    # Mixed units: one global scale cannot serve a feature 100x larger than
+    # the others. The scaled basis sees the spread of the feature scales
+    # (beyond a shared threshold between factors 2 and 8) and rounds in the
+    # standardized basis instead; it would otherwise fall back to the mean.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 4))
+    y = X @ [1.0, 2.0, -1.0, 0.5] + 3.0 + 0.1 * rng.normal(size=2000)
+    X[:, 0] *= factor
+    est = ReplicableLinearRegressor(rho=0.2, random_state=0).fit(X, y)
+    assert est.basis_ == "standardized"
+    assert not est.constant_fallback_
+    assert est.score(X, y) > 0.97
+    # Features in one unit keep the cheaper global scale.
+    X[:, 0] /= factor
+    assert est.fit(X, y).basis_ == "scaled"

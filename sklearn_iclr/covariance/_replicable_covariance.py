@@ -8,13 +8,16 @@ from sklearn.base import _fit_context
 from sklearn.covariance import EmpiricalCovariance
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
+from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
-    EXPECTED_ABS_DIFF_PER_SE,
+    LOG2_SPACING,
+    MEAN_INVERSE_LOG2_RATIO,
     RESERVE_PER_WIDTH,
-    auto_grid_width,
     log2_width_disagreement,
-    round_to_grid,
+    magnitude_exponent,
+    round_log2,
     rounding_budget,
     shared_offsets,
 )
@@ -22,6 +25,9 @@ from ..utils._rounding import (
 # Share of the budget left after the widths that rounds the location (when it
 # is estimated); the covariance entries get the rest.
 _LOCATION_SHARE = 0.25
+# Largest magnitude of X whose second moments (and their rounding grid) stay
+# finite in float64: sqrt(max float) / 16.
+_MAX_MAGNITUDE = float(np.sqrt(np.finfo(np.float64).max) / 16)
 
 
 class ReplicableCovariance(EmpiricalCovariance):
@@ -30,13 +36,17 @@ class ReplicableCovariance(EmpiricalCovariance):
     Implements R-UC-Cov-Estimation of "Replicable Reinforcement Learning with
     Linear Function Approximation" (Eaton, Hussing, Kearns, Roth, Sengupta and
     Sorrell; ICLR 2026; arXiv:2509.08660): form the empirical matrix
-    ``S = (1/n) sum_i (x_i - m)(x_i - m)^T``, round its upper triangle to the
-    midpoints of a grid whose offsets come from the shared randomness
-    (``random_state``), mirror it, and project it onto the PSD cone by clipping
-    negative eigenvalues (the projection cannot move it further from the true,
-    PSD, matrix). Two runs on independent samples with the same integer
-    ``random_state`` return identical matrices unless a grid boundary falls
-    between their entries: probability at most ``sum_{j<=k} |Delta_jk| / width``.
+    ``S = (1/n) sum_i (x_i - m)(x_i - m)^T``, round its upper triangle
+    (``m = d (d + 1) / 2`` entries) jointly to a randomly shifted lattice whose
+    shift comes from the shared randomness (``random_state``; the ``E8``
+    product lattice of :class:`~sklearn_iclr.ReplicableLinearRegressor`, or
+    the paper's per-entry grid with ``rounding="cube"``), mirror it, and
+    project it onto the PSD cone by clipping negative eigenvalues (the
+    projection cannot move it further from the true, PSD, matrix). Two runs
+    on independent samples with the same integer ``random_state`` return
+    identical matrices unless a cell boundary falls between their entries:
+    probability at most the expected number of lattice facets between the two
+    (the cube's ``sum_{j<=k} |Delta_jk| / width``).
 
     With ``assume_centered=True`` (the default, as in the paper) ``m = 0`` and
     the estimate is the uncentred second moment ``E[x x^T]``. Otherwise the
@@ -44,16 +54,24 @@ class ReplicableCovariance(EmpiricalCovariance):
     identical across runs.
 
     ``grid_width="auto"`` picks the widths from ``rho`` and the standard errors
-    of the entries (and of the mean): the width of the entries is
-    ``(2/sqrt(pi)) sum_{j<=k} se_jk / budget`` (``2 se / sqrt(pi)`` is the
-    expected run-to-run difference of an entry), rounded in ``log2`` on a shared
-    grid. The budget is the design target ``rho / 2`` (the other half of
-    ``rho`` is a margin for the approximations) minus a reserve of
+    of the entries (and of the mean): the lattice scale makes the expected
+    crossing rate for run-to-run differences ``N(0, 2 se^2)`` equal the budget
+    (the cube: ``(2/sqrt(pi)) sum_{j<=k} se_jk / budget``), rounded in
+    ``log2`` on a shared grid. The budget is the design target ``rho / 2``
+    (the other half of ``rho`` is a margin for the approximations) minus a reserve of
     ``1.5 / sqrt(n)`` per data-driven width (for the chance that the rounded
     widths differ); with a location, a quarter of it goes to the mean. The
     estimated total is ``disagreement_bound_``. One width serves all entries,
     so put the features in comparable units first (with a data-independent
     transformation; a fitted scaler is not replicable).
+
+    The moments are accumulated over blocks of rows (the standard errors of
+    the entries come from ``d x d`` Gram matrices of the squared data, never
+    an ``n x d(d+1)/2`` array), with BLAS on one thread so that every
+    attribute has the same bits whatever the thread setting. Data of extreme
+    magnitude are divided by an exact power of two internally; data whose
+    second moments overflow float64 (entries above about ``8e152``) are
+    refused with a message.
 
     Parameters
     ----------
@@ -71,6 +89,12 @@ class ReplicableCovariance(EmpiricalCovariance):
         Bound, in (0, 1), on the probability that two runs on independent
         samples with the same ``random_state`` disagree (the auto rule designs
         for ``rho / 2`` in expectation).
+    rounding : {"lattice", "cube"}, default="lattice"
+        Quantizer of the upper triangle (and of the location): ``"lattice"``
+        rounds it jointly to randomly shifted ``E8`` blocks and one remainder
+        block (about half the squared error of ``"cube"`` at equal expected
+        disagreement); ``"cube"`` rounds every entry to the midpoint of its
+        cell, as in the paper.
     random_state : int, RandomState instance or None, default=None
         The shared randomness: it draws every grid offset. Two runs are
         replicable only with the same integer.
@@ -87,9 +111,9 @@ class ReplicableCovariance(EmpiricalCovariance):
     covariance_unrounded_ : ndarray of shape (n_features, n_features)
         The empirical matrix before rounding (around ``location_``).
     grid_width_ : float
-        Width of the grid of the entries.
+        Scale of the lattice of the entries (the cell width for ``"cube"``).
     location_grid_width_ : float
-        Width of the grid of the mean (``0.0`` when ``assume_centered=True``).
+        Scale of the lattice of the mean (``0.0`` when ``assume_centered=True``).
     disagreement_bound_ : float
         Predicted probability that a second run with the same ``random_state``
         on an independent sample differs (estimated from this sample).
@@ -116,7 +140,7 @@ class ReplicableCovariance(EmpiricalCovariance):
     >>> cov = np.array([[1.0, 0.5], [0.5, 2.0]])
     >>> def sample(seed):
     ...     return np.random.default_rng(seed).multivariate_normal([0, 0], cov, 20000)
-    >>> est = ReplicableCovariance(rho=0.1, random_state=0)
+    >>> est = ReplicableCovariance(rho=0.1, random_state=3)
     >>> first = est.fit(sample(1)).covariance_
     >>> second = est.fit(sample(2)).covariance_
     >>> bool(np.array_equal(first, second))
@@ -129,6 +153,7 @@ class ReplicableCovariance(EmpiricalCovariance):
         **EmpiricalCovariance._parameter_constraints,
         "grid_width": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "rho": [Interval(Real, 0, 1, closed="neither")],
+        "rounding": [StrOptions({"lattice", "cube"})],
         "random_state": ["random_state"],
     }
 
@@ -139,6 +164,7 @@ class ReplicableCovariance(EmpiricalCovariance):
         assume_centered=True,
         grid_width="auto",
         rho=0.05,
+        rounding="lattice",
         random_state=None,
     ):
         super().__init__(
@@ -146,6 +172,7 @@ class ReplicableCovariance(EmpiricalCovariance):
         )
         self.grid_width = grid_width
         self.rho = rho
+        self.rounding = rounding
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -174,23 +201,58 @@ class ReplicableCovariance(EmpiricalCovariance):
                 "location": n_features,
                 "entries_width": 1,
                 "entries": len(upper[0]),
+                "magnitude": 1,
             },
         )
+        peak = float(np.max(np.abs(X))) if X.size else 0.0
+        if peak > _MAX_MAGNITUDE:
+            raise ValueError(
+                f"X has entries of magnitude up to {peak:.3g}: its second moments "
+                f"(up to {peak:.3g}^2) exceed the largest float64 "
+                f"({np.finfo(np.float64).max:.3g}). Divide X by a constant "
+                f"(for example 2**{int(np.log2(peak)) // 2}) first."
+            )
+        # Extreme magnitudes: work in units of an exact power of two, so that
+        # fourth moments neither overflow nor underflow.
+        exponent = magnitude_exponent(X, offsets["magnitude"][0])
+        if exponent:
+            X = np.ldexp(X, -exponent)
+        # BLAS sums in an order that depends on its thread count; one thread
+        # gives the same bits whatever the caller's setting.
+        with threadpool_limits(limits=1, user_api="blas"):
+            result = self._fit_scaled(X, upper, offsets)
+        location, rounded, unrounded, width, location_width, bound = result
+        self.location_ = np.ldexp(location, exponent)
+        self._set_covariance(np.ldexp(rounded, 2 * exponent))
+        self.covariance_unrounded_ = np.ldexp(unrounded, 2 * exponent)
+        self.grid_width_ = float(np.ldexp(width, 2 * exponent))
+        self.location_grid_width_ = float(np.ldexp(location_width, exponent))
+        self.disagreement_bound_ = bound
+        return self
+
+    def _fit_scaled(self, X, upper, offsets):
+        n_samples, n_features = X.shape
         ones = np.ones(n_samples)
         mean = X.mean(axis=0)
-        location_terms = (X - mean) ** 2
         auto = self.grid_width == "auto"
+        centre = np.zeros(n_features) if self.assume_centered else mean
         # The entries' standard errors depend on the location only through a
-        # shift of order se(mean); compute them around the mean.
-        products = _upper_products(X - (0.0 if self.assume_centered else mean), upper)
-        entry_se = np.sqrt(products.var(axis=0) / n_samples)
+        # shift of order se(mean); compute them around the mean. Moments of
+        # the products z_j z_k come from d x d Gram matrices by blocks of rows
+        # (never an n x d(d+1)/2 array).
+        moments = _product_moments(X, centre)
+        second, fourth = moments["second"], moments["fourth"]
+        entry_var = np.maximum(fourth - second**2, 0.0)[upper]
+        entry_se = np.sqrt(entry_var / n_samples)
+        location_terms = moments["location_terms"]
         width_cost, budget = 0.0, self.rho
+        lattice = shifted_lattice(len(upper[0]), self.rounding)
         if auto:
-            entry_terms = ((products - products.mean(axis=0)) ** 2).sum(axis=1)
+            entry_terms = _entry_terms(X, centre, second)
             width_cost = log2_width_disagreement(ones, entry_terms)
             n_widths = 1
             if not self.assume_centered:
-                width_cost += log2_width_disagreement(ones, location_terms.sum(1))
+                width_cost += log2_width_disagreement(ones, location_terms)
                 n_widths = 2
             reserve = RESERVE_PER_WIDTH * n_widths / np.sqrt(n_samples)
             budget = rounding_budget(self.rho, reserve)
@@ -198,10 +260,12 @@ class ReplicableCovariance(EmpiricalCovariance):
         if self.assume_centered:
             location, location_width, location_cost = np.zeros(n_features), 0.0, 0.0
         else:
-            mean_se = np.sqrt(location_terms.mean(axis=0) / n_samples)
+            mean_se = np.sqrt(moments["variance"] / n_samples)
+            location_lattice = shifted_lattice(n_features, self.rounding)
             if auto:
                 location_budget = _LOCATION_SHARE * budget
-                location_width = auto_grid_width(
+                location_width = _lattice_width(
+                    location_lattice,
                     mean_se,
                     location_budget,
                     offsets["location_width"][0],
@@ -210,13 +274,17 @@ class ReplicableCovariance(EmpiricalCovariance):
                 budget -= location_budget
             else:
                 location_width = float(self.grid_width)
-            location = round_to_grid(mean, location_width, offsets["location"])
-            location_cost = EXPECTED_ABS_DIFF_PER_SE * mean_se.sum() / location_width
+            location = location_lattice.round(mean, location_width, offsets["location"])
+            location_cost = location_lattice.expected_crossing_rate(
+                mean_se, location_width
+            )
 
         Z = X - location
         unrounded = Z.T @ Z / n_samples
+        del Z
         width = (
-            auto_grid_width(
+            _lattice_width(
+                lattice,
                 entry_se,
                 budget,
                 offsets["entries_width"][0],
@@ -226,19 +294,11 @@ class ReplicableCovariance(EmpiricalCovariance):
             else float(self.grid_width)
         )
         rounded = np.zeros((n_features, n_features))
-        rounded[upper] = round_to_grid(unrounded[upper], width, offsets["entries"])
+        rounded[upper] = lattice.round(unrounded[upper], width, offsets["entries"])
         rounded = rounded + np.triu(rounded, 1).T
-
-        self.location_ = location
-        self._set_covariance(_project_psd(rounded))
-        self.covariance_unrounded_ = unrounded
-        self.grid_width_ = float(width)
-        self.location_grid_width_ = float(location_width)
-        entry_cost = EXPECTED_ABS_DIFF_PER_SE * entry_se.sum() / width
-        self.disagreement_bound_ = float(
-            min(1.0, width_cost + location_cost + entry_cost)
-        )
-        return self
+        entry_cost = lattice.expected_crossing_rate(entry_se, width)
+        bound = float(min(1.0, width_cost + location_cost + entry_cost))
+        return location, _project_psd(rounded), unrounded, width, location_width, bound
 
     def score(self, X_test, y=None):
         """Log-likelihood of ``X_test`` under the Gaussian with these moments.
@@ -276,9 +336,67 @@ class ReplicableCovariance(EmpiricalCovariance):
         return super().mahalanobis(X)
 
 
-def _upper_products(Z, upper):
-    """Per-sample products ``z_j z_k`` for the upper-triangle pairs."""
-    return Z[:, upper[0]] * Z[:, upper[1]]
+def _product_moments(X, centre, block=4096):
+    """Second and fourth moments of the products ``z_j z_k``, by row blocks.
+
+    With ``Z = X - centre``: ``second = Z^T Z / n``, ``fourth = (Z*Z)^T (Z*Z) / n``
+    (the mean of ``z_j^2 z_k^2``), the variances of the columns around their
+    mean and the per-row terms ``sum_j (x_j - mean_j)^2``. Memory: one block of
+    rows and a few ``d x d`` matrices.
+    """
+    n_samples, n_features = X.shape
+    mean = X.mean(axis=0)
+    second = np.zeros((n_features, n_features))
+    fourth = np.zeros((n_features, n_features))
+    variance = np.zeros(n_features)
+    location_terms = np.empty(n_samples)
+    for start in range(0, n_samples, block):
+        rows = slice(start, start + block)
+        Z = X[rows] - centre
+        second += Z.T @ Z
+        Z2 = Z * Z
+        fourth += Z2.T @ Z2
+        dev = (X[rows] - mean) ** 2
+        variance += dev.sum(axis=0)
+        location_terms[rows] = dev.sum(axis=1)
+    return {
+        "second": second / n_samples,
+        "fourth": fourth / n_samples,
+        "variance": variance / n_samples,
+        "location_terms": location_terms,
+    }
+
+
+def _entry_terms(X, centre, second, block=4096):
+    """Per-row ``sum_{j<=k} (z_j z_k - S_jk)^2`` without the products array.
+
+    Over the upper triangle (diagonal included),
+    ``sum z_j^2 z_k^2 = ((sum_j z_j^2)^2 + sum_j z_j^4) / 2``,
+    ``sum z_j z_k S_jk = (z^T S z + sum_j z_j^2 S_jj) / 2`` and
+    ``sum S_jk^2 = (||S||_F^2 + sum_j S_jj^2) / 2``.
+    """
+    n_samples = X.shape[0]
+    diag = np.diag(second)
+    constant = 0.5 * (np.sum(second * second) + np.sum(diag * diag))
+    terms = np.empty(n_samples)
+    for start in range(0, n_samples, block):
+        rows = slice(start, start + block)
+        Z = X[rows] - centre
+        Z2 = Z * Z
+        squares = Z2.sum(axis=1)
+        quartic = 0.5 * (squares**2 + (Z2 * Z2).sum(axis=1))
+        cross = 0.5 * (np.einsum("ij,ij->i", Z @ second, Z) + Z2 @ diag)
+        terms[rows] = np.maximum(quartic - 2.0 * cross + constant, 0.0)
+    return terms
+
+
+def _lattice_width(lattice, standard_errors, budget, offset, magnitude):
+    """Lattice scale whose expected crossing rate is ``budget``, rounded in log2."""
+    rate = lattice.expected_crossing_rate(standard_errors, 1.0)
+    width = max(
+        MEAN_INVERSE_LOG2_RATIO * rate / budget, 2.0**-40 * max(magnitude, 1e-300)
+    )
+    return float(round_log2(width, LOG2_SPACING, offset))
 
 
 def _project_psd(matrix):

@@ -8,12 +8,14 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils import warn_user
 from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
     EXPECTED_ABS_DIFF_PER_SE,
     LOG2_SPACING,
     MEAN_INVERSE_LOG2_RATIO,
     log2_width_disagreement,
+    magnitude_exponent,
     round_log2,
     round_to_grid,
     rounding_budget,
@@ -21,6 +23,23 @@ from ..utils._rounding import (
 )
 from ..utils.validation import check_nonnegative_sample_weight
 
+# Residuals are clipped at this many robust standard deviations in the
+# variance that sets the lattice scale (measured at n = 4e4, d = 8: the log2
+# of the scale moves between runs 1.3x / 1.4x / 2.3x less for Student-t(10) /
+# t(5) features than without clipping, and 1.0x for Gaussian features).
+_CLIP = 5.0
+# The scaled basis switches to the standardized one when the features' log2
+# standard deviations spread further from their mean than a shared uniform
+# threshold between these (factors 2 to 8); the spread moves between runs by
+# about _SPREAD_NOISE / sqrt(n) (1.6 / sqrt(n) for Gaussian features).
+_SPREAD_LOW, _SPREAD_HIGH, _SPREAD_NOISE = 1.0, 3.0, 2.5
+# Width, in log2 units, of the band of the shared threshold of the choice
+# between the linear model and the constant: the linear model is kept when
+# its predicted squared error is smaller by a factor 2^U, U uniform on
+# [0, _CHOICE_BAND) (at most sqrt 2).
+_CHOICE_BAND = 0.5
+# Floor of relative thresholds (columns, widths of noise-free data).
+_TINY = float(np.finfo(np.float64).tiny)
 # Width, in units of the rounded feature scale, of the grid of the basis centre.
 _CENTER_SPACING = 2.0
 # Share of rho that grid_width="auto" spends in expectation. The rest covers
@@ -33,10 +52,69 @@ _DESIGN_SHARE = 0.75
 # runs by E|Delta| = (2/sqrt(pi)) sd(r^2) / (2 ln2 E r^2 sqrt(n)): 1.15 / sqrt(n)
 # for Gaussian residuals, measured 1.6-2.0 / sqrt(n) on the heavy-tailed sampler.
 _WIDTH_RESERVE = 2.0
+# The scaled basis rounds one global feature scale on a log2 grid of spacing 2
+# (within a factor 2 of the geometric mean of the features' standard
+# deviations). Its log2 moves between runs by E|Delta| ~ 1.6 / sqrt(n d) for
+# Gaussian features (2.3 / sqrt(n d) for Student-t(5)); over the spacing 2 the
+# reserve 1.5 / sqrt(n d) covers both.
+_GLOBAL_SCALE_SPACING = 2.0
+_GLOBAL_SCALE_RESERVE = 1.5
 # Share of rho reserved per feature for the standardized basis, over sqrt(n):
 # the delta-method cost of the scales (~1.23 / sqrt(n) per feature for Gaussian
 # features) and of the centre (~0.56 / sqrt(n)), rounded up.
 _BASIS_RESERVE_PER_FEATURE = 2.0
+
+
+def _clipped_squares(values, sample_weight):
+    """Squares of ``values`` clipped at ``_CLIP`` robust standard deviations.
+
+    The robust standard deviation is the (weighted) median of ``|values|``
+    over 0.6745, the normal quantile that makes it the standard deviation for
+    Gaussian values.
+    """
+    magnitude = np.abs(values)
+    # The lower median in both branches, so that integer weights give what
+    # repeated rows give.
+    if np.all(sample_weight == 1.0):
+        k = (len(magnitude) + 1) // 2 - 1
+        median = np.partition(magnitude, k)[k]
+    else:
+        order = np.argsort(magnitude)
+        cumulative = np.cumsum(sample_weight[order])
+        half = np.searchsorted(cumulative, 0.5 * cumulative[-1])
+        median = magnitude[order[min(half, len(order) - 1)]]
+    limit = _CLIP * median / 0.6745
+    if limit <= 0:
+        return values**2
+    return np.minimum(magnitude, limit) ** 2
+
+
+def _samples_needed(n_samples, rounding_loss, gain, budget_at, share=0.1):
+    """Least n at which the rounding loss falls to ``share`` of ``gain``.
+
+    The rounding loss scales like the squared lattice scale, ``se^2 / B^2``,
+    so like ``1 / (n B(n)^2)`` with ``B(n)`` the rounding budget at ``n``.
+    Returns ``inf`` when the linear model gains nothing over the constant.
+    """
+    if gain <= 0 or not np.isfinite(rounding_loss):
+        return np.inf
+    target = share * gain
+    if rounding_loss <= target:
+        return float(n_samples)
+    budget_0 = budget_at(n_samples)
+
+    def loss(n):
+        return rounding_loss * (n_samples / n) * (budget_0 / budget_at(n)) ** 2
+
+    low, high = float(n_samples), 2.0 * n_samples
+    while loss(high) > target:
+        low, high = high, 2.0 * high
+        if high > 1e18:
+            return np.inf
+    for _ in range(40):
+        middle = np.sqrt(low * high)
+        low, high = (middle, high) if loss(middle) > target else (low, middle)
+    return float(np.ceil(high))
 
 
 def _weighted_abs_deviation(X, sw, offset, chunk=8192):
@@ -125,15 +203,45 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     ``rho``-replicable fits as accurate as ridge need ``n`` well above
     ``d^3 / rho^2``.
 
-    The basis is the expensive part: each of the ``d`` scales and centres
-    costs about ``1 / sqrt(n)``, a total comparable with ``rho`` unless ``n`` is
-    large, so ``basis="raw"`` (coefficients and intercept rounded as they are)
-    is cheaper and more accurate when the features share units, while
-    ``basis="standardized"`` protects against features of very different
-    scales (for which one raw width would be far too coarse for some of them).
+    Rounding basis (``basis``). One lattice scale serves every rounded entry,
+    so the entries must share units. ``"scaled"`` (default) rounds the slopes
+    times one global feature scale ``S`` (the geometric mean of the features'
+    standard deviations, rounded on a shared ``log2`` grid of spacing 2) and
+    the intercept: both in the units of ``y``, so multiplying ``X`` by a
+    constant moves ``S`` and leaves the rounded predictions alone (up to the
+    ``log2`` grid). It costs a reserve of ``1.5 / sqrt(n d)``. When the
+    features' log2 standard deviations spread further from their mean than
+    a shared uniform threshold between 1 and 3 (factors 2 to 8: mixed
+    units), it switches to ``"standardized"`` (``basis_``). ``"raw"``
+    rounds the coefficients and the intercept as they are (for features in
+    the units of ``y``). ``"standardized"`` rounds ``s_j w_j`` with one scale
+    per feature and the prediction at a rounded centre: it protects features
+    in mixed units, at a reserve of ``2 d / sqrt(n)`` (each scale and centre
+    costs about ``1 / sqrt(n)``), so it needs much larger ``n``.
     A data-dependent transformer in front of this estimator (for example a
     ``StandardScaler`` in a ``Pipeline``) is not rounded and breaks replicability;
     put only data-independent transformations in front of it.
+
+    Never worse than a constant (``grid_width="auto"``). The rounding adds an
+    expected squared error ``sum_j G_j t_j^2 E[x_j^2] / s_j^2 + G_0 t_0^2`` to
+    the residual variance (the lattice's error is uniform on the cell, with
+    uncorrelated coordinates); the replicable constant (the mean of ``y``
+    rounded on its own shared grid, scale from the same rule with one entry)
+    adds ``t^2 / 12`` to ``Var(y)``. Both runs must pick the same model, so the
+    linear model is kept when its predicted loss is smaller by a factor
+    ``2^U``, ``U`` uniform on ``[0, 1/2)`` from the shared randomness;
+    otherwise the fit falls back to the constant (``constant_fallback_``), with
+    a warning that gives both losses, the constant's expected ``R^2`` and the
+    ``n`` at which the linear model's rounding error would fall to a tenth of
+    what it explains (the error scales like ``1 / (n B(n)^2)``). Small samples
+    with a small ``rho`` are out of reach for any replicable fit: even the
+    constant's grid must be coarse there, and its expected ``R^2`` is then well
+    below zero (the warning says how far).
+
+    Magnitudes: data whose root mean square lies outside ``2^-64 .. 2^64`` are
+    divided internally by an exact power of two (chosen on a shared grid of
+    spacing 16 in ``log2``), the same ridge problem in other units, so
+    squares and fourth moments stay finite.
 
     Parameters
     ----------
@@ -151,8 +259,10 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         Bound, in (0, 1), on the probability that two runs on independent
         samples with the same ``random_state`` disagree. ``grid_width="auto"``
         designs for an expected disagreement of ``0.75 rho``.
-    basis : {"raw", "standardized"}, default="raw"
-        Rounding basis. ``"raw"`` rounds the coefficients and the intercept as
+    basis : {"scaled", "raw", "standardized"}, default="scaled"
+        Rounding basis. ``"scaled"`` rounds the slopes times one replicably
+        rounded global feature scale, and the intercept (units-equivariant).
+        ``"raw"`` rounds the coefficients and the intercept as
         they are. ``"standardized"`` rounds ``s_j w_j`` and the prediction at a
         centre ``c``, with the feature scales (mean absolute deviation, times
         ``sqrt(pi / 2)``) rounded on a ``log2`` grid of spacing 1 and the centre
@@ -186,21 +296,33 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     coef_stderr_ : ndarray of shape (n_features,)
         Sandwich (heteroscedasticity-robust) standard errors of
         ``coef_unrounded_``.
+    basis_ : str
+        The basis used: ``basis``, or ``"standardized"`` where ``"scaled"``
+        switched to it for features in mixed units.
     basis_scale_ : ndarray of shape (n_features,)
-        Rounded feature scales ``s`` of the rounding basis (ones for ``"raw"``).
+        Rounded feature scales ``s`` of the rounding basis (ones for ``"raw"``,
+        one repeated global scale for ``"scaled"``).
     basis_center_ : ndarray of shape (n_features,)
         Rounded centre ``c`` at which the intercept is rounded (zeros for
         ``"raw"`` or without intercept).
     grid_width_ : float
         Scale ``t`` of the lattice of ``s_j * coef_j`` (the cell width for
-        ``rounding="cube"``).
+        ``rounding="cube"``); with the constant fallback, the width of the
+        grid of the rounded mean.
     intercept_grid_width_ : float
         Scale of the lattice of the prediction at ``basis_center_``: equal to
-        ``grid_width_`` (``0.0`` without intercept).
+        ``grid_width_`` (``0.0`` without intercept and without fallback).
+    constant_fallback_ : bool
+        Whether the fit fell back to the replicable constant model (``coef_``
+        zero, ``intercept_`` the rounded mean of ``y``; without an intercept,
+        the zero model), because the rounded linear model was predicted to be
+        worse. Always False with a fixed ``grid_width``.
     disagreement_bound_ : float
         Predicted probability that a second run with the same ``random_state``
         on an independent sample differs: the basis, width and coefficient terms
-        of the failure budget, estimated from this sample.
+        of the failure budget of the model returned, plus the chance that the
+        two runs choose different models, estimated from this sample (the
+        global scale of ``"scaled"`` counts its reserve).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -243,7 +365,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "grid_width": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "rho": [Interval(Real, 0, 1, closed="neither")],
-        "basis": [StrOptions({"standardized", "raw"})],
+        "basis": [StrOptions({"scaled", "standardized", "raw"})],
         "rounding": [StrOptions({"lattice", "cube"})],
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
@@ -251,10 +373,11 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
 
     def __init__(
         self,
+        *,
         alpha=1.0,
         grid_width="auto",
         rho=0.05,
-        basis="raw",
+        basis="scaled",
         rounding="lattice",
         fit_intercept=True,
         random_state=None,
@@ -296,8 +419,24 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 "center": n_features,
                 "coef_width": 1,
                 "coef": n_features + self.fit_intercept,
+                "global_scale": 1,
+                "constant_width": 1,
+                "constant": 1,
+                "choice": 1,
+                "magnitude": 2,
+                "spread": 1,
             },
         )
+        # Magnitudes far from 1 are brought near 1 by exact powers of two (the
+        # ridge problem in the new units is the same problem), so that squares
+        # and fourth moments neither overflow nor underflow.
+        x_exp = magnitude_exponent(X, offsets["magnitude"][0])
+        y_exp = magnitude_exponent(y, offsets["magnitude"][1])
+        if x_exp:
+            X = np.ldexp(X, -x_exp)
+        if y_exp:
+            y = np.ldexp(y, -y_exp)
+        alpha = float(min(np.ldexp(self.alpha, -2 * x_exp), 1e300))
 
         mean = sw @ X / n_samples
         x_mean = mean if self.fit_intercept else np.zeros(n_features)
@@ -309,7 +448,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         variance = np.diag(hessian) / n_samples
         if not self.fit_intercept:
             variance = np.maximum(variance - mean**2, 0.0)
-        hessian[np.diag_indices(n_features)] += self.alpha
+        hessian[np.diag_indices(n_features)] += alpha
         # numpy's LAPACK wrappers: scipy.linalg's validation dominates at small d.
         h_inv = np.linalg.inv(hessian)
         coef = np.linalg.solve(hessian, Xc.T @ (sw * (y - y_mean)))
@@ -351,47 +490,192 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         beta0_hat = intercept + center @ coef
         entries = np.append(u_hat, beta0_hat) if self.fit_intercept else u_hat
         lattice = shifted_lattice(entries.size, self.rounding)
-        if self.grid_width == "auto":
+        auto = self.grid_width == "auto"
+        residual_var = (sw @ residual_sq) / dof
+        if auto:
             # The width follows homoscedastic standard errors: one residual
             # variance times the design's leverages, far more stable between
             # runs than the sandwich (whose fourth moments of x r fluctuate).
-            residual_var = (sw @ residual_sq) / dof
-            gram = hessian - self.alpha * np.eye(n_features)
+            gram = hessian - alpha * np.eye(n_features)
             sandwich_x = h_inv @ gram @ h_inv
             offset_0 = center - x_mean
             # (Clipped: rounding makes a zero diagonal slightly negative.)
             leverage = np.maximum(np.diag(sandwich_x), 0.0)
-            homo_se = np.sqrt(residual_var * leverage) * scale
+            # The residual variance of the rule is that of the residuals
+            # clipped at _CLIP robust standard deviations: with heavy tails
+            # (Student-t(5) features) the plain mean of r^2 moves between runs
+            # ~2.5x more, and its log2 rounding then differs between runs more
+            # often than the clipping's bias costs (Gaussian data: no change).
+            clipped_sq = _clipped_squares(residual, sw)
+            width_var = (sw @ clipped_sq) / dof
+            homo_se = np.sqrt(width_var * leverage) * scale
             if self.fit_intercept:
                 lever_c = 1.0 / n_samples + max(offset_0 @ sandwich_x @ offset_0, 0.0)
-                homo_se = np.append(homo_se, np.sqrt(residual_var * lever_c))
-            width, width_cost = self._auto_width(
-                sw, lattice, homo_se, residual_sq, np.abs(entries).max(), offsets
+                homo_se = np.append(homo_se, np.sqrt(width_var * lever_c))
+            width, width_cost, ideal_width = self._auto_width(
+                sw, lattice, homo_se, clipped_sq, np.abs(entries).max(), offsets
             )
         else:
-            width = float(self.grid_width)
+            width = ideal_width = float(self.grid_width)
             width_cost = 0.0
-        rounded = lattice.round(entries, width, offsets["coef"])
-        self.coef_ = rounded[:n_features] / scale
-        if self.fit_intercept:
-            # An exactly rounded sum (no BLAS): the same bits on every machine.
-            self.intercept_ = float(rounded[-1] - math.fsum(center * self.coef_))
-        else:
-            self.intercept_ = 0.0
         # The crossing rate in expectation, with the sandwich standard errors.
         se_all = np.sqrt(np.append(var_u, var_0) if self.fit_intercept else var_u)
         rounding_cost = lattice.expected_crossing_rate(se_all, width)
-        self.coef_unrounded_ = coef
-        self.intercept_unrounded_ = float(intercept)
-        self.coef_stderr_ = np.sqrt(var_u) / scale
-        self.basis_scale_ = scale
-        self.basis_center_ = center
-        self.grid_width_ = float(width)
-        self.intercept_grid_width_ = float(width) if self.fit_intercept else 0.0
-        self.disagreement_bound_ = float(
-            min(1.0, basis_cost + width_cost + rounding_cost)
+        linear_cost = basis_cost + width_cost + rounding_cost
+
+        self.coef_unrounded_ = np.ldexp(coef, y_exp - x_exp)
+        self.intercept_unrounded_ = float(np.ldexp(intercept, y_exp))
+        self.coef_stderr_ = np.ldexp(np.sqrt(var_u) / scale, y_exp - x_exp)
+        self.basis_scale_ = np.ldexp(scale, x_exp)
+        self.basis_center_ = np.ldexp(center, x_exp)
+
+        # Never worse than a replicable constant: the expected squared error of
+        # the rounded linear model (residual plus rounding, whose per-entry
+        # error variances are uncorrelated) against the rounded mean's.
+        moment = variance + (mean - center) ** 2
+        error_var = lattice.coordinate_variance(width)
+        linear_loss = residual_var + float(
+            error_var[:n_features] @ (moment / scale**2)
+            + (error_var[-1] if self.fit_intercept else 0.0)
         )
+        constant = self._constant_model(sw, y, offsets)
+        choice_cost = 0.0
+        use_linear = True
+        if auto:
+            # Both runs must pick the same model: compare the log2 ratio of the
+            # losses with a shared uniform threshold in [0, _CHOICE_BAND) (the
+            # linear model must be predicted better by a factor 2^U).
+            statistic = np.log2(constant["loss"] / linear_loss)
+            threshold = _CHOICE_BAND * offsets["choice"][0]
+            spread = 2.0 * (
+                log2_width_disagreement(sw, residual_sq)
+                + log2_width_disagreement(sw, constant["terms"])
+            )
+            if abs(statistic - threshold) < 4.0 * spread + 1e-12:
+                choice_cost = min(1.0, spread / _CHOICE_BAND)
+            use_linear = statistic > threshold
+        self.constant_fallback_ = not use_linear
+        if use_linear:
+            rounded = lattice.round(entries, width, offsets["coef"])
+            coef_out = rounded[:n_features] / scale
+            if self.fit_intercept:
+                # An exactly rounded sum (no BLAS): the same bits everywhere.
+                intercept_out = float(rounded[-1] - math.fsum(center * coef_out))
+            else:
+                intercept_out = 0.0
+            self.grid_width_ = float(np.ldexp(width, y_exp))
+            self.intercept_grid_width_ = self.grid_width_ if self.fit_intercept else 0.0
+            cost = linear_cost
+        else:
+            coef_out = np.zeros(n_features)
+            intercept_out = constant["value"]
+            self.grid_width_ = float(np.ldexp(constant["width"], y_exp))
+            self.intercept_grid_width_ = self.grid_width_
+            cost = constant["cost"]
+            self._warn_fallback(
+                n_samples,
+                residual_var,
+                linear_loss,
+                constant,
+                (ideal_width / width) ** 2,
+            )
+        self.coef_ = np.ldexp(coef_out, y_exp - x_exp)
+        self.intercept_ = float(np.ldexp(intercept_out, y_exp))
+        self.disagreement_bound_ = float(min(1.0, cost + choice_cost))
         return self
+
+    def _constant_model(self, sw, y, offsets):
+        """The replicable constant: the mean of ``y`` rounded on its own grid.
+
+        Without an intercept the constant is zero (nothing to round).
+        """
+        n_samples = sw.sum()
+        if not self.fit_intercept:
+            loss = float(sw @ y**2 / n_samples)
+            return {
+                "value": 0.0,
+                "width": 0.0,
+                "loss": loss,
+                "var_y": loss,
+                "cost": 0.0,
+                "terms": np.zeros_like(y),
+            }
+        mean = sw @ y / n_samples
+        terms = (y - mean) ** 2
+        var_y = float(sw @ terms / max(n_samples - 1.0, 1.0))
+        lattice = shifted_lattice(1, self.rounding)
+        se = np.array([np.sqrt(var_y / n_samples)])
+        if self.grid_width == "auto":
+            reserve = _WIDTH_RESERVE / np.sqrt(n_samples)
+            budget = rounding_budget(self.rho, reserve, _DESIGN_SHARE, warn=False)
+            ideal = MEAN_INVERSE_LOG2_RATIO * lattice.expected_crossing_rate(se, 1.0)
+            ideal = max(ideal / budget, 2.0**-40 * max(abs(mean), _TINY))
+            width = float(round_log2(ideal, LOG2_SPACING, offsets["constant_width"][0]))
+            width_cost = log2_width_disagreement(sw, terms)
+        else:
+            ideal = width = float(self.grid_width)
+            width_cost = 0.0
+        value = float(lattice.round(np.array([mean]), width, offsets["constant"])[0])
+        cost = width_cost + lattice.expected_crossing_rate(se, width)
+        return {
+            "value": value,
+            "width": width,
+            "ideal_width": ideal,
+            "loss": var_y + width**2 / 12.0,
+            "var_y": var_y,
+            "cost": float(cost),
+            "terms": terms,
+        }
+
+    def _warn_fallback(self, n_samples, residual_var, linear_loss, constant, ratio):
+        """Say that the constant model was fitted, what it costs, what n would do.
+
+        ``ratio`` is ``(ideal width / rounded width)^2``: the rounding loss at
+        the width asked for, before its log2 rounding.
+        """
+        var_y = constant["var_y"]
+        if var_y <= 0:
+            return
+        needed = _samples_needed(
+            n_samples,
+            max(linear_loss - residual_var, 0.0) * ratio,
+            var_y - residual_var,
+            self._design_budget,
+        )
+        need = (
+            f"About n >= {needed:.2g} samples would keep the linear model's "
+            "rounding error under a tenth of what it explains at this rho; "
+            if np.isfinite(needed)
+            else "The linear model explains too little of y here for more "
+            "samples to help; "
+        )
+        warn_user(
+            f"{type(self).__name__}(rho={self.rho}) at n={n_samples:g}: the "
+            "rounded linear model is expected to predict worse than the rounded "
+            f"mean of y (expected squared error {linear_loss / var_y:.3g} against "
+            f"{constant['loss'] / var_y:.3g} times Var(y)), so the fit falls back "
+            "to the replicable constant model: coef_ is zero and intercept_ is "
+            "the mean of y rounded on a shared grid of width "
+            f"{constant['width']:.3g}, an expected R^2 of about "
+            f"{1.0 - constant['loss'] / var_y:.2g}. {need}otherwise raise rho."
+        )
+
+    def _reserve(self, n_samples):
+        """Probability set aside for the data-driven scale and basis (n, d only)."""
+        reserve = _WIDTH_RESERVE / np.sqrt(n_samples)
+        if self.basis_ == "standardized":
+            reserve += (
+                _BASIS_RESERVE_PER_FEATURE * self.n_features_in_ / np.sqrt(n_samples)
+            )
+        elif self.basis_ == "scaled":
+            reserve += _GLOBAL_SCALE_RESERVE / np.sqrt(n_samples * self.n_features_in_)
+        return reserve
+
+    def _design_budget(self, n_samples, warn=False):
+        """The rounding budget ``B`` at ``n_samples`` (see ``rounding_budget``)."""
+        return rounding_budget(
+            self.rho, self._reserve(n_samples), design_share=_DESIGN_SHARE, warn=warn
+        )
 
     def _rounding_basis(self, X, sw, mean, variance, offsets):
         """Replicable scales and centre, and their estimated disagreement cost.
@@ -400,14 +684,52 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         ``variance`` are the weighted column means and variances.
         """
         n_samples, n_features = sw.sum(), X.shape[1]
+        self.basis_ = self.basis
         if self.basis == "raw":
             return np.ones(n_features), np.zeros(n_features), 0.0
+        switch_cost = 0.0
+        if self.basis == "scaled":
+            std = np.sqrt(variance)
+            varying = std > np.maximum(1e-8 * np.abs(mean), _TINY)
+            if not np.any(varying):
+                return np.ones(n_features), np.zeros(n_features), 0.0
+            log_std = np.log2(std[varying])
+            # Features in mixed units: when the log2 scales spread further
+            # from their mean than a shared uniform threshold in
+            # [_SPREAD_LOW, _SPREAD_HIGH], switch to the standardized basis.
+            # Both runs switch alike unless their spreads straddle the
+            # threshold (their log2 scales move by ~1.6 / sqrt(n)).
+            spread = np.max(np.abs(log_std - log_std.mean()))
+            threshold = (
+                _SPREAD_LOW + (_SPREAD_HIGH - _SPREAD_LOW) * offsets["spread"][0]
+            )
+            noise = _SPREAD_NOISE / np.sqrt(n_samples)
+            if abs(spread - threshold) < 4.0 * noise:
+                switch_cost = min(1.0, noise / (_SPREAD_HIGH - _SPREAD_LOW))
+            if spread > threshold:
+                self.basis_ = "standardized"
+        if self.basis_ == "scaled":
+            # One scale for every slope: the geometric mean of the features'
+            # standard deviations, rounded in log2 with a shared offset. Slopes
+            # times it have the units of y, like the intercept, so rescaling X
+            # moves the scale and leaves the rounded predictions alone (up to
+            # the log2 grid). Its cost is the reserve (it averages d scales).
+            std = np.sqrt(variance)
+            varying = std > np.maximum(1e-8 * np.abs(mean), _TINY)
+            if not np.any(varying):
+                return np.ones(n_features), np.zeros(n_features), 0.0
+            scale = round_log2(
+                2.0 ** log_std.mean(), _GLOBAL_SCALE_SPACING, offsets["global_scale"][0]
+            )
+            cost = _GLOBAL_SCALE_RESERVE / np.sqrt(n_samples * n_features)
+            cost += switch_cost
+            return np.full(n_features, float(scale)), np.zeros(n_features), cost
         # X is centred already when fitting an intercept.
         offset = np.zeros(n_features) if self.fit_intercept else mean
         mad = _weighted_abs_deviation(X, sw, offset) / n_samples
         second = variance
         # Columns constant up to rounding noise keep scale 1 (no rescaling).
-        varying = mad > 1e-8 * np.maximum(1.0, np.abs(mean))
+        varying = mad > np.maximum(1e-8 * np.abs(mean), _TINY)
         scale = np.ones(n_features)
         scale[varying] = round_log2(
             mad[varying] * np.sqrt(np.pi / 2), LOG2_SPACING, offsets["scale"][varying]
@@ -419,6 +741,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         cost = np.minimum(
             1.0, EXPECTED_ABS_DIFF_PER_SE * log_mad_se / np.log(2) / LOG2_SPACING
         ).sum()
+        cost += switch_cost
         if not self.fit_intercept:
             return scale, np.zeros(n_features), float(cost)
         center_width = _CENTER_SPACING * scale
@@ -436,24 +759,20 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         rounding multiplies ``t`` by ``r = 2^(U - 1/2)`` (``U`` uniform from the
         shared offset), so the scale asked for is ``E[1/r] K / B``, which
         makes the rate equal the rounding budget ``B`` on average over ``U``.
+        Returns the rounded scale, the chance that the two runs' rounded
+        scales differ and the scale asked for.
         """
-        n_samples = sw.sum()
-        reserve = _WIDTH_RESERVE / np.sqrt(n_samples)
-        if self.basis == "standardized":
-            reserve += (
-                _BASIS_RESERVE_PER_FEATURE * self.n_features_in_ / np.sqrt(n_samples)
-            )
-        budget = rounding_budget(self.rho, reserve, design_share=_DESIGN_SHARE)
+        budget = self._design_budget(sw.sum(), warn=True)
         rate_at_unit_scale = lattice.expected_crossing_rate(standard_errors, 1.0)
-        width = max(
+        ideal = max(
             MEAN_INVERSE_LOG2_RATIO * rate_at_unit_scale / budget,
-            2.0**-40 * max(1.0, magnitude),
+            2.0**-40 * max(magnitude, _TINY),
         )
-        width = round_log2(width, LOG2_SPACING, offsets["coef_width"][0])
+        width = round_log2(ideal, LOG2_SPACING, offsets["coef_width"][0])
         # The width scales like the root of the residual sum of squares: its
         # relative standard error (the leverages are far more stable) gives the
         # chance that the two runs' log2 widths round apart.
-        return float(width), log2_width_disagreement(sw, residual_sq)
+        return float(width), log2_width_disagreement(sw, residual_sq), float(ideal)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

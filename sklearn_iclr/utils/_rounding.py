@@ -20,10 +20,10 @@ These helpers are shared by :class:`~sklearn_iclr.ReplicableLinearRegressor`
 and :class:`~sklearn_iclr.ReplicableCovariance`.
 """
 
-import warnings
-
 import numpy as np
 from sklearn.utils import check_random_state
+
+from ._warnings import warn_user
 
 # For two independent runs whose unrounded values differ by Delta ~ N(0, 2 se^2),
 # E|Delta| = 2 se / sqrt(pi): the factor that turns standard errors into the
@@ -197,13 +197,13 @@ def log2_width_disagreement(sample_weight, terms, spacing=LOG2_SPACING):
     return float(min(1.0, cost))
 
 
-def rounding_budget(rho, reserve, design_share=DESIGN_SHARE):
+def rounding_budget(rho, reserve, design_share=DESIGN_SHARE, warn=True):
     """What of the design target is left for the final rounding after a reserve.
 
     The data-driven rules design for an *expected* disagreement of
-    ``DESIGN_SHARE * rho``: the lemma is an expectation over the offsets and
+    ``design_share * rho``: the lemma is an expectation over the offsets and
     the standard errors are estimates, so aiming at ``rho`` itself would leave
-    the realised rate above ``rho`` about half of the time. The other half of
+    the realised rate above ``rho`` about half of the time. The rest of
     ``rho`` is the margin for these approximations and for sampling noise.
 
     Parameters
@@ -215,6 +215,9 @@ def rounding_budget(rho, reserve, design_share=DESIGN_SHARE):
         depend only on quantities both runs share (``n``, ``d``, ``rho``).
     design_share : float, default=DESIGN_SHARE
         Share of ``rho`` that the design spends in expectation.
+    warn : bool, default=True
+        Whether to warn when the reserve leaves less than
+        ``MIN_ROUNDING_SHARE`` of the design target.
 
     Returns
     -------
@@ -231,17 +234,75 @@ def rounding_budget(rho, reserve, design_share=DESIGN_SHARE):
     design = design_share * rho
     budget = design - reserve
     if budget < MIN_ROUNDING_SHARE * design:
-        warnings.warn(
-            f"At this sample size the data-driven grid widths and basis alone are "
-            f"expected to differ between runs with probability about {reserve:.3g}"
-            f", too much of rho={rho}: the fit is not expected to be "
-            f"{rho}-replicable. Use more samples or a larger rho (or fixed "
-            "grid widths).",
-            UserWarning,
-            stacklevel=4,
-        )
+        if warn:
+            # The reserve is an expected number of rounding events (a sum of
+            # crossing rates), which can exceed 1: then they differ almost
+            # surely, and no probability above 1 is printed.
+            chance = (
+                f"with probability about {reserve:.3g}"
+                if reserve < 0.5
+                else "almost surely (expected number of differing roundings "
+                f"{reserve:.3g})"
+                if reserve >= 1
+                else f"with probability {reserve:.2g} or more"
+            )
+            warn_user(
+                "At this sample size the data-driven grid widths and basis alone "
+                f"are expected to differ between runs {chance}, too much of "
+                f"rho={rho}: the fit is not expected to be {rho}-replicable. Use "
+                "more samples or a larger rho (or fixed grid widths)."
+            )
         budget = MIN_ROUNDING_SHARE * design
     return round(budget, 15)
+
+
+def magnitude_exponent(values, offset, spacing=16, safe=64):
+    """Power of two that brings data of extreme magnitude near 1, or 0.
+
+    Data whose largest magnitude, or else root mean square, lies within
+    ``2**-safe .. 2**safe`` (and zero data) give 0: they are used as they
+    are. Otherwise the exponent is a multiple of ``spacing`` on a grid
+    shifted by the shared ``offset``, so that two runs on samples of similar
+    magnitude pick the same power of two unless their log2 root mean squares
+    (which differ by ``O(1 / sqrt(n))``) straddle a point of the grid.
+    Dividing by an exact power of two changes no digit of the data.
+
+    Parameters
+    ----------
+    values : ndarray
+        The data (finite).
+    offset : float
+        Shared offset in ``[0, 1)``.
+    spacing : int, default=16
+        Spacing of the grid of exponents: the scaled root mean square lies
+        within ``2**(+-spacing)`` of 1.
+    safe : int, default=64
+        Root mean squares below ``2**safe`` and above ``2**-safe`` are left
+        alone.
+
+    Returns
+    -------
+    exponent : int
+        Divide the data by ``2**exponent``.
+
+    Examples
+    --------
+    >>> magnitude_exponent(np.array([1e3]), 0.5), magnitude_exponent(
+    ...     np.array([1e300]), 0.5) > 980
+    (0, True)
+    """
+    # Two passes without a temporary; data of ordinary magnitude stop here.
+    peak = max(values.max(), -values.min()) if values.size else 0.0
+    if not np.isfinite(peak) or peak == 0 or 2.0**-safe <= peak <= 2.0**safe:
+        return 0
+    # An exact power of two first, so that the squares neither overflow nor
+    # underflow; then the root mean square in log2.
+    _, pre = np.frexp(peak)
+    scaled = np.ldexp(values, -int(pre))
+    log2_rms = 0.5 * np.log2(np.mean(scaled * scaled)) + int(pre)
+    if -safe <= log2_rms <= safe:
+        return 0
+    return int(spacing * np.floor(log2_rms / spacing + offset))
 
 
 def auto_grid_width(standard_errors, budget, offset, magnitude=1.0):
