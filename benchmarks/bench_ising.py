@@ -97,9 +97,7 @@ def bench_rmse(reps=16, beta=0.5):
         )
         est = fit_rows(X, A, clauses)
         curvature = [
-            PseudoLikelihoodIsing(coupling=A, clauses=clauses)
-            .fit(x[None])
-            .standard_error_
+            PseudoLikelihoodIsing(coupling=A, clauses=clauses).fit(x[None]).beta_stderr_
             for x in X
         ]
         sandwich = [sandwich_se(x, A, b, clauses) for x, b in zip(X, est, strict=True)]
@@ -136,7 +134,7 @@ def bench_spread(reps=200):
         X = rng.choice([-1.0, 1.0], size=(reps, n))
         fits = [PseudoLikelihoodIsing(coupling=A).fit(x[None]) for x in X]
         betas = np.array([f.beta_ for f in fits])
-        curvature = np.mean([f.standard_error_ for f in fits])
+        curvature = np.mean([f.beta_stderr_ for f in fits])
         sandwich = np.mean(
             [sandwich_se(x, A, f.beta_) for x, f in zip(X, fits, strict=True)]
         )

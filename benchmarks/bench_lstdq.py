@@ -124,7 +124,7 @@ def throughput_rows(n_total, n_features, chunk_size):
             ("partial_fit (A, b, Sigma)", t_fit),
             ("accumulate_residuals (2nd pass)", t_resid),
         ]
-    ], {"J_hat": J, "se": se, "J_true": pool[4], "cond_A": est.cond_A_}
+    ], {"J_hat": J, "se": se, "J_true": pool[4], "cond_A": est.condition_number_}
 
 
 def _options(parser):

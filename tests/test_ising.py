@@ -93,14 +93,14 @@ def test_mple_and_curvature_match_brute_force(small_problem):
         neg_pl, bounds=(-10, 10), method="bounded", options={"xatol": 1e-9}
     )
     assert est.beta_ == pytest.approx(brute.x, abs=1e-6)
-    # l'(beta_) = 0 and -l''(beta_) = standard_error_**-2, by central differences
+    # l'(beta_) = 0 and -l''(beta_) = beta_stderr_**-2, by central differences
     # (step 1e-4: truncation error ~1e-8 for the first, ~1e-6 relative for the second).
     h = 1e-4
     first = (neg_pl(est.beta_ + h) - neg_pl(est.beta_ - h)) / (2 * h)
     second = neg_pl(est.beta_ + h) - 2 * neg_pl(est.beta_) + neg_pl(est.beta_ - h)
     second /= h * h
     assert abs(first) < 1e-6
-    assert est.standard_error_ == pytest.approx(second**-0.5, rel=1e-4)
+    assert est.beta_stderr_ == pytest.approx(second**-0.5, rel=1e-4)
 
 
 def test_reducible_clauses_pin_both_spins():
@@ -132,7 +132,7 @@ def test_default_coupling_is_curie_weiss():
     a = PseudoLikelihoodIsing().fit(X)
     b = PseudoLikelihoodIsing(coupling=explicit).fit(X)
     assert a.beta_ == pytest.approx(b.beta_, abs=1e-12)
-    assert a.standard_error_ == pytest.approx(b.standard_error_, rel=1e-12)
+    assert a.beta_stderr_ == pytest.approx(b.beta_stderr_, rel=1e-12)
 
 
 def test_sparse_dense_and_clause_formats_agree():
@@ -159,7 +159,7 @@ def test_infinite_mple_returns_bound_and_warns():
     X = np.ones((1, 6))  # every spin aligned with its (positive) field
     with pytest.warns(UserWarning, match=r"\+infinity"):
         est = PseudoLikelihoodIsing(beta_bound=3.0).fit(X)
-    assert est.beta_ == 3.0 and est.at_bound_ and np.isnan(est.standard_error_)
+    assert est.beta_ == 3.0 and est.at_bound_ and np.isnan(est.beta_stderr_)
     X = np.array([[1.0, -1.0]])  # one edge, anti-aligned
     with pytest.warns(UserWarning, match="-infinity"):
         est = PseudoLikelihoodIsing(beta_bound=3.0).fit(X)
@@ -265,7 +265,7 @@ def test_spread_at_beta_zero_is_sqrt_two_delta_over_n():
     ]
     spread = np.std([f.beta_ for f in fits])
     assert spread == pytest.approx(np.sqrt(2 * delta / n), rel=0.25)
-    curvature = np.mean([f.standard_error_ for f in fits])
+    curvature = np.mean([f.beta_stderr_ for f in fits])
     assert curvature == pytest.approx(np.sqrt(delta / n), rel=0.05)
 
 
@@ -300,7 +300,7 @@ def test_shared_invariants_row_order_and_refit():
     est = PseudoLikelihoodIsing(coupling=A, clauses=clauses)
     assert_row_permutation_invariant(est, X, method="score_samples", rtol=1e-10)
     assert_refit_deterministic(
-        est, X, attributes=("beta_", "standard_error_", "n_flippable_", "score_samples")
+        est, X, attributes=("beta_", "beta_stderr_", "n_flippable_", "score_samples")
     )
 
 
@@ -371,4 +371,4 @@ def test_stopping_rule_is_scale_aware(small_problem, scale):
     ).fit(X)
     assert not est.at_bound_
     assert est.beta_ * scale == pytest.approx(base.beta_, rel=1e-8)
-    assert est.standard_error_ * scale == pytest.approx(base.standard_error_, rel=1e-8)
+    assert est.beta_stderr_ * scale == pytest.approx(base.beta_stderr_, rel=1e-8)

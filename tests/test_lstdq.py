@@ -152,7 +152,7 @@ def test_partial_fit_over_chunks_equals_fit(fit_intercept):
     chunks = np.array_split(np.arange(len(y)), 7)
     for idx in chunks:
         streamed.partial_fit(X[idx], y[idx], X_next=X_next[idx], sample_weight=w[idx])
-    for name in ("coef_", "A_", "b_", "Sigma_"):
+    for name in ("coef_", "lstdq_matrix_", "b_", "second_moment_"):
         np.testing.assert_allclose(getattr(streamed, name), getattr(full, name))
     assert streamed.n_samples_seen_ == full.n_samples_seen_ == 1000
     with pytest.raises(ValueError, match="accumulate_residuals"):
@@ -197,8 +197,10 @@ def test_partial_fit_agrees_with_fit_to_the_stated_rounding_tolerance():
         streamed.partial_fit(X[idx], y[idx], X_next=X_next[idx])
     eps = np.finfo(float).eps
     abs_sums = np.abs(X).T @ np.abs(X) / len(y)
-    assert np.all(np.abs(streamed.Sigma_ - full.Sigma_) <= 10 * eps * abs_sums)
-    tol = 10 * eps * full.cond_A_ * np.linalg.norm(full.coef_)
+    assert np.all(
+        np.abs(streamed.second_moment_ - full.second_moment_) <= 10 * eps * abs_sums
+    )
+    tol = 10 * eps * full.condition_number_ * np.linalg.norm(full.coef_)
     assert np.linalg.norm(streamed.coef_ - full.coef_) <= tol
 
 
@@ -257,7 +259,7 @@ def test_value_and_coverage_invariant_to_linear_feature_maps(data, gamma, seed):
     assume(np.linalg.cond(B) < 1e3)
     X_init = X[:5]
     est = LSTDQEvaluator(gamma=gamma).fit(X, y, X_next=X_next)
-    assume(est.cond_A_ < 1e6)
+    assume(est.condition_number_ < 1e6)
     mapped = LSTDQEvaluator(gamma=gamma).fit(X @ B, y, X_next=X_next @ B)
     # phi -> B^T phi: theta -> B^{-1} theta, Q, J and C unchanged.
     tol = dict(rel=1e-6, abs=1e-6 * (1 + np.abs(est.coef_).max()))
@@ -280,7 +282,9 @@ def test_row_order_and_chunking_do_not_matter(data, gamma, rnd):
     streamed = LSTDQEvaluator(gamma=gamma, alpha=1.0)
     for idx in (perm[:cut], perm[cut:]):
         streamed.partial_fit(X[idx], y[idx], X_next=X_next[idx])
-    np.testing.assert_allclose(streamed.A_, est.A_, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        streamed.lstdq_matrix_, est.lstdq_matrix_, rtol=1e-9, atol=1e-9
+    )
     np.testing.assert_allclose(streamed.coef_, est.coef_, rtol=1e-7, atol=1e-9)
 
 

@@ -277,7 +277,7 @@ def test_attention_weights_match_scipy_softmax():
     np.testing.assert_allclose(clf.attention_weights(X), expected, rtol=1e-12)
     pooled = np.einsum("nl,nlk->nk", expected, X)
     np.testing.assert_allclose(
-        clf.decision_function(X), pooled @ clf.coef_ + clf.intercept_, rtol=1e-10
+        clf.decision_function(X), pooled @ clf.coef_[0] + clf.intercept_[0], rtol=1e-10
     )
 
 
@@ -328,7 +328,7 @@ def test_joint_fit_is_a_stationary_point_of_its_loss():
         penalty = 0.5 * alpha * (q @ q + w @ w)
         return np.logaddexp(0, -signs * (pooled @ w + b)).sum() + penalty
 
-    params = np.concatenate([clf.query_, clf.coef_, [clf.intercept_]])
+    params = np.concatenate([clf.query_, clf.coef_[0], clf.intercept_])
     grad = approx_fprime(params, loss, 1e-6)
     # Scale of the gradient away from the optimum: at the start (w = 0) the
     # gradient in w is about sum |x| ~ n; L-BFGS' tolerance leaves ~1e-5 * n.
@@ -348,8 +348,8 @@ def test_uniform_attention_joint_fit_is_logistic_regression_on_mean_tokens(weigh
     ).fit(X, y, sample_weight=weight)  # fmt: skip
     reference = LogisticRegression(C=2.0, tol=1e-10, max_iter=1000)
     reference.fit(X.mean(axis=1), y, sample_weight=weight)
-    np.testing.assert_allclose(clf.coef_, reference.coef_[0], rtol=1e-6)
-    np.testing.assert_allclose(clf.intercept_, reference.intercept_[0], rtol=1e-6)
+    np.testing.assert_allclose(clf.coef_, reference.coef_, rtol=1e-6)
+    np.testing.assert_allclose(clf.intercept_, reference.intercept_, rtol=1e-6)
 
 
 def test_pooled_linear_error_matches_the_closed_form():

@@ -5,7 +5,8 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval
+
+from ..utils._compat import Interval
 
 __all__ = ["ETGS", "RobustETGS"]
 

@@ -4,7 +4,8 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..utils._compat import Interval, StrOptions
 
 __all__ = ["MatchingMarket", "TargetOptimalCorruption", "gale_shapley"]
 

@@ -5,8 +5,8 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 
+from ..utils._compat import Interval
 from ._etgs import _ETGSPolicy, _rounds_to_separate
 
 __all__ = ["MultiLayerETGSRace"]

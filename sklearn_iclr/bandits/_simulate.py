@@ -5,9 +5,9 @@ from numbers import Integral
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
 
 from ..utils import check_work_budget
+from ..utils._compat import Interval, validate_params
 from ._etgs import _ETGSPolicy
 from ._kernel import run_race
 from ._market import MatchingMarket

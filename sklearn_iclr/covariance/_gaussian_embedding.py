@@ -12,10 +12,10 @@ from sklearn.base import (
 )
 from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import gaussianity_report
+from ..utils._compat import HasMethods, StrOptions
 
 COVARIANCE_ESTIMATORS = {
     "empirical": EmpiricalCovariance,
@@ -193,7 +193,7 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         "normalize": [StrOptions({"l2"}), None],
     }
 
-    def __init__(self, covariance="ledoit_wolf", normalize=None):
+    def __init__(self, covariance="ledoit_wolf", *, normalize=None):
         self.covariance = covariance
         self.normalize = normalize
 

@@ -4,12 +4,11 @@ from numbers import Real
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import _fit_context
 from sklearn.covariance import EmpiricalCovariance
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
     LOG2_SPACING,

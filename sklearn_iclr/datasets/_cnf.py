@@ -5,9 +5,9 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
 
 from ..utils._cnf import check_cnf, moser_tardos
+from ..utils._compat import Interval, validate_params
 
 
 @validate_params(

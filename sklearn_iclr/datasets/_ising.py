@@ -5,9 +5,9 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
 
 from ..utils._cnf import check_cnf, concatenated_ranges, moser_tardos
+from ..utils._compat import Interval, validate_params
 from ..utils._coupling import check_coupling
 from ._colouring import colour_classes
 

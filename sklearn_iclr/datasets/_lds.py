@@ -4,7 +4,8 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from ..utils._compat import Interval, StrOptions, validate_params
 
 
 @validate_params(

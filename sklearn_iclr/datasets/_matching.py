@@ -4,9 +4,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
 
 from ..bandits import gale_shapley
+from ..utils._compat import Interval, validate_params
 
 
 @validate_params(

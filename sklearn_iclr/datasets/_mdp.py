@@ -11,7 +11,8 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
+
+from ..utils._compat import Interval, validate_params
 
 _COMMON_CONSTRAINTS = {
     "n_samples": [Interval(Integral, 1, None, closed="left")],

@@ -3,9 +3,9 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.validation import check_random_state
 
+from ..utils._compat import Interval, validate_params
 from ..utils._hermite import hermite
 
 

@@ -3,8 +3,9 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_random_state
+
+from ..utils._compat import Interval, StrOptions, validate_params
 
 # load_digit_bags: the first DIGITS_TRAIN_IMAGES of scikit-learn's 1797 digits
 # make the "train" subset, the rest the "test" subset, so that bags built for

@@ -3,8 +3,9 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_random_state
+
+from ..utils._compat import Interval, StrOptions, validate_params
 
 # u(x) = (1/3) sum_k k sin((2k + 1) pi x - k), k = 1, 2, 3.
 _TERMS = np.arange(1, 4)

@@ -10,7 +10,8 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
+
+from ..utils._compat import Interval, validate_params
 
 
 def _flip_minority(rng, n_samples, minority_fraction):

@@ -13,14 +13,10 @@ import numpy as np
 from scipy.linalg import LinAlgError, solve_discrete_are
 from sklearn.base import BaseEstimator
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import (
-    Interval,
-    StrOptions,
-    validate_parameter_constraints,
-)
 from sklearn.utils.validation import check_array
 
 from ..utils import check_work_budget, warn_user
+from ..utils._compat import Interval, StrOptions, validate_parameter_constraints
 from ._hankel import MAX_WINDOW, spectral_filters
 
 # Seconds of one unit of per-step work (a multiply-add of the learner's

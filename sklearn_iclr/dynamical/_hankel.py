@@ -4,9 +4,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.linalg import eigh
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..utils._budget import _duration
+from ..utils._compat import Interval, StrOptions, validate_params
 
 # Largest window whose dense eigendecomposition is accepted (O(window^3) work,
 # a few seconds at 4096 on one core).

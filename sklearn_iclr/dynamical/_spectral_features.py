@@ -4,8 +4,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.signal import oaconvolve
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import (
     _check_feature_names_in,
     check_is_fitted,
@@ -13,6 +12,7 @@ from sklearn.utils.validation import (
 )
 
 from ..utils import warn_user
+from ..utils._compat import Interval, StrOptions, _fit_context
 from ._hankel import spectral_filters
 
 

@@ -1,16 +1,16 @@
 """Maximum pseudolikelihood for the inverse temperature of a truncated Ising model."""
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._cnf import check_cnf
+from ..utils._compat import Interval, _fit_context
 from ..utils._coupling import check_coupling
+from ..utils._warnings import warn_user
 
 # A local field below this (relative to the largest row sum of |A|) is zero:
 # sums such as 1/3 + 1/3 - 1/3 - 1/3 are not exactly 0 in floating point.
@@ -82,7 +82,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
     beta_ : float
         The maximum pseudolikelihood estimate of ``beta`` (clipped to
         ``[-beta_bound, beta_bound]``).
-    standard_error_ : float
+    beta_stderr_ : float
         Curvature (observed information) standard error
         ``1 / sqrt(-l''(beta_))``; ``nan`` when ``at_bound_``. See Notes for
         its status: it treats the spins' conditionals as independent.
@@ -115,7 +115,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
     *Identifiability.* If no row has a flippable spin with a non-zero field,
     ``l`` is constant and ``fit`` raises a ``ValueError``.
 
-    *Standard error.* ``standard_error_`` is the inverse square root of the
+    *Standard error.* ``beta_stderr_`` is the inverse square root of the
     observed information. It ignores the dependence between the conditionals of
     neighbouring spins: on a ``Delta``-regular graph with ``A = adj / Delta``,
     without truncation and at ``beta = 0``, the true standard deviation is
@@ -146,7 +146,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
     >>> est = PseudoLikelihoodIsing(coupling=A).fit(X)
     >>> print(f"{est.beta_:.1f}")
     0.8
-    >>> bool(abs(est.beta_ - 0.8) < 3 * est.standard_error_)
+    >>> bool(abs(est.beta_ - 0.8) < 3 * est.beta_stderr_)
     True
     """
 
@@ -163,6 +163,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
     def __init__(
         self,
         coupling=None,
+        *,
         clauses=None,
         beta_bound=10.0,
         binarize=0.0,
@@ -212,10 +213,10 @@ class PseudoLikelihoodIsing(BaseEstimator):
         sm = spins[informative] * m
         self.beta_, self.n_iter_, self.at_bound_ = self._solve(sm, m)
         if self.at_bound_:
-            self.standard_error_ = np.nan
+            self.beta_stderr_ = np.nan
         else:
             info = np.dot(m * m, 1.0 - np.tanh(self.beta_ * m) ** 2)
-            self.standard_error_ = float(1.0 / np.sqrt(info))
+            self.beta_stderr_ = float(1.0 / np.sqrt(info))
         return self
 
     def score_samples(self, X):
@@ -302,23 +303,21 @@ class PseudoLikelihoodIsing(BaseEstimator):
         if not np.any(sm < 0) or not np.any(sm > 0):
             side = "aligned with" if np.all(sm > 0) else "anti-aligned with"
             beta = bound if np.all(sm > 0) else -bound
-            warnings.warn(
+            warn_user(
                 f"Every informative flippable spin is {side} its local field, so "
                 f"the MPLE is {'+' if beta > 0 else '-'}infinity; returning "
                 f"beta_ = {beta} (at_bound_=True). More vertices or samples are "
                 "needed to resolve beta.",
                 UserWarning,
-                stacklevel=4,
             )
             return beta, 0, True
         lo, hi = -bound, bound
         for beta, inside in ((hi, lambda g: g < 0), (lo, lambda g: g > 0)):
             if not inside(derivatives(beta)[0]):
-                warnings.warn(
+                warn_user(
                     f"The MPLE lies outside [-{bound}, {bound}]; returning beta_ = "
                     f"{beta} (at_bound_=True). Increase beta_bound.",
                     UserWarning,
-                    stacklevel=4,
                 )
                 return beta, 0, True
         # The scale of beta for these fields: scaling the coupling by c scales
@@ -345,10 +344,9 @@ class PseudoLikelihoodIsing(BaseEstimator):
             beta = new
             if converged:
                 return beta, n_iter, False
-        warnings.warn(
+        warn_user(
             f"Newton did not converge in max_iter={self.max_iter} steps; the "
             f"bracket is [{lo:.6g}, {hi:.6g}]. Increase max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=4,
         )
         return beta, self.max_iter, False

@@ -10,15 +10,16 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import PolynomialFeatures
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import check_work_budget
+from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._warnings import warn_user
 from ..utils.validation import check_binary_target, check_nonnegative_sample_weight
 from ._ice_enumeration import (
     MERGE_TOL,
@@ -208,6 +209,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         degree=1,
+        *,
         search="auto",
         max_candidates=100_000_000,
         n_jobs=None,
@@ -262,7 +264,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         searched = float(problem.cost(problem.expand(labels)))
         if not np.isclose(self.n_errors_, searched, rtol=1e-12, atol=0.0):
             # Only near-degenerate data at the edge of the tolerances get here.
-            warnings.warn(
+            warn_user(
                 f"ICEClassifier: the refitted boundary makes {self.n_errors_:g} "
                 f"errors, not the {searched:g} of the best labelling found: that "
                 "labelling has a margin below the linear program's resolution "
@@ -271,7 +273,6 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 "search's tolerances. optimal_ is set to False. Rounding the "
                 "features avoids this.",
                 UserWarning,
-                stacklevel=3,
             )
             optimal = False
         self.optimal_ = optimal
@@ -321,13 +322,12 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 "or use fewer samples, features or a lower degree."
             )
         found, n_candidates = self._heuristic(Y, y, w, bound_labels, bound_plane)
-        warnings.warn(
+        warn_user(
             f"The exact search needs {total:.3g} examinations, more than "
             f"max_candidates={self.max_candidates}; ICEClassifier ran a "
             "heuristic instead, so the training 0-1 loss may not be optimal "
             "(optimal_ is False). Raise max_candidates for an exact fit.",
             UserWarning,
-            stacklevel=3,
         )
         return found, False, n_candidates
 

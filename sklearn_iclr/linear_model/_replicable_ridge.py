@@ -4,11 +4,11 @@ import math
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import warn_user
+from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
     EXPECTED_ABS_DIFF_PER_SE,

@@ -4,9 +4,8 @@ import functools
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     check_is_fitted,
@@ -14,6 +13,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..utils._compat import Interval, StrOptions, _fit_context, set_training_mode
 from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
 from ..utils._torch import import_torch, resolve_device, seed_from_random_state
 from ..utils.validation import check_nonnegative_sample_weight
@@ -113,7 +113,7 @@ def _net_class():
             return total / len(chunks)
 
         def train_step_single(self, batch, **fit_params):
-            self._set_training(True)
+            set_training_mode(self, True)
             Xi, yi = unpack_data(batch)
             y_pred = self.infer(Xi, **fit_params)
             loss = self.get_loss(y_pred, yi, X=Xi, training=True)
@@ -340,6 +340,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         hidden_layer_sizes=(),
+        *,
         learning_rate=0.2,
         batch_size=8,
         max_epochs=40,

@@ -7,8 +7,9 @@ import numpy as np
 from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.parallel import Parallel, delayed
+
+from ..utils._compat import Interval, validate_params
 
 
 class ReplicabilityResult(NamedTuple):

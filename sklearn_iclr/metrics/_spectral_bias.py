@@ -1,8 +1,9 @@
 """Frequency components of a residual: a way to watch spectral bias."""
 
 import numpy as np
-from sklearn.utils._param_validation import validate_params
 from sklearn.utils.validation import check_array, check_consistent_length
+
+from ..utils._compat import validate_params
 
 
 @validate_params(

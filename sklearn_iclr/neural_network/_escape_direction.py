@@ -3,13 +3,13 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_array, check_consistent_length, check_random_state
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..utils import check_work_budget
+from ..utils._compat import Interval, _fit_context
 from ._bias_free_relu import (
     backward,
     forward,

@@ -11,10 +11,10 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import import_torch, resolve_device, seed_from_random_state
+from ..utils._compat import Interval, StrOptions, set_training_mode
 from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
 
 AUGMENTATIONS = ("noise", "mask")
@@ -153,7 +153,7 @@ def _torch_classes():
             self.augment = augment
 
         def train_step_single(self, batch, **fit_params):
-            self._set_training(True)
+            set_training_mode(self, True)
             Xi, yi = unpack_data(batch)
             Xi = to_tensor(Xi, device=self.device)
             views = (

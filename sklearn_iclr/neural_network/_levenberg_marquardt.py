@@ -1,17 +1,17 @@
 """MLP regression by Levenberg-Marquardt, optionally followed by a first-order phase."""
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import frequency_amplitudes
 from ..utils import import_torch, resolve_device, seed_from_random_state, torch_seeded
+from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._skorch import build_mlp, module_outputs, torch_num_threads
+from ..utils._warnings import warn_user
 from ._gauss_newton import FlatNetwork, levenberg_marquardt_steps
 
 # Print a progress line every this many iterations when verbose is positive.
@@ -208,6 +208,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
     def __init__(
         self,
         hidden_layer_sizes=(80,),
+        *,
         activation="tanh",
         solver="lm",
         damping=1e-3,
@@ -338,11 +339,10 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         if frequencies is not None:
             self.frequency_error_curve_ = np.array(curve)
         if not converged:
-            warnings.warn(
+            warn_user(
                 f"{type(self).__name__} stopped at max_iter={self.max_iter} "
                 "before the loss settled; increase max_iter.",
                 ConvergenceWarning,
-                stacklevel=2,
             )
         module.to("cpu")
         module.eval()

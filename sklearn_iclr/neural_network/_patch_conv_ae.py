@@ -4,11 +4,11 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import import_torch, resolve_device, seed_from_random_state, torch_seeded
+from ..utils._compat import Interval, _fit_context
 from ..utils._skorch import torch_num_threads
 
 # Width of the polynomial part of the smooth ReLU, in units of the RMS patch
@@ -226,6 +226,7 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
     def __init__(
         self,
         n_kernels=None,
+        *,
         patch_shape=None,
         init_std=1e-3,
         learning_rate=0.2,

@@ -8,8 +8,7 @@ from numbers import Integral, Real
 import numba
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -19,6 +18,7 @@ from sklearn.utils.validation import (
 )
 
 from ..utils import check_work_budget, warn_user
+from ..utils._compat import Interval, StrOptions, _fit_context
 
 # Seconds per unit of work for the estimate of a refused fit, measured on the
 # loaded 2-core development machine: one entry of the pattern table (a unit

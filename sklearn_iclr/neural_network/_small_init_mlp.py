@@ -4,13 +4,13 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..utils import check_work_budget
+from ..utils._compat import Interval, _fit_context
 from ._bias_free_relu import (
     backward,
     effective_rank,

@@ -1,19 +1,19 @@
 """Single-layer attention pooling for weak, rare, sparse tokens."""
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
+from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._warnings import warn_user
 from ..utils.validation import check_binary_target, check_nonnegative_sample_weight
 
 # Standard deviation (times 1 / sqrt(token_dim)) of the random initial query of
@@ -312,9 +312,10 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
     ----------
     query_ : ndarray of shape (`token_dim_`,)
         The attention query ``q``.
-    coef_ : ndarray of shape (`token_dim_`,)
-        The readout ``w`` of the pooled token.
-    intercept_ : float
+    coef_ : ndarray of shape (1, `token_dim_`)
+        The readout ``w`` of the pooled token (one row, as scikit-learn's
+        binary linear classifiers).
+    intercept_ : ndarray of shape (1,)
         The bias ``b``.
     classes_ : ndarray of shape (2,)
         The class labels; ``classes_[1]`` is the positive class.
@@ -412,6 +413,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         protocol="two_step",
+        *,
         beta=1.0,
         token_dim=None,
         alpha=1.0,
@@ -518,8 +520,8 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             C=1.0 / self.alpha, tol=self.tol, max_iter=self.max_iter
         )
         erm.fit(pooled, y_signed[second], sample_weight=sample_weight[second])
-        self.coef_ = erm.coef_[0].copy()
-        self.intercept_ = float(erm.intercept_[0])
+        self.coef_ = erm.coef_.copy()
+        self.intercept_ = erm.intercept_.astype(float)
         self.n_iter_ = int(erm.n_iter_[0])
 
     def _fit_joint(self, tokens, y_signed, sample_weight, rng):
@@ -560,15 +562,14 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": EPS},
         )
         if result.status == 1:
-            warnings.warn(
+            warn_user(
                 f"The joint fit did not converge in max_iter={self.max_iter} "
                 "L-BFGS iterations; increase max_iter.",
                 ConvergenceWarning,
-                stacklevel=3,
             )
         self.query_ = result.x[:k].copy()
-        self.coef_ = result.x[k : 2 * k].copy()
-        self.intercept_ = float(result.x[-1])
+        self.coef_ = result.x[None, k : 2 * k].copy()
+        self.intercept_ = result.x[-1:].copy()
         self.n_iter_ = int(result.nit)
 
     def decision_function(self, X):
@@ -586,7 +587,8 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         tokens = self._validate_tokens(X)
-        return _pool(tokens, self._weights(tokens)) @ self.coef_ + self.intercept_
+        pooled = _pool(tokens, self._weights(tokens))
+        return pooled @ self.coef_[0] + self.intercept_[0]
 
     def predict_proba(self, X):
         """Class probabilities ``sigmoid(f(X))`` of the logistic model.

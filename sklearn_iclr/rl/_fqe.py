@@ -4,8 +4,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.linear_model import Ridge
-from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.validation import check_array, check_consistent_length
+
+from ..utils._compat import Interval, validate_params
 
 
 @validate_params(

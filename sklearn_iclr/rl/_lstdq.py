@@ -3,12 +3,12 @@
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.metrics import r2_score
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..utils import warn_user
+from ..utils._compat import Interval, _fit_context
 from ..utils.validation import check_nonnegative_sample_weight
 
 # Above this condition number the linear system A theta = b is solved in the
@@ -72,20 +72,20 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         ``theta``, the weights of the linear Q-function.
     intercept_ : float
         The constant of the Q-function; 0.0 when ``fit_intercept=False``.
-    A_ : ndarray of shape (n_params, n_params)
+    lstdq_matrix_ : ndarray of shape (n_params, n_params)
         The LSTDQ matrix ``A`` (without the ridge term); ``n_params`` is
         ``n_features + fit_intercept``, the constant feature last.
     b_ : ndarray of shape (n_params,)
         ``b``, the mean of ``phi_i r_i``.
-    Sigma_ : ndarray of shape (n_params, n_params)
+    second_moment_ : ndarray of shape (n_params, n_params)
         The feature second-moment matrix ``Sigma``.
-    cond_A_ : float
+    condition_number_ : float
         Condition number (2-norm) of ``A + (alpha / W) I``, the matrix solved.
     rank_ : int
         Numerical rank of ``A + (alpha / W) I``: the number of its singular
         values above ``1e-12`` times the largest. Below ``n_params`` the fit
         is the minimum-norm least-squares solution.
-    cond_Sigma_ : float
+    second_moment_condition_number_ : float
         Condition number (2-norm) of ``Sigma``.
     n_samples_seen_ : int
         Number of transitions accumulated by ``fit`` / ``partial_fit``.
@@ -107,7 +107,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     summed in a different order than one product over all rows, so the two
     agree up to floating-point rounding, not bit for bit: the sums to a few
     units of ``1e-16`` relative to the sums of absolute values, ``coef_`` to
-    about that times ``cond_A_``.
+    about that times ``condition_number_``.
 
     Feature and reward magnitudes above ``1e150`` (and non-zero feature
     columns below ``1e-150``) are refused: their products overflow (or
@@ -167,7 +167,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
     }
 
-    def __init__(self, gamma=0.99, alpha=0.0, fit_intercept=False):
+    def __init__(self, gamma=0.99, *, alpha=0.0, fit_intercept=False):
         self.gamma = gamma
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -346,7 +346,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         phibar = self._mean_initial_feature(X_init)
         v = self._solve_transposed(phibar)
-        return float((1 - self.gamma) ** 2 * (v @ self.Sigma_ @ v))
+        return float((1 - self.gamma) ** 2 * (v @ self.second_moment_ @ v))
 
     def score(self, X, y, X_next=None, sample_weight=None):
         """R^2 of the Q-values against the one-step Bellman targets.
@@ -449,17 +449,19 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         """Solve ``(A + alpha / W I) theta = b`` from the accumulated sums."""
         s = self._sums
         p = s["phi_r"].shape[0]
-        self.Sigma_ = s["phi_phi"] / s["weight"]
-        self.A_ = (s["phi_phi"] - self.gamma * s["phi_next"]) / s["weight"]
+        self.second_moment_ = s["phi_phi"] / s["weight"]
+        self.lstdq_matrix_ = (s["phi_phi"] - self.gamma * s["phi_next"]) / s["weight"]
         self.b_ = s["phi_r"] / s["weight"]
         penalty = np.full(p, self.alpha / s["weight"])
         if self.fit_intercept:
             penalty[-1] = 0.0
-        A_solved = self.A_ + np.diag(penalty)
-        self.cond_A_ = float(np.linalg.cond(A_solved))
-        self.cond_Sigma_ = float(np.linalg.cond(self.Sigma_))
+        A_solved = self.lstdq_matrix_ + np.diag(penalty)
+        self.condition_number_ = float(np.linalg.cond(A_solved))
+        self.second_moment_condition_number_ = float(
+            np.linalg.cond(self.second_moment_)
+        )
         self._A_solved = A_solved
-        if self.cond_A_ < MAX_CONDITION_NUMBER:
+        if self.condition_number_ < MAX_CONDITION_NUMBER:
             self.rank_ = p
             self._A_pinv = None
             theta = np.linalg.solve(A_solved, self.b_)
@@ -471,7 +473,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
             theta = self._A_pinv @ self.b_
             warn_user(
                 f"The LSTDQ matrix A{' + alpha I' if self.alpha else ''} is singular "
-                f"or ill-conditioned: condition number {self.cond_A_:.3g} > "
+                f"or ill-conditioned: condition number {self.condition_number_:.3g} > "
                 f"{MAX_CONDITION_NUMBER:.0e} after n_samples = {self.n_samples_seen_} "
                 f"transitions. coef_ is the minimum-norm least-squares solution, of "
                 f"rank {self.rank_} < {p} (rank_). Set alpha > 0 (ridge), remove "

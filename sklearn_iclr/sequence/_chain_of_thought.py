@@ -6,13 +6,13 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..utils import check_work_budget, warn_user
+from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils.validation import check_binary_target
 
 # Token alphabet of every position: index 0 is the token -1, index 1 the token

@@ -4,8 +4,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import (
@@ -15,6 +14,7 @@ from ..utils import (
     seed_from_random_state,
     torch_seeded,
 )
+from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._hermite import (
     fit_hermite_link,
     hermite_basis,
@@ -294,6 +294,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
     def __init__(
         self,
         information_exponent=None,
+        *,
         link_degree=4,
         learning_rate="auto",
         n_steps="auto",

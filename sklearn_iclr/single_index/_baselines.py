@@ -9,9 +9,9 @@ variance. The last-iterate baseline is ``AveragedLangevinRegressor.last_iterates
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_random_state, check_X_y
 
+from ..utils._compat import Interval, StrOptions, validate_params
 from ..utils._hermite import hermite_derivative
 from ..utils.validation import check_not_constant
 

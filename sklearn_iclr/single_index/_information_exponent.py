@@ -1,11 +1,12 @@
 """Direction-free tests of the Hermite coefficients of a single-index link."""
 
-import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.validation import check_array, check_consistent_length
+
+from ..utils._compat import Interval, validate_params
+from ..utils._warnings import warn_user
 
 MAX_EXPONENT = 4
 
@@ -134,12 +135,11 @@ def estimate_information_exponent(X, y, threshold=4.0):
     if len(significant):
         return int(significant[0]) + 1
     best = int(np.argmax(scores)) + 1
-    warnings.warn(
+    warn_user(
         f"No Hermite coefficient of order 1 to {MAX_EXPONENT} is significant "
         f"(z-scores {np.round(scores, 2).tolist()} are all below {threshold}); "
         f"using information_exponent={best}, the largest score. Pass "
         "information_exponent explicitly when you know it.",
         UserWarning,
-        stacklevel=3,
     )
     return best

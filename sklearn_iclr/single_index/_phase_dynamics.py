@@ -7,10 +7,10 @@ import numpy as np
 from numba import njit
 from scipy.optimize import brentq
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_random_state
 
 from ..utils import check_work_budget
+from ..utils._compat import Interval, StrOptions, validate_params
 
 # Seconds per coordinate update (one step on one coordinate) of the compiled
 # loops, for the budget's time estimate: 0.8 and 4 ns of CPU, 3.6 and 16 ns of

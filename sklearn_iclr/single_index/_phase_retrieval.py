@@ -4,12 +4,12 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..utils import check_work_budget, warn_user
+from ..utils._compat import Interval, StrOptions, _fit_context
 
 # Seconds per floating-point operation of the fit, for the budget's time
 # estimate: the default fit at n = 1000, d = 100 (estimated 8.2e8 operations

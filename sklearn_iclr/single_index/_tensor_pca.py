@@ -5,9 +5,9 @@ from itertools import permutations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..utils import import_torch, resolve_device, seed_from_random_state, torch_seeded
+from ..utils._compat import Interval, StrOptions, validate_params
 from ._langevin_chains import direction_from_averages, run_chains
 
 

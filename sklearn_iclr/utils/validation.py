@@ -2,7 +2,8 @@
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight
+
+from ._compat import _check_sample_weight
 
 BINARY_ONLY_MESSAGE = "Only binary classification is supported."
 

@@ -1,0 +1,132 @@
+"""The package conventions (docs/conventions.rst), checked on every public class.
+
+Every estimator that ``all_estimators()`` finds, and every public class that
+follows the parameter API without fitting data (controllers, bandit policies),
+is checked here: a new one follows the conventions from its first commit.
+"""
+
+import importlib
+import inspect
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _estimator_params import CHECK_PARAMS
+from sklearn.base import BaseEstimator, is_classifier
+from sklearn.datasets import make_classification, make_regression
+from sklearn.utils._tags import get_tags
+
+from sklearn_iclr.utils import all_estimators
+from sklearn_iclr.utils.discovery import SUBPACKAGES
+
+PACKAGE = Path(__file__).resolve().parent.parent / "sklearn_iclr"
+
+
+def _parameter_api_classes():
+    found = {}
+    for sub in SUBPACKAGES:
+        module = importlib.import_module(f"sklearn_iclr.{sub}")
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+                found[name] = obj
+    return sorted(found.items())
+
+
+CLASSES = _parameter_api_classes()
+
+
+@pytest.mark.parametrize("name, cls", CLASSES, ids=[n for n, _ in CLASSES])
+def test_parameters_are_keyword_only_after_the_first_optional(name, cls):
+    # As in scikit-learn: required parameters (Pipeline's steps, a controller's
+    # A and B) and at most the first optional one (Ridge's alpha) are
+    # positional; every other parameter is keyword-only.
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    optional = [p.name for p in positional if p.default is not inspect.Parameter.empty]
+    assert len(optional) <= 1, (
+        f"{name}: parameters {optional[1:]} should be keyword-only "
+        "(def __init__(self, required, first_optional=..., *, ...))"
+    )
+
+
+def _fitted(name, Estimator):
+    est = Estimator(**CHECK_PARAMS.get(name, {}))
+    tags = get_tags(est)
+    if tags.input_tags.two_d_array is False:
+        pytest.skip(f"{name} does not take a 2-D array")
+    if is_classifier(est):
+        X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    else:
+        X, y = make_regression(n_samples=60, n_features=4, random_state=0)
+    if tags.target_tags.required:
+        est.fit(X, y)
+    else:
+        est.fit(X)
+    return est, X
+
+
+@pytest.mark.parametrize("name, Estimator", all_estimators())
+def test_fitted_attributes_are_lower_case(name, Estimator):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est, _ = _fitted(name, Estimator)
+    upper = [k for k in vars(est) if k.endswith("_") and k != k.lower()]
+    assert not upper, f"{name}: fitted attributes must be lower case: {upper}"
+
+
+@pytest.mark.parametrize("name, Estimator", all_estimators("classifier"))
+def test_binary_linear_classifiers_have_sklearn_shapes(name, Estimator):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est, X = _fitted(name, Estimator)
+    if not hasattr(est, "coef_"):
+        pytest.skip(f"{name} is not a linear classifier")
+    assert np.ndim(est.coef_) == 2 and np.shape(est.coef_)[0] == 1, name
+    assert np.shape(est.intercept_) == (1,), name
+
+
+def test_warnings_go_through_warn_user():
+    # warn_user attributes a warning to the user's line; a bare warnings.warn
+    # with a fixed stacklevel points into scikit-learn's decorators.
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "_warnings.py":
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if re.search(r"\bwarnings\.warn\(", line):
+                offenders.append(f"{path.relative_to(PACKAGE)}:{number}")
+    assert not offenders, f"use sklearn_iclr.utils.warn_user: {offenders}"
+
+
+def test_private_sklearn_and_skorch_imports_go_through_compat():
+    offenders = []
+    pattern = re.compile(
+        r"from sklearn\.\S*\._\w+ import|from sklearn\.\S* import .*\b_\w+|"
+        r"\._set_training\("
+    )
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "_compat.py":
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(line):
+                offenders.append(
+                    f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
+                )
+    assert not offenders, "route through sklearn_iclr.utils._compat:\n" + "\n".join(
+        offenders
+    )
+
+
+def test_a_warning_points_at_the_users_line():
+    import numpy as np
+
+    from sklearn_iclr import PseudoLikelihoodIsing
+
+    A = np.ones((4, 4)) - np.eye(4)
+    spins = np.ones((5, 4))  # all aligned: the MPLE runs to the bound and warns
+    with pytest.warns(UserWarning, match="MPLE") as record:
+        PseudoLikelihoodIsing(coupling=A, beta_bound=0.5).fit(spins)
+    assert record[0].filename == __file__
