@@ -16,6 +16,7 @@ from .neural_network import (
     SmallInitMLPRegressor,
     SparseTokenAttentionClassifier,
 )
+from .neural_network import RandomEmbeddingRecallClassifier
 from .rl import LSTDQEvaluator
 from .sequence import ChainOfThoughtClassifier
 from .single_index import AveragedLangevinRegressor, PhaseRetrievalRegressor
@@ -41,4 +42,5 @@ __all__ = [
     "SpectralFilterFeatures",
     "SpuriousRobustSGD",
     "__version__",
+    "RandomEmbeddingRecallClassifier",
 ]

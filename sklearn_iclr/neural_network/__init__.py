@@ -14,6 +14,7 @@ from ._sparse_token_attention import (
     mean_pool_tokens,
 )
 from ._supervised_baseline import fit_supervised_encoder
+from ._random_embedding_recall import RandomEmbeddingRecallClassifier, recall_capacity
 
 __all__ = [
     "EscapeDirection",
@@ -28,4 +29,6 @@ __all__ = [
     "make_flattened_logistic_regression",
     "make_pooled_logistic_regression",
     "mean_pool_tokens",
+    "RandomEmbeddingRecallClassifier",
+    "recall_capacity",
 ]
