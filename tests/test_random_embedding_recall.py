@@ -99,8 +99,8 @@ def test_oracle_orthogonal_embeddings_recall_perfectly():
 
 def test_claim_capacity_multiplicative_in_d_and_L():
     # Paper: with random embeddings (d < V), recall at fixed N falls as L
-    # grows and rises with d. Seeds fixed; margins are 3x the spread of
-    # accuracies over 5 seeds at these sizes.
+    # grows and rises with d. Over seeds 0-4 the gaps were at least 0.33
+    # (L) and 0.46 (d); the 0.15 margins leave room for BLAS differences.
     def acc(d, L, seed=0):
         X, y = make_token_recall(3000, vocab_size=64, seq_len=L, random_state=seed)
         clf = RandomEmbeddingRecallClassifier(embedding_dim=d, random_state=seed)
