@@ -13,10 +13,10 @@ from .neural_network import (
     InfoNCEEncoder,
     LevenbergMarquardtMLPRegressor,
     PatchConvAEDetector,
+    RandomEmbeddingRecallClassifier,
     SmallInitMLPRegressor,
     SparseTokenAttentionClassifier,
 )
-from .neural_network import RandomEmbeddingRecallClassifier
 from .rl import LSTDQEvaluator
 from .sequence import ChainOfThoughtClassifier
 from .single_index import AveragedLangevinRegressor, PhaseRetrievalRegressor

@@ -1,4 +1,4 @@
-"""RandomEmbeddingRecallClassifier: oracles, the paper's claim, properties, bad input."""
+"""RandomEmbeddingRecallClassifier: oracles, paper claim, properties, bad input."""
 
 import time
 

@@ -4,6 +4,7 @@ from ._escape_direction import EscapeDirection
 from ._infonce import InfoNCEEncoder
 from ._levenberg_marquardt import LevenbergMarquardtMLPRegressor
 from ._patch_conv_ae import PatchConvAEDetector
+from ._random_embedding_recall import RandomEmbeddingRecallClassifier, recall_capacity
 from ._small_init_mlp import SmallInitMLPRegressor
 from ._sparse_token_attention import (
     SparseTokenAttentionClassifier,
@@ -14,7 +15,6 @@ from ._sparse_token_attention import (
     mean_pool_tokens,
 )
 from ._supervised_baseline import fit_supervised_encoder
-from ._random_embedding_recall import RandomEmbeddingRecallClassifier, recall_capacity
 
 __all__ = [
     "EscapeDirection",

@@ -298,9 +298,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
             X = X.astype(np.float64)
         if X.dtype.kind not in "iub":
             if X.dtype.kind != "f":
-                raise ValueError(
-                    f"X must hold integer token ids; got dtype {X.dtype}."
-                )
+                raise ValueError(f"X must hold integer token ids; got dtype {X.dtype}.")
             if not np.all(np.isfinite(X)) or np.any(X != np.round(X)):
                 raise ValueError(
                     "X must hold integer token ids; got non-integer values "
@@ -412,8 +410,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
             what="multiply-adds",
             seconds_per_unit=SECONDS_PER_MULTIPLY_ADD,
             parameter="max_work",
-            advice="Use fewer samples, steps, a smaller embedding_dim or "
-            "mlp_width.",
+            advice="Use fewer samples, steps, a smaller embedding_dim or mlp_width.",
         )
         self._check_one_to_one(tokens, y_encoded)
         rng = check_random_state(self.random_state)
@@ -422,9 +419,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         self.trigger_embedding_ = z_trig
         self.query_embedding_ = z_eos
         self.mlp_weights_ = (
-            None
-            if self.mlp_width is None
-            else rng.standard_normal((self.mlp_width, d))
+            None if self.mlp_width is None else rng.standard_normal((self.mlp_width, d))
         )
         self.n_tokens_ = n_tokens
 
@@ -561,9 +556,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
 def _test_accuracy(estimator, n_samples, vocab_size, seq_len, n_test, seed):
     from ..datasets import make_token_recall
 
-    X, y = make_token_recall(
-        n_samples + n_test, vocab_size, seq_len, random_state=seed
-    )
+    X, y = make_token_recall(n_samples + n_test, vocab_size, seq_len, random_state=seed)
     estimator.fit(X[:n_samples], y[:n_samples])
     return float(np.mean(estimator.predict(X[n_samples:]) == y[n_samples:]))
 
