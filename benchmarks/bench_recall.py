@@ -25,8 +25,10 @@ accuracy on 2000 fresh sequences of the same facts):
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_recall.py`` (2 to 5 minutes on
-2 busy cores); ``--quick`` for a smoke run of seconds.
+Run: ``PYTHONPATH=. python benchmarks/bench_recall.py`` (measured 581 s of
+wall time on 2 cores shared with about 8 other jobs, most of it the 200-step
+GD and Adam fits of table 2; the capacity grid took 67 s); ``--quick`` for a
+smoke run of seconds.
 """
 
 import time
