@@ -126,11 +126,36 @@ def law_rows(result, law):
     return rows
 
 
+TABLES = ("orthogonal", "training", "capacity", "mlp")
+
+
+def _configure(parser):
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=TABLES,
+        default=list(TABLES),
+        help="run only these tables",
+    )
+
+
 def main(argv=None):
-    args = bench_arguments(__doc__.splitlines()[0], argv)
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=_configure)
     quick = args.quick
     start = time.perf_counter()
 
+    if "orthogonal" in args.only:
+        _orthogonal(quick)
+    if "training" in args.only:
+        _training(quick)
+    if "capacity" in args.only:
+        _capacity(quick)
+    if "mlp" in args.only:
+        _mlp(quick)
+    print(f"total wall time {time.perf_counter() - start:.0f} s")
+
+
+def _orthogonal(quick):
     rows = orthogonal_table([100, 200] if quick else [125, 250, 500, 1000, 2000, 4000])
     report(
         "recall_orthogonal",
@@ -138,6 +163,8 @@ def main(argv=None):
         title="Orthogonal vs random embeddings: held-out accuracy, V=32, L=8",
     )
 
+
+def _training(quick):
     rows = training_table(
         [500] if quick else [1000, 2000, 4000, 8000], 20 if quick else 200
     )
@@ -147,6 +174,8 @@ def main(argv=None):
         title="Early phase (3 steps) vs 200 GD / Adam steps, V=64, L=8, d=32",
     )
 
+
+def _capacity(quick):
     law = {"embedding_dim": -1.0, "seq_len": 1.0, "vocab_size": 1.0}
     grid = (
         dict(embedding_dims=[32, 64], seq_lens=[4, 8], vocab_sizes=[16])
@@ -161,6 +190,7 @@ def main(argv=None):
         accuracy=0.9,
         n_bisect=3 if quick else 5,
         n_test=N_TEST,
+        n_repeats=1 if quick else 3,
         random_state=0,
         estimator=RandomEmbeddingRecallClassifier(random_state=0),
     )
@@ -177,6 +207,8 @@ def main(argv=None):
         title="Fit log N = c + sum a_k log k; the reading N d ~ V L has a = (-1, 1, 1)",
     )
 
+
+def _mlp(quick):
     widths = [32, 128] if quick else [64, 256, 1024]
     n = 1000 if quick else 6000
     X, y = make_token_recall(n + N_TEST, 64, 8, random_state=0)
@@ -216,7 +248,6 @@ def main(argv=None):
         title="Attention-MLP: smallest N for 50% accuracy against the width m "
         "(d=32, V=64, L=8)",
     )
-    print(f"total wall time {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

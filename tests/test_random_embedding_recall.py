@@ -244,3 +244,19 @@ def test_budget_refused_up_front(recall_data):
             embedding_dim=100_000, training="gd", n_steps=10**6
         ).fit(X, y)
     assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize(
+    "kwargs", [dict(accuracy=1.5), dict(accuracy=0.0), dict(n_repeats=0)]
+)
+def test_recall_capacity_bad_arguments(kwargs):
+    with pytest.raises(ValueError):
+        recall_capacity([8], [4], [8], **kwargs)
+
+
+def test_recall_capacity_unreachable_accuracy_is_reported():
+    # d = 2 embeddings cannot separate 16 facts: 100% is never reached.
+    res = recall_capacity([2], [4], [16], accuracy=1.0, n_max=300, n_test=200)
+    (row,) = res["table"]
+    assert not row["reached"] and row["n_required"] is None
+    assert np.isnan(res["r2"]) and res["exponents"] == {}

@@ -553,12 +553,18 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         return self._forward(X)[0]
 
 
-def _test_accuracy(estimator, n_samples, vocab_size, seq_len, n_test, seed):
+def _test_accuracy(estimator, n_samples, vocab_size, seq_len, n_test, seed, repeats):
+    """Held-out accuracy averaged over ``repeats`` draws of facts and data."""
     from ..datasets import make_token_recall
 
-    X, y = make_token_recall(n_samples + n_test, vocab_size, seq_len, random_state=seed)
-    estimator.fit(X[:n_samples], y[:n_samples])
-    return float(np.mean(estimator.predict(X[n_samples:]) == y[n_samples:]))
+    scores = []
+    for r in range(repeats):
+        X, y = make_token_recall(
+            n_samples + n_test, vocab_size, seq_len, random_state=seed + r
+        )
+        estimator.fit(X[:n_samples], y[:n_samples])
+        scores.append(np.mean(estimator.predict(X[n_samples:]) == y[n_samples:]))
+    return float(np.mean(scores))
 
 
 def _log_linear_fit(table, names):
@@ -597,6 +603,7 @@ def recall_capacity(
     n_max=None,
     n_bisect=5,
     n_test=1000,
+    n_repeats=1,
     random_state=0,
 ):
     """Sample size needed for a recall accuracy, and its scaling law.
@@ -631,8 +638,12 @@ def recall_capacity(
         Bisection steps: the bracket shrinks to ``(n_max / n_min)^(2^-n_bisect)``.
     n_test : int, default=1000
         Held-out sequences per fit.
+    n_repeats : int, default=1
+        Draws of facts and data per tested ``N`` (seeds ``random_state``,
+        ``random_state + 1``, ...); their mean accuracy is compared with
+        ``accuracy``, which steadies the bisection.
     random_state : int, default=0
-        Seed of the data draws.
+        Seed of the first data draw.
 
     Returns
     -------
@@ -658,6 +669,10 @@ def recall_capacity(
 
     if not 0 < accuracy <= 1:
         raise ValueError(f"accuracy must be in (0, 1]; got {accuracy}.")
+    if n_repeats < 1 or n_bisect < 0:
+        raise ValueError(
+            f"n_repeats must be >= 1 and n_bisect >= 0; got {n_repeats}, {n_bisect}."
+        )
     base = (
         RandomEmbeddingRecallClassifier(random_state=0)
         if estimator is None
@@ -671,7 +686,9 @@ def recall_capacity(
                     est = clone(base).set_params(embedding_dim=d, mlp_width=m)
                     lo = V if n_min is None else n_min
                     hi = 64 * V * L if n_max is None else n_max
-                    acc_hi = _test_accuracy(est, hi, V, L, n_test, random_state)
+                    acc_hi = _test_accuracy(
+                        est, hi, V, L, n_test, random_state, n_repeats
+                    )
                     n_fits = 1
                     reached = acc_hi >= accuracy
                     if reached:
@@ -679,7 +696,9 @@ def recall_capacity(
                             mid = int(round(np.sqrt(lo * hi)))
                             if mid <= lo or mid >= hi:
                                 break
-                            acc = _test_accuracy(est, mid, V, L, n_test, random_state)
+                            acc = _test_accuracy(
+                                est, mid, V, L, n_test, random_state, n_repeats
+                            )
                             n_fits += 1
                             if acc >= accuracy:
                                 hi, acc_hi = mid, acc
