@@ -15,7 +15,8 @@ accuracy on 2000 fresh sequences of the same facts):
 2. ``recall_training``: V = 64, L = 8, d = 32: the early phase (3 steps)
    against 200 steps of full-batch GD and of Adam, at equal N, with fit times.
 3. ``recall_capacity``: the smallest N reaching 90% accuracy (bisection over
-   N on a log scale, 5 steps between V and 16 V L), over d in {32, 64, 128},
+   N on a log scale, 5 steps between V and 16 V L, mean accuracy over 3
+   draws of facts and data at every tested N), over d in {32, 64, 128},
    L in {4, 8, 16}, V in {32, 64}, and the least-squares fit of log N against
    log d, log L, log V with standard errors and R^2.
 4. ``recall_mlp``: the attention-MLP model, d = 32, V = 64, L = 8, against
@@ -25,10 +26,11 @@ accuracy on 2000 fresh sequences of the same facts):
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_recall.py`` (measured 581 s of
-wall time on 2 cores shared with about 8 other jobs, most of it the 200-step
-GD and Adam fits of table 2; the capacity grid took 67 s); ``--quick`` for a
-smoke run of seconds.
+Run: ``PYTHONPATH=. python benchmarks/bench_recall.py`` (about 11 minutes of
+wall time on 2 cores shared with about 8 other jobs: 581 s measured with one
+draw per N, plus 135 s for the capacity table alone with three; most of it is
+the 200-step GD and Adam fits of table 2); ``--only capacity`` (or another
+table) runs one table; ``--quick`` for a smoke run of seconds.
 """
 
 import time
