@@ -14,6 +14,7 @@ from .neural_network import (
     LevenbergMarquardtMLPRegressor,
     PatchConvAEDetector,
     QuantizedReLUClassifier,
+    RandomEmbeddingRecallClassifier,
     SmallInitMLPRegressor,
     SparseTokenAttentionClassifier,
 )
@@ -42,5 +43,6 @@ __all__ = [
     "SpectralFilterFeatures",
     "SpuriousRobustSGD",
     "QuantizedReLUClassifier",
+    "RandomEmbeddingRecallClassifier",
     "__version__",
 ]

@@ -78,6 +78,23 @@ EXPECTED_FAILED_CHECKS = {
             "8 features, random labels: the worst-case search is refused (budget)"
         ),
     },
+    "RandomEmbeddingRecallClassifier": {
+        "check_classifiers_train": (
+            "a recall model: it reads a convex mix of two token embeddings, so "
+            "on the check's 2-token blobs (ids 0..5, no trigger) it fits 0.56 "
+            "(Adam 0.67), below 0.83; recall accuracy is tested in its own file"
+        ),
+        "check_classifiers_train(readonly_memmap=True)": (
+            "same as check_classifiers_train: a recall model, weak on 2-token blobs"
+        ),
+        "check_classifiers_train(readonly_memmap=True,X_dtype=float32)": (
+            "same as check_classifiers_train: a recall model, weak on 2-token blobs"
+        ),
+        "check_decision_proba_consistency": (
+            "the check feeds real-valued blobs without the categorical tag's "
+            "rounding; X must hold integer token ids, so fit refuses it"
+        ),
+    },
 }
 
 # Checks that only the default constructor fails, each with its reason (strict

@@ -4,6 +4,7 @@ import inspect
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from _estimator_params import CHECK_PARAMS
 from sklearn.base import is_classifier, is_regressor
@@ -102,6 +103,8 @@ def test_fitted_attributes_are_documented(name, Estimator):
     else:
         X, y = make_regression(n_samples=60, n_features=4, random_state=0)
         y = y if is_regressor(est) or get_tags(est).target_tags.required else None
+    if get_tags(est).input_tags.categorical:  # as sklearn's checks do
+        X = np.round(X - X.min()).astype(np.int32)
     est.fit(X) if y is None else est.fit(X, y)
     fitted = {k for k in vars(est) if k.endswith("_") and not k.startswith("_")}
     missing = sorted(fitted - documented)

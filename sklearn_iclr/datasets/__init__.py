@@ -18,6 +18,7 @@ from ._single_index import make_single_index, make_tensor_pca
 from ._sparse_token import load_digit_bags, make_sparse_token
 from ._spectral_bias import make_multifrequency_sine
 from ._spurious import load_spurious_digits, make_spurious_correlation
+from ._token_recall import make_token_recall
 from ._uci import load_caesarian, load_haberman, load_voicepath
 
 __all__ = [
@@ -47,4 +48,5 @@ __all__ = [
     "make_truncated_ising",
     "power_law_spectrum",
     "read_dimacs_cnf",
+    "make_token_recall",
 ]

@@ -4,6 +4,7 @@ from ._escape_direction import EscapeDirection
 from ._infonce import InfoNCEEncoder
 from ._levenberg_marquardt import LevenbergMarquardtMLPRegressor
 from ._patch_conv_ae import PatchConvAEDetector
+from ._random_embedding_recall import RandomEmbeddingRecallClassifier, recall_capacity
 from ._small_init_mlp import SmallInitMLPRegressor
 from ._sparse_token_attention import (
     SparseTokenAttentionClassifier,
@@ -28,6 +29,8 @@ __all__ = [
     "make_flattened_logistic_regression",
     "make_pooled_logistic_regression",
     "mean_pool_tokens",
+    "RandomEmbeddingRecallClassifier",
+    "recall_capacity",
 ]
 
 from ._quantized_relu import QuantizedReLUClassifier  # noqa: E402

@@ -1,0 +1,262 @@
+"""RandomEmbeddingRecallClassifier: oracles, paper claim, properties, bad input."""
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import approx_fprime
+from scipy.special import softmax
+
+from sklearn_iclr.datasets import make_token_recall
+from sklearn_iclr.neural_network import RandomEmbeddingRecallClassifier, recall_capacity
+from sklearn_iclr.neural_network._random_embedding_recall import _RecallModel
+
+
+def _dense_forward(tokens, E, z_trig, z_eos, W, V, mlp, trigger=0):
+    """Brute force: form every h_ij (n x L x d) and run the formulas as written."""
+    h = E[tokens].copy()
+    h[:, 1:] += (tokens[:, :-1] == trigger)[..., None] * z_trig
+    scores = np.einsum("d,de,nle->nl", z_eos, W, h)
+    attn = softmax(scores, axis=1)
+    context = np.einsum("nl,nld->nd", attn, h)
+    if mlp is not None:
+        context = np.maximum(context @ mlp.T, 0) / np.sqrt(mlp.shape[0])
+    return attn, context @ V
+
+
+@pytest.fixture
+def recall_data():
+    return make_token_recall(3000, vocab_size=16, seq_len=6, random_state=0)
+
+
+@pytest.mark.parametrize("mlp_width", [None, 7])
+def test_gradients_match_finite_differences(mlp_width):
+    rng = np.random.default_rng(0)
+    n, L, d, n_tokens, K = 9, 5, 6, 8, 3
+    tokens = rng.integers(0, n_tokens, size=(n, L))
+    marks = np.zeros((n, L), dtype=bool)
+    marks[:, 1:] = tokens[:, :-1] == 0
+    E = rng.standard_normal((n_tokens, d))
+    z_trig, z_eos = rng.standard_normal(d), rng.standard_normal(d)
+    mlp = None if mlp_width is None else rng.standard_normal((mlp_width, d))
+    width = d if mlp is None else mlp_width
+    Y = np.eye(K)[rng.integers(0, K, n)]
+    model = _RecallModel(tokens, marks, E, z_trig, z_eos, mlp)
+    W0 = rng.standard_normal((d, d)) * 0.3
+    V0 = rng.standard_normal((width, K))
+    _, grad_W, grad_V = model.loss_and_grads(W0, V0, Y)
+
+    def loss(flat):
+        W = flat[: d * d].reshape(d, d)
+        V = flat[d * d :].reshape(width, K)
+        return model.loss_and_grads(W, V, Y)[0]
+
+    flat = np.r_[W0.ravel(), V0.ravel()]
+    numeric = approx_fprime(flat, loss, 1e-6)
+    analytic = np.r_[grad_W.ravel(), grad_V.ravel()]
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("mlp_width", [None, 12])
+def test_forward_matches_dense_brute_force(recall_data, mlp_width):
+    X, y = recall_data
+    clf = RandomEmbeddingRecallClassifier(
+        embedding_dim=10, mlp_width=mlp_width, random_state=0
+    ).fit(X[:500], y[:500])
+    attn, logits = _dense_forward(
+        X[500:700],
+        clf.embeddings_,
+        clf.trigger_embedding_,
+        clf.query_embedding_,
+        clf.key_query_,
+        clf.value_,
+        clf.mlp_weights_,
+    )
+    np.testing.assert_allclose(clf.attention_weights(X[500:700]), attn, atol=1e-10)
+    np.testing.assert_allclose(
+        clf.predict_proba(X[500:700]), softmax(logits, axis=1), atol=1e-10
+    )
+
+
+def test_oracle_orthogonal_embeddings_recall_perfectly():
+    # d >= V + 2 with orthonormal token, trigger and EOS vectors: the early
+    # phase puts all attention on the marked position and V2's column k is
+    # parallel to E[key_k] + z_trig, so recall is exact on fresh sequences.
+    X, y = make_token_recall(1500, vocab_size=24, seq_len=8, random_state=1)
+    clf = RandomEmbeddingRecallClassifier(
+        embedding_dim=32, embeddings="orthogonal", random_state=0
+    ).fit(X[:500], y[:500])
+    E = clf.embeddings_
+    gram = np.r_[E, [clf.trigger_embedding_, clf.query_embedding_]]
+    np.testing.assert_allclose(gram @ gram.T, np.eye(27), atol=1e-12)
+    assert clf.score(X[500:], y[500:]) == 1.0
+    marked = np.argmax(X[500:] == 0, axis=1) + 1
+    attn = clf.attention_weights(X[500:])
+    assert attn[np.arange(1000), marked].min() > 0.99
+
+
+def test_claim_capacity_multiplicative_in_d_and_L():
+    # Paper: with random embeddings (d < V), recall at fixed N falls as L
+    # grows and rises with d. Over seeds 0-4 the gaps were at least 0.33
+    # (L) and 0.46 (d); the 0.15 margins leave room for BLAS differences.
+    def acc(d, L, seed=0):
+        X, y = make_token_recall(3000, vocab_size=64, seq_len=L, random_state=seed)
+        clf = RandomEmbeddingRecallClassifier(embedding_dim=d, random_state=seed)
+        return clf.fit(X[:2000], y[:2000]).score(X[2000:], y[2000:])
+
+    short, long = acc(16, 4), acc(16, 16)
+    small_d, large_d = acc(8, 8), acc(32, 8)
+    assert short > long + 0.15, (short, long)
+    assert large_d > small_d + 0.15, (small_d, large_d)
+
+
+def test_early_phase_and_trained_models_recall_the_facts(recall_data):
+    X, y = recall_data
+    for training in ("early_phase", "gd", "adam"):
+        clf = RandomEmbeddingRecallClassifier(
+            embedding_dim=32, training=training, n_steps=60, random_state=0
+        ).fit(X[:1000], y[:1000])
+        assert clf.score(X[2000:], y[2000:]) > 0.95, training
+        assert clf.loss_curve_[-1] < clf.loss_curve_[0]
+        assert np.isfinite(clf.loss_curve_).all()
+
+
+def test_recall_capacity_needs_fewer_samples_with_larger_d():
+    res = recall_capacity([16, 32, 64], [4], [16], accuracy=0.9, n_bisect=4)
+    needed = [row["n_required"] for row in res["table"]]
+    assert all(row["reached"] for row in res["table"])
+    assert needed[0] > needed[2], needed
+    assert res["exponents"]["embedding_dim"] < 0
+    assert set(res["exponents_stderr"]) == {"embedding_dim"}
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 1000), L=st.integers(2, 6), V=st.integers(2, 8))
+def test_properties(seed, L, V):
+    X, y = make_token_recall(60, vocab_size=V, seq_len=L, random_state=seed)
+    clf = RandomEmbeddingRecallClassifier(embedding_dim=8, random_state=seed)
+    if len(np.unique(y)) < 2:
+        return
+    clf.fit(X, y)
+    attn = clf.attention_weights(X)
+    assert np.all(attn >= 0)
+    np.testing.assert_allclose(attn.sum(axis=1), 1.0)
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[proba.argmax(axis=1)])
+    # Full-batch fit: the order of the rows does not matter.
+    order = np.random.default_rng(seed).permutation(len(y))
+    permuted = RandomEmbeddingRecallClassifier(embedding_dim=8, random_state=seed)
+    permuted.fit(X[order], y[order])
+    np.testing.assert_allclose(permuted.value_, clf.value_, atol=1e-10)
+    np.testing.assert_allclose(permuted.key_query_, clf.key_query_, atol=1e-10)
+    # Renaming the labels renames the predictions.
+    names = np.array([f"fact{k}" for k in range(V)])
+    renamed = RandomEmbeddingRecallClassifier(embedding_dim=8, random_state=seed)
+    renamed.fit(X, names[y])
+    np.testing.assert_array_equal(renamed.predict(X), names[clf.predict(X)])
+
+
+def test_same_seed_same_model_and_integer_floats_accepted(recall_data):
+    X, y = recall_data
+    a = RandomEmbeddingRecallClassifier(random_state=3).fit(X[:300], y[:300])
+    b = RandomEmbeddingRecallClassifier(random_state=3).fit(
+        X[:300].astype(float), y[:300]
+    )
+    np.testing.assert_array_equal(a.value_, b.value_)
+    np.testing.assert_array_equal(a.key_query_, b.key_query_)
+
+
+@pytest.mark.parametrize("factor", [1e-3, 1e-300, 0.5])
+def test_non_integer_tokens_refused(recall_data, factor):
+    X, y = recall_data
+    with pytest.raises(ValueError, match="integer token ids"):
+        RandomEmbeddingRecallClassifier().fit(X * factor + 0.25, y)
+
+
+def test_huge_and_nan_tokens_refused(recall_data):
+    X, y = recall_data
+    with pytest.raises(ValueError, match="too large"):
+        RandomEmbeddingRecallClassifier().fit(X * 1e150, y)
+    X_nan = X.astype(float)
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError):
+        RandomEmbeddingRecallClassifier().fit(X_nan, y)
+
+
+def test_tokens_outside_vocabulary(recall_data):
+    X, y = recall_data
+    clf = RandomEmbeddingRecallClassifier(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        clf.predict(X + 100)
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        RandomEmbeddingRecallClassifier(vocab_size=5).fit(X, y)
+    with pytest.raises(ValueError, match="Negative values"):
+        clf.predict(X - 5)
+
+
+def test_ragged_and_wrong_length_sequences(recall_data):
+    X, y = recall_data
+    with pytest.raises(ValueError, match="different lengths"):
+        RandomEmbeddingRecallClassifier().fit([[0, 1, 2], [0, 1]], [0, 1])
+    clf = RandomEmbeddingRecallClassifier(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :4])
+
+
+def test_labels_not_one_to_one(recall_data):
+    X, y = recall_data
+    key = X[np.arange(len(y)), np.argmax(X == 0, axis=1) + 1]
+    clashing = y.copy()
+    clashing[np.flatnonzero(key == key[0])[1]] = (y[0] + 1) % 16
+    with pytest.raises(ValueError, match="not a function of the marked token"):
+        RandomEmbeddingRecallClassifier().fit(X, clashing)
+    merged = np.where(y == 1, 0, y)
+    with pytest.raises(ValueError, match="not one-to-one"):
+        RandomEmbeddingRecallClassifier().fit(X, merged)
+    # Without a trigger the table is an ordinary classification problem.
+    RandomEmbeddingRecallClassifier(trigger_token=None).fit(X, merged)
+
+
+def test_constant_column_and_one_class(recall_data):
+    X, y = recall_data
+    X = np.c_[np.full(len(y), 3), X]  # a constant first column, format intact
+    clf = RandomEmbeddingRecallClassifier(random_state=0).fit(X, y)
+    assert np.isfinite(clf.predict_proba(X)).all()
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        RandomEmbeddingRecallClassifier().fit(X, np.zeros(len(y)))
+
+
+def test_orthogonal_needs_large_enough_dimension(recall_data):
+    X, y = recall_data
+    with pytest.raises(ValueError, match="embedding_dim >= n_tokens"):
+        RandomEmbeddingRecallClassifier(embedding_dim=8, embeddings="orthogonal").fit(
+            X, y
+        )
+
+
+def test_budget_refused_up_front(recall_data):
+    X, y = recall_data
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="max_work"):
+        RandomEmbeddingRecallClassifier(
+            embedding_dim=100_000, training="gd", n_steps=10**6
+        ).fit(X, y)
+    assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize(
+    "kwargs", [dict(accuracy=1.5), dict(accuracy=0.0), dict(n_repeats=0)]
+)
+def test_recall_capacity_bad_arguments(kwargs):
+    with pytest.raises(ValueError):
+        recall_capacity([8], [4], [8], **kwargs)
+
+
+def test_recall_capacity_unreachable_accuracy_is_reported():
+    # d = 2 embeddings cannot separate 16 facts: 100% is never reached.
+    res = recall_capacity([2], [4], [16], accuracy=1.0, n_max=300, n_test=200)
+    (row,) = res["table"]
+    assert not row["reached"] and row["n_required"] is None
+    assert np.isnan(res["r2"]) and res["exponents"] == {}
