@@ -29,9 +29,10 @@ from ._ice_enumeration import (
 )
 
 # Examinations per second and core for the time estimate of a refused search:
-# 5e6-9e6 per CPU second were measured, ~3e6 per wall second on the loaded
-# 2-core development machine; the conservative figure is used.
-_EXAMINATIONS_PER_SECOND = 3e6
+# the compiled sweep made 1.2e7 (Caesarian, heavy ties) to 5e7 (synthetic
+# D = 3) per CPU second on the 2-core development machine
+# (benchmarks/README.md); the conservative figure is used.
+_EXAMINATIONS_PER_SECOND = 1e7
 # Pencils per parallel task: coarse enough to amortise the task overhead.
 _EXAMINATIONS_PER_CHUNK = 2_000_000
 # Rounds of the heuristic search (each at most max_candidates / rounds).
@@ -75,14 +76,16 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         nearest the current best boundary, improved over a few rounds,
         starting from logistic regression), warns, and sets
         ``optimal_ = False``.
-    max_candidates : int, default=100_000_000
+    max_candidates : int, default=600_000_000
         Budget of candidate-hyperplane examinations. An exhaustive search over
         N distinct points spanning D dimensions makes ``D * C(N, D)`` of them
-        (each hyperplane through D points, once per pencil containing it);
-        about three million per second and core.
+        (each hyperplane through D points, once per pencil containing it).
+        The default is about a minute of one core with the compiled sweep;
+        a refusal estimates its time from the same measured rate.
     n_jobs : int, default=None
-        Parallel tasks (chunks of pencils) through joblib. ``None`` means 1
-        unless in a ``joblib.parallel_config`` context, so
+        Parallel tasks (chunks of pencils) through joblib, threads by default
+        (the compiled sweep releases the GIL). ``None`` means 1 unless in a
+        ``joblib.parallel_config`` context, so
         ``parallel_config(backend="dask")`` runs the search on a Dask
         cluster. The result does not depend on ``n_jobs``.
     verbose : int, default=0
@@ -197,7 +200,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         self,
         degree=1,
         search="auto",
-        max_candidates=100_000_000,
+        max_candidates=600_000_000,
         n_jobs=None,
         verbose=0,
     ):
@@ -302,7 +305,9 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     def _run(self, Y, y, w, chunks, bound_labels, exhaustive, total):
         """Scan chunks of pencils in parallel; the first best candidate wins."""
         bound = _cost(bound_labels, y, w)
-        results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+        # The compiled sweep releases the GIL: threads share its compiled
+        # code and the points (a joblib backend set by the user still rules).
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
             delayed(_scan_chunk)(Y, y, w, pencils, bound, exhaustive)
             for pencils in chunks
         )
