@@ -86,9 +86,7 @@ def test_compiled_and_numpy_scans_agree_pencil_set_by_pencil_set(problem, exhaus
 def test_general_position_examines_every_candidate(d):
     rng = np.random.default_rng(d)
     X = rng.standard_normal((9 + d, d))
-    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(len(X)) > 0, 1, -1).astype(
-        np.int8
-    )
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(len(X)) > 0, 1, -1).astype(np.int8)
     w = np.ones(len(X))
     Y = affine_coordinates(X)
     n_examined = sum(
