@@ -29,7 +29,7 @@ AGREE = settings(
 
 
 @st.composite
-def tied_problems(draw, max_points=16, max_dim=3, levels=3):
+def tied_problems(draw, max_points=24, max_dim=3, levels=4):
     """Distinct points on a small integer grid (many coplanar), labels and
     positive integer weights."""
     d = draw(st.integers(1, max_dim))
@@ -95,3 +95,27 @@ def test_general_position_examines_every_candidate(d):
     )
     assert n_examined == count_examinations(len(Y), d)
     assert solve_exact(X, y, w)[0] == solve_exact(X, y, w, compiled=False)[0]
+
+
+@AGREE
+@given(tied_problems(max_points=20, max_dim=3, levels=3))
+def test_each_pencil_has_the_same_best_plane_in_both_sweeps(problem):
+    """Pencil by pencil (no ownership, no bound), so that the best plane of a
+    pencil is often one through more than D points: the tied planes' off-plane
+    costs and on-plane sub-problems must agree, not only the global optimum
+    (which a plane through exactly D points often attains as well)."""
+    X, y, w = problem
+    Y = affine_coordinates(X)
+    m, d = Y.shape
+    if d == 0 or m <= d + 1:
+        return
+    for pencil in combinations_array(m, d - 1)[:40]:
+        pencils = pencil[None, :]
+        compiled = scan_pencils(Y, y, w, pencils, np.inf, exhaustive=False)
+        oracle = scan_pencils(
+            Y, y, w, pencils, np.inf, exhaustive=False, compiled=False
+        )
+        assert compiled[0] == oracle[0]
+        assert compiled[3] == oracle[3]
+        if compiled[2] is not None:
+            assert weighted_cost(compiled[2], y, w) == compiled[0]
