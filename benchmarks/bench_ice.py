@@ -21,6 +21,7 @@ Two tables, measured in one process on the same data:
    ties), ICE with 1 and 2 threads against HiGHS under a time limit.
 6. ``big`` (not in the default set): D = 6, N = 90 integer-coded data, 2
    threads.
+7. ``dask`` (not in the default set): Caesarian with 1 and 2 Dask workers.
 
 Run ``python benchmarks/bench_ice.py`` (MILP limit 300 s per data set) or
 ``--quick`` (a smoke run: Voice path only, 5 s MILP limit, a small scaling grid).
@@ -125,7 +126,7 @@ def e01loss_cell(X, y):
     return result[1], time.perf_counter() - start
 
 
-def real_data(quick, time_limit):
+def real_data(quick, time_limit, names=None):
     rows = []
     loaders = {
         "voicepath": load_voicepath,
@@ -134,6 +135,8 @@ def real_data(quick, time_limit):
     }
     if quick:  # a smoke run: the two-feature set only
         loaders = {"voicepath": load_voicepath}
+    if names:
+        loaders = {name: loaders[name] for name in names}
     for name, loader in loaders.items():
         X, y = loader(return_X_y=True)
         distinct = len(np.unique(X, axis=0))
@@ -191,7 +194,7 @@ def real_data(quick, time_limit):
         )
         print(rows[-1], flush=True)
     report(
-        "ice_real_data",
+        "ice_real_data" if not names else "ice_real_data_" + "_".join(names),
         rows,
         title=(
             f"Exact raw-data 0-1 optimum vs anchors (HiGHS limit {time_limit} s; "
@@ -452,11 +455,73 @@ def big(quick):
     )
 
 
+def dask_workers(quick):
+    """Caesarian on a Dask LocalCluster (threads in this process) with 1 and
+    2 workers, next to the joblib threads of ``n_jobs``."""
+    import joblib
+    from dask.distributed import Client, LocalCluster
+
+    X, y = load_caesarian(return_X_y=True)
+    if quick:
+        X, y = X[:45], y[:45]
+    rows = []
+    for workers in (1, 2):
+        with (
+            LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=False,
+                dashboard_address=None,
+            ) as cluster,
+            Client(cluster),
+            joblib.parallel_config(backend="dask"),
+        ):
+            seconds, clf = median_time(
+                lambda: ICEClassifier(search="exact").fit(X, y), repeats=1, warmup=0
+            )
+        joblib_s, _ = median_time(
+            lambda workers=workers: ICEClassifier(search="exact", n_jobs=workers).fit(
+                X, y
+            ),
+            repeats=1,
+            warmup=0,
+        )
+        rows.append(
+            {
+                "workers": workers,
+                "dask_s": seconds,
+                "joblib_threads_s": joblib_s,
+                "errors": clf.n_errors_,
+            }
+        )
+        print(rows[-1], flush=True)
+    rows.append(
+        {
+            "workers": "2 vs 1",
+            "dask_s": ratio(rows[0]["dask_s"], rows[1]["dask_s"]),
+            "joblib_threads_s": ratio(
+                rows[0]["joblib_threads_s"], rows[1]["joblib_threads_s"]
+            ),
+        }
+    )
+    report(
+        "ice_dask",
+        rows,
+        title="Caesarian on a Dask LocalCluster vs joblib threads, wall s",
+        meta={"quick": quick},
+    )
+
+
 def _options(parser):
+    parser.add_argument(
+        "--real-sets",
+        default=None,
+        help="comma-separated subset of voicepath, haberman, caesarian (real)",
+    )
     parser.add_argument(
         "--tables",
         default="real,scaling,kernel,compile,ties",
-        help="comma-separated: real, scaling, kernel, compile, ties, big",
+        help="comma-separated: real, scaling, kernel, compile, ties, big, dask",
     )
 
 
@@ -469,13 +534,16 @@ def main(argv=None):
     if "kernel" in tables:
         kernel(args.quick)
     if "real" in tables:
-        real_data(args.quick, time_limit)
+        names = args.real_sets.split(",") if args.real_sets else None
+        real_data(args.quick, time_limit, names)
     if "scaling" in tables:
         scaling(args.quick)
     if "ties" in tables:
         ties(args.quick, 10 if args.quick else 120)
     if "big" in tables:
         big(args.quick)
+    if "dask" in tables:
+        dask_workers(args.quick)
 
 
 if __name__ == "__main__":
