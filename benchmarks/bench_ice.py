@@ -10,14 +10,28 @@ Two tables, measured in one process on the same data:
    is installed (optional) and a plain numpy brute force over all D-subsets
    that treats every on-plane point as free (the reference implementations'
    convention, optimistic on ties).
-2. Time against N for D = 2 and 3 on synthetic data, with the fitted
+2. Time against N for D = 2 to 5 on synthetic data, with the fitted
    exponent of N (the sweep is O(N^D log N); the brute force O(N^(D+1))).
+3. ``kernel``: CPU nanoseconds per candidate examination of the compiled
+   (numba) sweep against the numpy sweep it replaced (kept as the tests'
+   oracle), on the same pencils, for Caesarian and synthetic D = 3, 4, 5.
+4. ``compile``: first call in a fresh process with an empty numba cache
+   (compilation), a fresh process with the cache filled, and a warm call.
+5. ``ties``: N = 1000 distinct points of an integer grid in D = 3 (heavy
+   ties), ICE with 1 and 2 threads against HiGHS under a time limit.
+6. ``big`` (not in the default set): D = 6, N = 90 integer-coded data, 2
+   threads.
+7. ``dask`` (not in the default set): Caesarian with 1 and 2 Dask workers.
 
 Run ``python benchmarks/bench_ice.py`` (MILP limit 300 s per data set) or
 ``--quick`` (a smoke run: Voice path only, 5 s MILP limit, a small scaling grid).
 """
 
 import itertools
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -31,6 +45,12 @@ from sklearn.svm import LinearSVC
 
 from sklearn_iclr.datasets import load_caesarian, load_haberman, load_voicepath
 from sklearn_iclr.linear_model import ICEClassifier
+from sklearn_iclr.linear_model._ice import _min_max_scale, _Problem, _surrogate
+from sklearn_iclr.linear_model._ice_enumeration import (
+    affine_coordinates,
+    combinations_array,
+    scan_pencils,
+)
 
 # Training accuracy (%) reported in the paper, on de-duplicated data with
 # N(0, 1e-8) jitter: (ICE, SVM, LR, LDA).
@@ -106,7 +126,7 @@ def e01loss_cell(X, y):
     return result[1], time.perf_counter() - start
 
 
-def real_data(quick, time_limit):
+def real_data(quick, time_limit, names=None):
     rows = []
     loaders = {
         "voicepath": load_voicepath,
@@ -115,6 +135,8 @@ def real_data(quick, time_limit):
     }
     if quick:  # a smoke run: the two-feature set only
         loaders = {"voicepath": load_voicepath}
+    if names:
+        loaders = {name: loaders[name] for name in names}
     for name, loader in loaders.items():
         X, y = loader(return_X_y=True)
         distinct = len(np.unique(X, axis=0))
@@ -126,6 +148,11 @@ def real_data(quick, time_limit):
             warmup=0,
         )
         ice_cpu_s = (time.process_time() - cpu) / repeats
+        ice2_s, _ = median_time(
+            lambda X=X, y=y: ICEClassifier(search="exact", n_jobs=2).fit(X, y),
+            repeats=repeats,
+            warmup=0,
+        )
         start = time.perf_counter()
         milp_fun, milp_gap, proven = milp_01_loss(X, y, time_limit)
         milp_s = time.perf_counter() - start
@@ -150,12 +177,14 @@ def real_data(quick, time_limit):
                 "lda_err": errors(LinearDiscriminantAnalysis(), X, y),
                 "ice_s": ice_s,
                 "ice_cpu_s": ice_cpu_s,
+                "ice_2threads_s": ice2_s,
                 "ice_margin": margin(ice, X),
                 "milp_obj": round(float(milp_fun), 3),
                 "milp_gap": round(float(milp_gap), 3),
                 "milp_proven": proven,
                 "milp_s": milp_s,
                 "milp/ice": ratio(milp_s, ice_s),
+                "milp/ice_2threads": ratio(milp_s, ice2_s),
                 "brute_free_ties": "-" if brute is None else brute,
                 "brute_s": brute_s,
                 "brute/ice": ratio(brute_s, ice_s) if brute is not None else np.nan,
@@ -165,7 +194,7 @@ def real_data(quick, time_limit):
         )
         print(rows[-1], flush=True)
     report(
-        "ice_real_data",
+        "ice_real_data" if not names else "ice_real_data_" + "_".join(names),
         rows,
         title=(
             f"Exact raw-data 0-1 optimum vs anchors (HiGHS limit {time_limit} s; "
@@ -186,6 +215,8 @@ def scaling(quick):
     grids = {
         2: [100, 200, 400] if quick else [400, 800, 1600, 3200, 6400],
         3: [40, 60, 80] if quick else [80, 160, 240, 320, 480],
+        4: [20, 25, 30] if quick else [30, 40, 50, 60, 70],
+        5: [14, 16, 18] if quick else [20, 25, 30, 35, 40],
     }
     rows = []
     for d, sizes in grids.items():
@@ -199,7 +230,7 @@ def scaling(quick):
                 warmup=0,
             )
             cpu_times.append(time.process_time() - cpu)
-            small = n <= (400 if d == 2 else 80)
+            small = n <= {2: 400, 3: 80, 4: 30, 5: 20}[d]
             brute_s, brute = (np.nan, None)
             if small:
                 brute_s, brute = median_time(
@@ -234,9 +265,263 @@ def scaling(quick):
     )
 
 
+def search_problem(X, y):
+    """The points, labels and weights the estimator's search sees."""
+    signed = np.where(y == np.unique(y)[1], 1, -1).astype(np.int8)
+    weight = np.ones(len(y))
+    scaled = _min_max_scale(X.astype(float), weight > 0)[0]
+    problem = _Problem.from_samples(scaled, signed, weight)
+    Y = affine_coordinates(problem.points)
+    return Y, problem.labels, problem.weights
+
+
+def integer_table(n, d, levels, seed=0):
+    """Distinct points of an integer grid, noisy linear labels."""
+    rng = np.random.default_rng(seed)
+    grid = np.stack(np.meshgrid(*[np.arange(levels)] * d, indexing="ij"), -1).reshape(
+        -1, d
+    )
+    X = grid[rng.permutation(len(grid))[:n]].astype(float)
+    score = X @ np.linspace(1.0, 2.0, d) + levels * 0.6 * rng.standard_normal(n)
+    return X, np.where(score > np.median(score), 1, -1)
+
+
+def cpu_ns_per_examination(Y, y, w, pencils, compiled):
+    # The estimator's starting bound: the better of logistic regression and
+    # the constant classifier.
+    bound = float(np.sum(w[_surrogate(Y, y, w)[0] != y]))
+    cpu = time.process_time()
+    _, _, _, examined = scan_pencils(Y, y, w, pencils, bound, compiled=compiled)
+    seconds = time.process_time() - cpu
+    return 1e9 * seconds / max(examined, 1), examined, seconds
+
+
+def kernel(quick):
+    sets = {"caesarian": load_caesarian(return_X_y=True)}
+    for d, n in ((3, 120), (4, 50), (5, 30)):
+        sets[f"synthetic D={d}"] = synthetic(n, d)
+    rows = []
+    budget = 2e5 if quick else 2e6  # numpy-side examinations per data set
+    scan_pencils(*search_problem(*synthetic(10, 2)), combinations_array(10, 1))
+    for name, (X, y) in sets.items():
+        Y, labels, weight = search_problem(X, y)
+        m, d = Y.shape
+        pencils = combinations_array(m, d - 1)
+        subset = pencils[: max(1, int(budget / m))]
+        numpy_ns, numpy_n, _ = cpu_ns_per_examination(Y, labels, weight, subset, False)
+        compiled_sub_ns, _, _ = cpu_ns_per_examination(Y, labels, weight, subset, True)
+        compiled_ns, compiled_n, compiled_s = cpu_ns_per_examination(
+            Y, labels, weight, pencils, True
+        )
+        rows.append(
+            {
+                "data": name,
+                "N": m,
+                "D": d,
+                "pencils": len(pencils),
+                "numpy_ns/exam": numpy_ns,
+                "numpy_examinations": numpy_n,
+                "compiled_ns/exam (same pencils)": compiled_sub_ns,
+                "speed-up": ratio(numpy_ns, compiled_sub_ns),
+                "compiled_ns/exam (all pencils)": compiled_ns,
+                "compiled_examinations": compiled_n,
+                "compiled_cpu_s": compiled_s,
+            }
+        )
+        print(rows[-1], flush=True)
+    report(
+        "ice_kernel",
+        rows,
+        title=(
+            "CPU ns per candidate examination, compiled vs numpy sweep (1 thread, "
+            "same pencils, process CPU time)"
+        ),
+        meta={"quick": quick},
+    )
+
+
+_FIT_SCRIPT = """
+import time
+start = time.perf_counter()
+from sklearn_iclr.datasets import load_voicepath
+from sklearn_iclr.linear_model import ICEClassifier
+X, y = load_voicepath(return_X_y=True)
+imported = time.perf_counter()
+ICEClassifier(search="exact").fit(X, y)
+first = time.perf_counter()
+ICEClassifier(search="exact").fit(X, y)
+warm = time.perf_counter()
+print(imported - start, first - imported, warm - first)
+"""
+
+
+def compile_time(quick):
+    rows = []
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=root)
+        for run in ("empty cache (compiles)", "cache filled"):
+            out = subprocess.run(
+                [sys.executable, "-c", _FIT_SCRIPT],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=root,
+            ).stdout.split()
+            imported, first, warm = map(float, out)
+            rows.append(
+                {
+                    "process": run,
+                    "import_s": imported,
+                    "first_fit_s": first,
+                    "warm_fit_s": warm,
+                    "first - warm (s)": first - warm,
+                }
+            )
+            print(rows[-1], flush=True)
+    report(
+        "ice_compile",
+        rows,
+        title=(
+            "Voice path exact fit in a fresh process: numba compilation vs the "
+            "on-disk cache (NUMBA_CACHE_DIR = a new temporary folder), wall s"
+        ),
+        meta={"quick": quick},
+    )
+
+
+def ties(quick, time_limit):
+    n, d, levels = (300, 3, 7) if quick else (1000, 3, 10)
+    X, y = integer_table(n, d, levels)
+    row = {"N": n, "D": d, "grid": f"{levels}^{d}"}
+    for n_jobs in (1, 2):
+        cpu = time.process_time()
+        seconds, clf = median_time(
+            lambda n_jobs=n_jobs: ICEClassifier(
+                search="exact", n_jobs=n_jobs, max_candidates=10**10
+            ).fit(X, y),
+            repeats=1,
+            warmup=0,
+        )
+        row[f"ice_{n_jobs}thread_s"] = seconds
+        row[f"ice_{n_jobs}thread_cpu_s"] = time.process_time() - cpu
+    row["ice_err"] = clf.n_errors_
+    row["examinations"] = clf.n_candidates_
+    row["ns/exam (CPU, 1 thread)"] = 1e9 * row["ice_1thread_cpu_s"] / clf.n_candidates_
+    start = time.perf_counter()
+    fun, gap, proven = milp_01_loss(X, y, time_limit)
+    row["milp_obj"] = float(fun)
+    row["milp_gap"] = float(gap)
+    row["milp_proven"] = proven
+    row["milp_s"] = time.perf_counter() - start
+    print(row, flush=True)
+    report(
+        "ice_ties",
+        [row],
+        title=(
+            f"Heavy ties: integer grid, ICE (1 and 2 threads) vs HiGHS (limit "
+            f"{time_limit} s), wall s on 2 shared cores"
+        ),
+        meta={"quick": quick},
+    )
+
+
+def big(quick):
+    n, d, levels = (40, 6, 3) if quick else (90, 6, 3)
+    X, y = integer_table(n, d, levels, seed=1)
+    cpu = time.process_time()
+    seconds, clf = median_time(
+        lambda: ICEClassifier(search="exact", n_jobs=2, max_candidates=10**11).fit(
+            X, y
+        ),
+        repeats=1,
+        warmup=0,
+    )
+    row = {
+        "N": n,
+        "D": d,
+        "ice_err": clf.n_errors_,
+        "examinations": clf.n_candidates_,
+        "ice_2threads_s": seconds,
+        "ice_cpu_s": time.process_time() - cpu,
+    }
+    print(row, flush=True)
+    report(
+        "ice_big",
+        [row],
+        title="D = 6 integer-coded table, 2 threads, wall s on 2 shared cores",
+        meta={"quick": quick},
+    )
+
+
+def dask_workers(quick):
+    """Caesarian on a Dask LocalCluster (threads in this process) with 1 and
+    2 workers, next to the joblib threads of ``n_jobs``."""
+    import joblib
+    from dask.distributed import Client, LocalCluster
+
+    X, y = load_caesarian(return_X_y=True)
+    if quick:
+        X, y = X[:45], y[:45]
+    rows = []
+    for workers in (1, 2):
+        with (
+            LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=False,
+                dashboard_address=None,
+            ) as cluster,
+            Client(cluster),
+            joblib.parallel_config(backend="dask"),
+        ):
+            seconds, clf = median_time(
+                lambda: ICEClassifier(search="exact").fit(X, y), repeats=1, warmup=0
+            )
+        joblib_s, _ = median_time(
+            lambda workers=workers: ICEClassifier(search="exact", n_jobs=workers).fit(
+                X, y
+            ),
+            repeats=1,
+            warmup=0,
+        )
+        rows.append(
+            {
+                "workers": workers,
+                "dask_s": seconds,
+                "joblib_threads_s": joblib_s,
+                "errors": clf.n_errors_,
+            }
+        )
+        print(rows[-1], flush=True)
+    rows.append(
+        {
+            "workers": "2 vs 1",
+            "dask_s": ratio(rows[0]["dask_s"], rows[1]["dask_s"]),
+            "joblib_threads_s": ratio(
+                rows[0]["joblib_threads_s"], rows[1]["joblib_threads_s"]
+            ),
+        }
+    )
+    report(
+        "ice_dask",
+        rows,
+        title="Caesarian on a Dask LocalCluster vs joblib threads, wall s",
+        meta={"quick": quick},
+    )
+
+
 def _options(parser):
     parser.add_argument(
-        "--tables", default="real,scaling", help="comma-separated: real, scaling"
+        "--real-sets",
+        default=None,
+        help="comma-separated subset of voicepath, haberman, caesarian (real)",
+    )
+    parser.add_argument(
+        "--tables",
+        default="real,scaling,kernel,compile,ties",
+        help="comma-separated: real, scaling, kernel, compile, ties, big, dask",
     )
 
 
@@ -244,10 +529,21 @@ def main(argv=None):
     args = bench_arguments(__doc__.splitlines()[0], argv, configure=_options)
     tables = set(args.tables.split(","))
     time_limit = 5 if args.quick else 300
+    if "compile" in tables:
+        compile_time(args.quick)
+    if "kernel" in tables:
+        kernel(args.quick)
     if "real" in tables:
-        real_data(args.quick, time_limit)
+        names = args.real_sets.split(",") if args.real_sets else None
+        real_data(args.quick, time_limit, names)
     if "scaling" in tables:
         scaling(args.quick)
+    if "ties" in tables:
+        ties(args.quick, 10 if args.quick else 120)
+    if "big" in tables:
+        big(args.quick)
+    if "dask" in tables:
+        dask_workers(args.quick)
 
 
 if __name__ == "__main__":

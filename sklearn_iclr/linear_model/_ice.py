@@ -31,9 +31,10 @@ from ._ice_enumeration import (
 )
 
 # Examinations per second and core for the time estimate of a refused search:
-# 5e6-9e6 per CPU second were measured, ~3e6 per wall second on the loaded
-# 2-core development machine; the conservative figure is used.
-_EXAMINATIONS_PER_SECOND = 3e6
+# the compiled sweep made 1.2e7 (Caesarian, heavy ties) to 5e7 (synthetic
+# D = 3) per CPU second on the 2-core development machine
+# (benchmarks/README.md); the conservative figure is used.
+_EXAMINATIONS_PER_SECOND = 1e7
 # Pencils per parallel task: coarse enough to amortise the task overhead.
 _EXAMINATIONS_PER_CHUNK = 2_000_000
 # Rounds of the heuristic search (each at most max_candidates / rounds).
@@ -82,19 +83,21 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         nearest the current best boundary, improved over a few rounds,
         starting from logistic regression), warns, and sets
         ``optimal_ = False``.
-    max_candidates : int, default=100_000_000
+    max_candidates : int, default=600_000_000
         Budget of candidate-hyperplane examinations. An exhaustive search over
         N distinct points spanning D dimensions makes ``D * C(N, D)`` of them
-        (each hyperplane through D points, once per pencil containing it);
-        about three million per second and core. The separating linear
-        programs, solved before any search with one variable per monomial
-        feature, count against it too, as the examinations that take as
-        long: a fit whose linear programs alone exceed the budget (e.g.
-        ``degree=4`` on 20 features: 10,625 monomials) is refused before any
-        work, in either search mode.
+        (each hyperplane through D points, once per pencil containing it).
+        The default is about a minute of one core with the compiled sweep;
+        a refusal estimates its time from the same measured rate. The
+        separating linear programs, solved before any search with one variable
+        per monomial feature, count against it too, as the examinations that
+        take as long: a fit whose linear programs alone exceed the budget
+        (e.g. ``degree=4`` on 20 features: 10,625 monomials) is refused before
+        any work, in either search mode.
     n_jobs : int, default=None
-        Parallel tasks (chunks of pencils) through joblib. ``None`` means 1
-        unless in a ``joblib.parallel_config`` context, so
+        Parallel tasks (chunks of pencils) through joblib, threads by default
+        (the compiled sweep releases the GIL). ``None`` means 1 unless in a
+        ``joblib.parallel_config`` context, so
         ``parallel_config(backend="dask")`` runs the search on a Dask
         cluster. The result does not depend on ``n_jobs``; more jobs than
         chunks of work are not started.
@@ -211,7 +214,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         degree=1,
         *,
         search="auto",
-        max_candidates=100_000_000,
+        max_candidates=600_000_000,
         n_jobs=None,
         verbose=0,
     ):
@@ -340,7 +343,9 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             # chunk per point): a huge n_jobs would overflow inside joblib.
             n_tasks = len(chunks) if hasattr(chunks, "__len__") else len(Y)
             n_jobs = min(n_jobs, max(n_tasks, 1))
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(
+        # The compiled sweep releases the GIL: threads share its compiled
+        # code and the points (a joblib backend set by the user still rules).
+        results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
             delayed(_scan_chunk)(Y, y, w, pencils, bound, exhaustive)
             for pencils in chunks
         )

@@ -29,6 +29,8 @@ from math import comb
 
 import numpy as np
 
+from . import _ice_kernel
+
 # Relative tolerance of affine dependence (singular values, QR diagonals).
 RANK_TOL = 1e-9
 # Feature vectors (min-max scaled to [-1, 1]) closer than this in every
@@ -295,7 +297,9 @@ def _cumsum0(values):
     return out
 
 
-def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=True):
+def scan_pencils(
+    X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=True, compiled=True
+):
     """Find the best candidate hyperplane over the given pencils.
 
     Parameters
@@ -319,6 +323,11 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
         plane with more than d points is evaluated only in the pencil that
         owns it (its d - 1 greedily chosen affinely independent points of
         least index), not once per pencil it lies in.
+    compiled : bool, default=True
+        Sweep with the numba kernel (``_ice_kernel``). ``False`` runs the
+        vectorised numpy sweep, kept only as the tests' oracle; it also breaks
+        ties between equal candidates differently (first key), so the two
+        agree on the cost, not always on the labelling.
 
     Returns
     -------
@@ -332,10 +341,12 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
     n_examined : int
         Candidate hyperplanes examined (sweep groups).
     """
+    cache = {} if cache is None else cache
+    if compiled:
+        return _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive)
     m, d = X.shape
     Z = np.column_stack([X, np.ones(m)])
     signed_weight = y * w
-    cache = {} if cache is None else cache
     best_cost, best_key, best_labels = float(upper_bound), None, None
     n_examined = 0
     step = max(1, BATCH_ENTRIES // m)
@@ -376,7 +387,7 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
             if exhaustive and d > 1 and to_check[b]:
                 if not _owns(Z, on_plane, batch[b], d):
                     continue
-            sub_cost, sub_labels = _solve_cached(X, y, w, on_plane, cache)
+            sub_cost, sub_labels = _solve_cached(X, y, w, on_plane, cache, False)
             cost = float(lower[b, j]) + sub_cost
             if _better(cost, key, best_cost, best_key):
                 best_cost, best_key = cost, key
@@ -387,6 +398,47 @@ def scan_pencils(X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=Tr
     if best_key is None:
         return np.inf, None, None, n_examined
     return best_cost, best_key, best_labels, n_examined
+
+
+def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive):
+    """``scan_pencils`` with the numba sweep: the kernel returns the best plane
+    through exactly d points and the tied planes that may beat it; their
+    on-plane sub-problems are solved here, cheapest off-plane cost first."""
+    m, d = X.shape
+    Z = np.ascontiguousarray(np.column_stack([X, np.ones(m)]))
+    signed_weight = np.ascontiguousarray(y * w, dtype=np.float64)
+    pencils = np.ascontiguousarray(pencils, dtype=np.int64).reshape(len(pencils), -1)
+    best_cost, best_key, sub_labels = float(upper_bound), None, None
+    n_examined, start = 0, 0
+    capacity = 4 * m + 4096
+    while start < len(pencils):
+        start, examined, cost, pencil, position, *tied = _ice_kernel.scan(
+            Z, signed_weight, pencils, d, best_cost, bool(exhaustive), start, capacity
+        )
+        n_examined += examined
+        if pencil >= 0:
+            best_cost, best_key, sub_labels = cost, (int(pencil), int(position)), None
+        # Planes through more than d points: the off-plane cost plus the
+        # on-plane optimum, cheapest off-plane cost first.
+        cand_pencil, cand_start, cand_lower = tied
+        for k in np.argsort(cand_lower, kind="stable"):
+            if not cand_lower[k] < best_cost:
+                break
+            key = (int(cand_pencil[k]), int(cand_start[k]))
+            _, on_plane = _ice_kernel.plane_labels(
+                Z, signed_weight, pencils[key[0]], d, key[1]
+            )
+            sub_cost, labels = _solve_cached(X, y, w, on_plane, cache, True)
+            cost = float(cand_lower[k]) + sub_cost
+            if cost < best_cost:
+                best_cost, best_key, sub_labels = cost, key, labels
+    if best_key is None:
+        return np.inf, None, None, int(n_examined)
+    labels, on_plane = _ice_kernel.plane_labels(
+        Z, signed_weight, pencils[best_key[0]], d, best_key[1]
+    )
+    labels[on_plane] = y[on_plane] if sub_labels is None else sub_labels
+    return float(best_cost), best_key, labels, int(n_examined)
 
 
 def _owns(Z, on_plane, pencil, d):
@@ -429,16 +481,20 @@ def _better(cost, key, best_cost, best_key):
     return cost == best_cost and (best_key is None or key < best_key)
 
 
-def _solve_cached(X, y, w, on_plane, cache):
+def _solve_cached(X, y, w, on_plane, cache, compiled):
     key = on_plane.tobytes()
     if key not in cache:
         cache[key] = solve_exact(
-            X[on_plane], y[on_plane], w[on_plane], max_dim=X.shape[1] - 1
+            X[on_plane],
+            y[on_plane],
+            w[on_plane],
+            max_dim=X.shape[1] - 1,
+            compiled=compiled,
         )
     return cache[key]
 
 
-def solve_exact(X, y, w, max_dim=None):
+def solve_exact(X, y, w, max_dim=None, *, compiled=True):
     """Exact minimum weighted 0-1 loss labelling of distinct points (serial).
 
     Parameters
@@ -451,6 +507,8 @@ def solve_exact(X, y, w, max_dim=None):
         Positive weights.
     max_dim : int, default=None
         Solve in at most this many dimensions (see ``affine_coordinates``).
+    compiled : bool, default=True
+        Use the numba sweep (``False``: the numpy oracle, for tests).
 
     Returns
     -------
@@ -481,7 +539,9 @@ def solve_exact(X, y, w, max_dim=None):
         return 0.0, y.copy()
     constant = 1 if positive >= negative else -1
     bound = float(min(positive, negative))
-    cost, _, labels, _ = scan_pencils(Y, y, w, combinations_array(len(Y), d - 1), bound)
+    cost, _, labels, _ = scan_pencils(
+        Y, y, w, combinations_array(len(Y), d - 1), bound, compiled=compiled
+    )
     if labels is None:  # the constant classifier is optimal
         return bound, np.full(len(y), constant, dtype=np.int8)
     return cost, labels
