@@ -3,8 +3,9 @@
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.validation import check_random_state
+
+from ..utils._compat import Interval, validate_params
 
 
 @validate_params(

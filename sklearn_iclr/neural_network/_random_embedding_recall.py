@@ -5,13 +5,13 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import sparse
 from scipy.special import logsumexp, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import check_work_budget
+from ..utils._compat import Interval, StrOptions, _fit_context
 
 # Cost of one multiply-add of a forward-backward pass (token gathers, sparse
 # products, the readout): measured about 2e-9 s of wall time per unit on a
