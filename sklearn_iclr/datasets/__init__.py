@@ -11,6 +11,7 @@ from ._heavy_tailed import heavy_tailed_population_ridge, make_heavy_tailed_regr
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._lds import make_lds
 from ._matching import make_matching_market
+from ._moving_edges import make_moving_edges
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
 from ._patch_anomalies import make_patch_anomalies
 from ._phase_retrieval import make_power_law_phase_retrieval, power_law_spectrum
@@ -33,6 +34,7 @@ __all__ = [
     "make_lds",
     "make_linear_mdp_dataset",
     "make_matching_market",
+    "make_moving_edges",
     "make_long_tailed_sparse_coding",
     "make_multifrequency_sine",
     "make_patch_anomalies",
