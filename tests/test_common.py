@@ -45,6 +45,11 @@ def test_sklearn_compatible_estimator(estimator, check):
 def test_checks_left_out_by_check_estimator(estimator):
     name = type(estimator).__name__
     check_param_validation(name, estimator)
+    reason = _expected_failed_checks(estimator).get(
+        "check_dataframe_column_names_consistency"
+    )
+    if reason is not None:
+        pytest.xfail(reason)
     check_dataframe_column_names_consistency(name, estimator)
 
 

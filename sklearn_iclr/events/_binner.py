@@ -15,8 +15,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._format import check_events, infer_shape, inside_mask
 
 
-def bin_events(X, packet, n_packets, shape, *, n_time_bins=1, kernel="rect",
-               polarity="sum", weights=None):
+def bin_events(
+    X,
+    packet,
+    n_packets,
+    shape,
+    *,
+    n_time_bins=1,
+    kernel="rect",
+    polarity="sum",
+    weights=None,
+):
     """Frames (n_packets, n_channels, H, W) of events already on the sensor.
 
     Channels run over polarity (outer, for ``"split"``) then time bins.
@@ -64,7 +73,9 @@ def bin_events(X, packet, n_packets, shape, *, n_time_bins=1, kernel="rect",
     return frames.reshape(n_packets, n_channels, height, width)
 
 
-class EventFrameBinner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class EventFrameBinner(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     """Bin event-camera packets into frames, one flattened frame stack per packet.
 
     The forward binning of Chen et al., "Unbiased Gradient Estimation for
@@ -77,6 +88,9 @@ class EventFrameBinner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     is one packet; (n_events, 5) with a last column ``packet_id`` holds
     several packets (sorted by id in the output). ``x``, ``y`` are pixel
     coordinates (pixel ``j`` covers ``[j, j + 1)``), ``p > 0`` is an ON event.
+    Fewer columns are one packet with defaults: ``[x, y, t]`` (all ON) and
+    ``[x, y]`` (all ON at ``t = 0``, a 2-D histogram of points). The output
+    has one row per *packet*, not per event.
     Events outside the sensor ``[0, W) x [0, H)`` are dropped and counted
     (``n_dropped_`` in fit).
 
@@ -164,7 +178,7 @@ class EventFrameBinner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
 
         Parameters
         ----------
-        X : array-like of shape (n_events, 4) or (n_events, 5)
+        X : array-like of shape (n_events, 2 to 5)
             Events ``[x, y, t, p]`` or ``[x, y, t, p, packet_id]``.
         y : None
             Ignored.
@@ -174,7 +188,7 @@ class EventFrameBinner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         self : EventFrameBinner
         """
         X = validate_data(self, X, dtype=np.float64)
-        check_events(X)
+        X = check_events(X)[0]
         self.n_channels_ = self.n_time_bins * (2 if self.polarity == "split" else 1)
         self.shape_ = infer_shape(X, self.shape, self.max_pixels, self.n_channels_)
         self.n_dropped_ = int((~inside_mask(X, self.shape_)).sum())
@@ -186,7 +200,7 @@ class EventFrameBinner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
 
         Parameters
         ----------
-        X : array-like of shape (n_events, 4) or (n_events, 5)
+        X : array-like of shape (n_events, 2 to 5)
             Events; those outside the sensor are dropped.
 
         Returns
@@ -195,7 +209,7 @@ class EventFrameBinner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        packet, ids = check_events(X)
+        X, packet, ids = check_events(X)
         keep = inside_mask(X, self.shape_)
         frames = bin_events(
             X[keep],

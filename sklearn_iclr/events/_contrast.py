@@ -4,7 +4,12 @@ import numbers
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -28,9 +33,12 @@ def warp(torch, xy, tau, theta, model, shape):
     angle = -theta[0] * tau
     cos, sin = torch.cos(angle), torch.sin(angle)
     rel = xy - centre
-    return torch.stack(
-        [cos * rel[:, 0] - sin * rel[:, 1], sin * rel[:, 0] + cos * rel[:, 1]], -1
-    ) + centre
+    return (
+        torch.stack(
+            [cos * rel[:, 0] - sin * rel[:, 1], sin * rel[:, 0] + cos * rel[:, 1]], -1
+        )
+        + centre
+    )
 
 
 def iwe(torch, xy, tau, theta, model, shape, kernel, gradient, smoothing=1.0):
@@ -49,7 +57,9 @@ def iwe(torch, xy, tau, theta, model, shape, kernel, gradient, smoothing=1.0):
     return gaussian_histogramdd(points, None, bins, rng, sigma=smoothing)
 
 
-class ContrastMaximizationMotion(TransformerMixin, BaseEstimator):
+class ContrastMaximizationMotion(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     """Motion of event packets by contrast maximisation with unbiased gradients.
 
     Each packet's events are warped back to the packet's first time by a
@@ -73,7 +83,8 @@ class ContrastMaximizationMotion(TransformerMixin, BaseEstimator):
       :math:`\\phi / (t_{max} - t_{min})` in radians per time unit.
 
     Input format as :class:`EventFrameBinner`: (n_events, 4) ``[x, y, t, p]``
-    for one packet or (n_events, 5) with a ``packet_id`` column. Polarity is
+    for one packet or (n_events, 5) with a ``packet_id`` column (fewer
+    columns: one packet, ``[x, y, t]``; ``[x, y]`` has no time, so no motion). Polarity is
     ignored (every event counts 1). Events outside the sensor are dropped and
     counted (``n_dropped_``); warped events that leave it do not count.
 
@@ -201,7 +212,7 @@ class ContrastMaximizationMotion(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_events, 4) or (n_events, 5)
+        X : array-like of shape (n_events, 2 to 5)
             Events ``[x, y, t, p]`` or ``[x, y, t, p, packet_id]``.
         y : None
             Ignored.
@@ -211,7 +222,7 @@ class ContrastMaximizationMotion(TransformerMixin, BaseEstimator):
         self : ContrastMaximizationMotion
         """
         X = validate_data(self, X, dtype=np.float64)
-        packet, ids = check_events(X)
+        X, packet, ids = check_events(X)
         check_work_budget(
             len(X) * self.max_iter,
             self.max_events * self.max_iter,
@@ -232,6 +243,7 @@ class ContrastMaximizationMotion(TransformerMixin, BaseEstimator):
                 )
         self.shape_ = infer_shape(X, self.shape, 4_000_000)
         self.n_dropped_ = int((~inside_mask(X, self.shape_)).sum())
+        self._n_features_out = self.shape_[0] * self.shape_[1]
         torch = import_torch()
         self.packet_ids_ = ids
         self.motion_ = np.zeros((len(ids), n_params))
@@ -267,8 +279,15 @@ class ContrastMaximizationMotion(TransformerMixin, BaseEstimator):
         def objective(theta):
             th = torch.tensor(theta, dtype=torch.float64, requires_grad=True)
             image = iwe(
-                torch, xy_t, tau_t, th, self.model, self.shape_, self.kernel,
-                self.gradient, self.smoothing,
+                torch,
+                xy_t,
+                tau_t,
+                th,
+                self.model,
+                self.shape_,
+                self.kernel,
+                self.gradient,
+                self.smoothing,
             )
             loss = -image.var(correction=0) / scale
             loss.backward()
@@ -301,7 +320,7 @@ class ContrastMaximizationMotion(TransformerMixin, BaseEstimator):
     def _compensated(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        packet, ids = check_events(X)
+        X, packet, ids = check_events(X)
         where = np.searchsorted(self.packet_ids_, ids)
         where = np.minimum(where, len(self.packet_ids_) - 1)
         unknown = self.packet_ids_[where] != ids
@@ -334,7 +353,7 @@ class ContrastMaximizationMotion(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_events, 4) or (n_events, 5)
+        X : array-like of shape (n_events, 2 to 5)
             Events of packets seen in fit.
 
         Returns
@@ -348,7 +367,7 @@ class ContrastMaximizationMotion(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_events, 4) or (n_events, 5)
+        X : array-like of shape (n_events, 2 to 5)
             Events of packets seen in fit.
         y : None
             Ignored.

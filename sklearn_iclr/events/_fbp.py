@@ -99,7 +99,7 @@ def _rect_index(torch, points, bins, lows, highs):
         inside &= (i >= 1) & (i <= n)
         i = (i - 1).clamp(0, n - 1)
         width = (high - low) / n
-        r = ((x - low) / width - i.to(torch.float64)).clamp(0.0, 1.0)
+        r = ((x - low) / width - i.to(torch.float64)).nan_to_num(0.0).clamp(0.0, 1.0)
         index.append(i)
         frac.append(r.to(points.dtype))
     return torch.stack(index, -1), torch.stack(frac, -1), inside
@@ -203,9 +203,7 @@ def _make_function(torch):
             n_dims = points.shape[-1]
             if kernel == "rect":
                 index, frac, inside = _rect_index(torch, points, bins, lows, highs)
-                factors = [
-                    torch.ones_like(frac[..., :1]) for _ in range(n_dims)
-                ]
+                factors = [torch.ones_like(frac[..., :1]) for _ in range(n_dims)]
                 offsets = [[0]] * n_dims
             else:
                 index, frac, inside = _linear_index(torch, points, bins, lows, highs)
@@ -255,8 +253,9 @@ def _make_function(torch):
 _FUNCTION = {}
 
 
-def fbp_histogramdd(points, weights=None, bins=10, range=None, *, kernel="rect",
-                    reconstruction="linear"):
+def fbp_histogramdd(
+    points, weights=None, bins=10, range=None, *, kernel="rect", reconstruction="linear"
+):
     """Histogram of points whose gradient is estimated by functional backprop.
 
     The forward pass is ordinary binning; the backward pass gives the unbiased
@@ -312,13 +311,16 @@ def fbp_histogramdd(points, weights=None, bins=10, range=None, *, kernel="rect",
 
     Examples
     --------
-    >>> import numpy as np
     >>> import torch
     >>> from sklearn_iclr.events import fbp_histogramdd
-    >>> x = torch.tensor([[0.2], [0.7], [0.75]], requires_grad=True)
+    >>> x = torch.tensor([[0.4], [0.6], [0.65]], requires_grad=True)
     >>> h = fbp_histogramdd(x, bins=4, range=[(0.0, 1.0)])
-    >>> h
-    tensor([1., 0., 2., 0.], grad_fn=<_FBPHistogramBackward>)
+    >>> h.detach()
+    tensor([0., 1., 2., 0.])
+
+    The bins hold samples of the linear function ``4 x``; FBP recovers its
+    slope at every point, where autograd through binning would give zero:
+
     >>> (h * torch.arange(4.0)).sum().backward()
     >>> x.grad.ravel()
     tensor([4., 4., 4.])
@@ -353,11 +355,12 @@ def autograd_histogramdd(points, weights=None, bins=10, range=None, *, kernel="r
     widths = [(h - lo) / n for n, lo, h in zip(bins, lows, highs)]
     if kernel == "rect":
         index, _, inside = _rect_index(torch, points, bins, lows, highs)
-        # fractional position with its gradient; the box weight is r ** 0
+        # the box weight is a constant of the fractional position r
         factors = []
         for d in builtins.range(n_dims):
             r = (points[..., d] - lows[d]) / widths[d] - index[..., d]
-            factors.append((r**0).unsqueeze(-1))
+            r = torch.where(inside, r, torch.zeros_like(r))
+            factors.append((1.0 + 0.0 * r).unsqueeze(-1))
         offsets = [[0]] * n_dims
     else:
         index, _, inside = _linear_index(torch, points, bins, lows, highs)
@@ -397,4 +400,3 @@ def gaussian_histogramdd(points, weights=None, bins=10, range=None, *, sigma=1.0
     w = torch.where(inside, weights, torch.zeros_like(weights))
     hist = _splat(torch, index, [offs] * n_dims, factors, w, bins, pad=half)
     return hist if batched else hist[0]
-

@@ -2,6 +2,8 @@
 
 An event array ``X`` is a 2-D float array with one row per event:
 
+* 2 columns ``[x, y]``: one packet of points without time (t = 0, ON);
+* 3 columns ``[x, y, t]``: one packet, every event ON;
 * 4 columns ``[x, y, t, p]``: one packet;
 * 5 columns ``[x, y, t, p, packet_id]``: several packets, told apart by the
   last column (any values; packets are taken in sorted order of their id).
@@ -15,25 +17,28 @@ import numpy as np
 
 from ..utils import check_work_budget
 
-N_COLUMNS = (4, 5)
+N_COLUMNS = (2, 3, 4, 5)
 
 
-def check_events(X, n_columns=None):
-    """Check the column count; return (packet index per event, packet ids)."""
-    if X.shape[1] not in N_COLUMNS:
+def check_events(X):
+    """Complete the columns to [x, y, t, p]; return (events, packet, ids).
+
+    ``packet`` is the index of each event's packet in ``ids``, the sorted
+    packet ids.
+    """
+    n_columns = X.shape[1]
+    if n_columns not in N_COLUMNS:
         raise ValueError(
-            "Events must have 4 columns [x, y, t, p] (one packet) or 5 columns "
-            f"[x, y, t, p, packet_id]; got {X.shape[1]} columns."
+            "Events must have 2 to 5 columns: [x, y], [x, y, t], [x, y, t, p] "
+            f"or [x, y, t, p, packet_id]; got {n_columns} feature(s)."
         )
-    if n_columns is not None and X.shape[1] != n_columns:
-        raise ValueError(
-            f"X has {X.shape[1]} columns, but this estimator was fitted on "
-            f"{n_columns}-column events."
-        )
-    if X.shape[1] == 4:
-        return np.zeros(len(X), dtype=np.intp), np.zeros(1)
+    events = np.zeros((len(X), 4))
+    events[:, 3] = 1.0
+    events[:, : min(n_columns, 4)] = X[:, :4]
+    if n_columns < 5:
+        return events, np.zeros(len(X), dtype=np.intp), np.zeros(1)
     ids, inverse = np.unique(X[:, 4], return_inverse=True)
-    return inverse.ravel(), ids
+    return events, inverse.ravel(), ids
 
 
 def infer_shape(X, shape, max_pixels, n_channels=1):
