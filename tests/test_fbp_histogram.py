@@ -33,7 +33,9 @@ def test_rect_forward_equals_numpy_histogramdd(n_dims):
     bins = (7, 5, 3)[:n_dims]
     ranges = [(-1.0, 2.0), (0.0, 1.0), (-3.0, 3.0)][:n_dims]
     x = rng.uniform(-1.5, 3.5, size=(4000, n_dims))
-    edges = [np.linspace(lo, hi, n + 1) for n, (lo, hi) in zip(bins, ranges)]
+    edges = [
+        np.linspace(lo, hi, n + 1) for n, (lo, hi) in zip(bins, ranges, strict=True)
+    ]
     x[:50, 0] = rng.choice(edges[0], 50)  # exactly on edges, incl. both ends
     w = rng.integers(-3, 4, size=4000).astype(float)
     for weights in (None, w):

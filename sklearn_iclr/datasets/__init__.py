@@ -11,8 +11,8 @@ from ._heavy_tailed import heavy_tailed_population_ridge, make_heavy_tailed_regr
 from ._ising import make_regular_coupling, make_truncated_ising
 from ._lds import make_lds
 from ._matching import make_matching_market
-from ._moving_edges import make_moving_edges
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
+from ._moving_edges import make_moving_edges
 from ._patch_anomalies import make_patch_anomalies
 from ._phase_retrieval import make_power_law_phase_retrieval, power_law_spectrum
 from ._single_index import make_single_index, make_tensor_pca

@@ -88,7 +88,7 @@ def _rect_index(torch, points, bins, lows, highs):
     """
     index, frac = [], []
     inside = torch.ones(points.shape[:2], dtype=torch.bool, device=points.device)
-    for d, (n, low, high) in enumerate(zip(bins, lows, highs)):
+    for d, (n, low, high) in enumerate(zip(bins, lows, highs, strict=True)):
         x = points[..., d].detach().to(torch.float64)
         edges = torch.as_tensor(
             np.linspace(low, high, n + 1), dtype=torch.float64, device=x.device
@@ -109,7 +109,7 @@ def _linear_index(torch, points, bins, lows, highs):
     """Left neighbour centre and fractional offset for bilinear splatting."""
     index, frac = [], []
     inside = torch.ones(points.shape[:2], dtype=torch.bool, device=points.device)
-    for d, (n, low, high) in enumerate(zip(bins, lows, highs)):
+    for d, (n, low, high) in enumerate(zip(bins, lows, highs, strict=True)):
         x = points[..., d].detach()
         inside &= (x >= low) & (x <= high)
         u = (x.to(torch.float64) - low) / ((high - low) / n) - 0.5
@@ -352,7 +352,7 @@ def autograd_histogramdd(points, weights=None, bins=10, range=None, *, kernel="r
     points, weights, batched = _check_points(torch, points, weights)
     bins, lows, highs = _check_bins_range(bins, range, points.shape[-1])
     n_dims = points.shape[-1]
-    widths = [(h - lo) / n for n, lo, h in zip(bins, lows, highs)]
+    widths = [(h - lo) / n for n, lo, h in zip(bins, lows, highs, strict=True)]
     if kernel == "rect":
         index, _, inside = _rect_index(torch, points, bins, lows, highs)
         # the box weight is a constant of the fractional position r
