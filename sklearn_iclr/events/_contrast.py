@@ -85,8 +85,9 @@ class ContrastMaximizationMotion(
     Input format as :class:`EventFrameBinner`: (n_events, 4) ``[x, y, t, p]``
     for one packet or (n_events, 5) with a ``packet_id`` column (fewer
     columns: one packet, ``[x, y, t]``; ``[x, y]`` has no time, so no
-    motion). Polarity is ignored (every event counts 1). Events outside the sensor are dropped and
-    counted (``n_dropped_``); warped events that leave it do not count.
+    motion). Polarity is ignored (every event counts 1). Events outside the
+    sensor are dropped and counted (``n_dropped_``); warped events that leave
+    it do not count.
 
     Parameters
     ----------
