@@ -135,6 +135,12 @@ class EventFrameBinner(
     fbp_histogramdd : The differentiable binning.
     ContrastMaximizationMotion : Motion-compensated frames.
 
+    References
+    ----------
+    .. [1] J. Chen, W. Zhai, H. Han, T. Ma, Y. Cao, B. Li and Z.-J. Zha,
+       "Unbiased Gradient Estimation for Event Binning via Functional
+       Backpropagation", ICLR 2026, arXiv:2602.12590.
+
     Examples
     --------
     >>> import numpy as np

@@ -140,6 +140,12 @@ class ContrastMaximizationMotion(
     EventFrameBinner : Frames without motion compensation.
     fbp_histogramdd : The differentiable histogram.
 
+    References
+    ----------
+    .. [1] J. Chen, W. Zhai, H. Han, T. Ma, Y. Cao, B. Li and Z.-J. Zha,
+       "Unbiased Gradient Estimation for Event Binning via Functional
+       Backpropagation", ICLR 2026, arXiv:2602.12590.
+
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_moving_edges
