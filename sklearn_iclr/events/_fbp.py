@@ -128,16 +128,16 @@ def _flat_index(torch, base, offsets, bins, pad=_PAD):
     with K the product of the offset counts, padded strides.
     """
     padded = [n + 2 * pad for n in bins]
-    flat = None
+    strides = [int(np.prod(padded[d + 1 :], dtype=np.int64)) for d in range(len(bins))]
+    # one flat index per point, plus one constant offset per combination
+    start = sum(
+        (base[..., d] + pad + offs[0]) * strides[d] for d, offs in enumerate(offsets)
+    )
+    combo = np.zeros(1, dtype=np.int64)
     for d, offs in enumerate(offsets):
-        stride = int(np.prod(padded[d + 1 :], dtype=np.int64))
-        idx = base[..., d : d + 1] + pad + torch.as_tensor(offs, device=base.device)
-        term = idx * stride  # (B, N, K_d)
-        if flat is None:
-            flat = term
-        else:
-            flat = (flat.unsqueeze(-1) + term.unsqueeze(-2)).flatten(-2)
-    return flat
+        steps = (np.asarray(offs, dtype=np.int64) - offs[0]) * strides[d]
+        combo = (combo[:, None] + steps[None, :]).ravel()
+    return start.unsqueeze(-1) + torch.as_tensor(combo, device=base.device)
 
 
 def _outer(factors):
@@ -178,21 +178,20 @@ def _gather(torch, grad_out, base, offsets, bins):
 
 def _quadratic_bspline(r):
     """Weights and derivatives (in bin units) on bins -1, 0, +1 of the point's bin."""
-    w = [(1 - r) ** 2 / 2, r - r**2 + 0.5, r**2 / 2]
+    r2 = r * r
+    w = [(1 - 2 * r + r2) / 2, r - r2 + 0.5, r2 / 2]
     dw = [r - 1, 1 - 2 * r, r]
     return w, dw
 
 
 def _cubic_bspline(r):
     """Weights and derivatives on bins -1..+2 of the left neighbour centre."""
-    w = [
-        (1 - r) ** 3 / 6,
-        (3 * r**3 - 6 * r**2 + 4) / 6,
-        (-3 * r**3 + 3 * r**2 + 3 * r + 1) / 6,
-        r**3 / 6,
-    ]
-    dw = [-((1 - r) ** 2) / 2, (3 * r**2 - 4 * r) / 2, (-3 * r**2 + 2 * r + 1) / 2]
-    dw.append(r**2 / 2)
+    s = 1 - r
+    r2, s2 = r * r, s * s
+    r3 = r2 * r
+    w = [s2 * s / 6, (3 * r3 - 6 * r2 + 4) / 6, (-3 * r3 + 3 * r2 + 3 * r + 1) / 6]
+    w.append(r3 / 6)
+    dw = [-s2 / 2, (3 * r2 - 4 * r) / 2, (-3 * r2 + 2 * r + 1) / 2, r2 / 2]
     return w, dw
 
 
@@ -237,14 +236,18 @@ def _make_function(torch):
             g = _gather(torch, grad_out.contiguous(), index, offsets, bins)
             mask = inside.to(g.dtype)
             grad_points = grad_weights = None
+            # contract the (B, N, K, ..., K) stencil one dimension at a time
+            g = g.view(*g.shape[:2], *[w.shape[-1] for w in ws])
+            letters = "ijk"[:n_dims]
+            spec = "bn" + letters + "," + ",".join(f"bn{c}" for c in letters) + "->bn"
             if ctx.needs_input_grad[0]:
                 cols = []
                 for d in range(n_dims):
                     factors = [dws[e] if e == d else ws[e] for e in range(n_dims)]
-                    cols.append((g * _outer(factors)).sum(-1))
+                    cols.append(torch.einsum(spec, g, *factors))
                 grad_points = torch.stack(cols, -1) * (weights * mask).unsqueeze(-1)
             if ctx.needs_input_grad[1]:
-                grad_weights = (g * _outer(ws)).sum(-1) * mask
+                grad_weights = torch.einsum(spec, g, *ws) * mask
             return grad_points, grad_weights, None, None, None, None
 
     return _FBPHistogram
