@@ -200,6 +200,12 @@ def test_bad_input():
     big[:, :2] *= 1e3
     with pytest.raises(ValueError, match="max_pixels"):
         cm.fit(big)
+    # coordinates far below a pixel: warned, never NaN
+    tiny = X.copy()
+    tiny[:, :2] *= 1e-300
+    with pytest.warns(UserWarning, match="pixel coordinates"):
+        frames = EventFrameBinner().fit_transform(tiny)
+    assert frames.shape == (1, 1) and np.isfinite(frames).all()
     # with a given sensor, events outside are dropped and counted
     cm = ContrastMaximizationMotion(shape=(24, 24), max_iter=5).fit(X)
     outside = ((X[:, 0] >= 24) | (X[:, 1] >= 24)).sum()

@@ -15,7 +15,7 @@ else OFF, so both {0, 1} and {-1, +1} codings work).
 
 import numpy as np
 
-from ..utils import check_work_budget
+from ..utils import check_work_budget, warn_user
 
 N_COLUMNS = (2, 3, 4, 5)
 
@@ -47,6 +47,11 @@ def infer_shape(X, shape, max_pixels, n_channels=1):
         height = int(np.floor(max(X[:, 1].max(), 0.0))) + 1
         width = int(np.floor(max(X[:, 0].max(), 0.0))) + 1
         height_width = (height, width)
+        if min(height_width) < 2:
+            warn_user(
+                f"All events fall on a {height} x {width} sensor: x and y are "
+                "pixel coordinates. Rescale them or pass shape."
+            )
     else:
         height_width = tuple(int(s) for s in shape)
     n_pixels = float(height_width[0]) * float(height_width[1]) * n_channels
