@@ -2,7 +2,7 @@
 
 from . import TourEntry, grid_search_score
 
-N_PACKETS = 160
+N_PACKETS = 80
 N_EVENTS = 300
 SHAPE = (24, 24)
 
