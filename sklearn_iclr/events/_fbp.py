@@ -164,35 +164,68 @@ def _splat(torch, base, offsets, factors, weights, bins, pad=_PAD):
 
 
 def _gather(torch, grad_out, base, offsets, bins):
-    """Gather the zero-padded cotangent at every (point, offset combination)."""
+    """Gather the zero-padded cotangent at every (point, offset combination).
+
+    The grid is small next to the points: it is copied once per offset
+    combination into a (cells, K) table, so that each point reads one row.
+    """
     n_batch = grad_out.shape[0]
     pad = []
     for _ in bins:
         pad += [_PAD, _PAD]
-    padded = torch.nn.functional.pad(grad_out, pad)  # pads the trailing dims
-    flat = _flat_index(torch, base, offsets, bins)
-    return torch.gather(padded.reshape(n_batch, -1), 1, flat.flatten(1)).view(
-        flat.shape
+    padded = torch.nn.functional.pad(grad_out, pad).reshape(n_batch, -1)
+    n_cells = padded.shape[1]
+    padded_dims = [n + 2 * _PAD for n in bins]
+    strides = [
+        int(np.prod(padded_dims[d + 1 :], dtype=np.int64)) for d in range(len(bins))
+    ]
+    start = sum(
+        (base[..., d] + _PAD + offs[0]) * strides[d] for d, offs in enumerate(offsets)
     )
+    combo = np.zeros(1, dtype=np.int64)
+    for d, offs in enumerate(offsets):
+        steps = (np.asarray(offs, dtype=np.int64) - offs[0]) * strides[d]
+        combo = (combo[:, None] + steps[None, :]).ravel()
+    extended = torch.nn.functional.pad(padded, (0, int(combo[-1])))
+    table = torch.stack([extended[:, c : c + n_cells] for c in combo.tolist()], -1)
+    rows = start + n_cells * torch.arange(n_batch, device=base.device).view(-1, 1)
+    out = table.reshape(n_batch * n_cells, -1).index_select(0, rows.reshape(-1))
+    return out.view(*start.shape, len(combo))
 
 
-def _quadratic_bspline(r):
-    """Weights and derivatives (in bin units) on bins -1, 0, +1 of the point's bin."""
-    r2 = r * r
-    w = [(1 - 2 * r + r2) / 2, r - r2 + 0.5, r2 / 2]
-    dw = [r - 1, 1 - 2 * r, r]
-    return w, dw
+# B-spline weights kappa and derivatives kappa' (in bin units) as polynomials
+# of the fractional position r: row p holds the coefficient of r**p, the
+# columns the weights on the K bins of the stencil, then their derivatives.
+# Rect binning: quadratic B-spline on bins (-1, 0, +1) of the point's bin,
+#   [(1-r)^2/2, r - r^2 + 1/2, r^2/2] and [r - 1, 1 - 2r, r].
+_QUADRATIC = np.array(
+    [
+        [0.5, 0.5, 0.0, -1.0, 1.0, 0.0],
+        [-1.0, 1.0, 0.0, 1.0, -2.0, 1.0],
+        [0.5, -1.0, 0.5, 0.0, 0.0, 0.0],
+    ]
+)
+# Linear binning: cubic B-spline on bins (-1..+2) of the left neighbour centre,
+#   [(1-r)^3, 3r^3 - 6r^2 + 4, -3r^3 + 3r^2 + 3r + 1, r^3] / 6 and
+#   [-(1-r)^2, 3r^2 - 4r, -3r^2 + 2r + 1, r^2] / 2.
+_CUBIC = np.array(
+    [
+        [1 / 6, 2 / 3, 1 / 6, 0.0, -0.5, 0.0, 0.5, 0.0],
+        [-0.5, 0.0, 0.5, 0.0, 1.0, -2.0, 1.0, 0.0],
+        [0.5, -1.0, 0.5, 0.0, -0.5, 1.5, -1.5, 0.5],
+        [-1 / 6, 0.5, -0.5, 1 / 6, 0.0, 0.0, 0.0, 0.0],
+    ]
+)
 
 
-def _cubic_bspline(r):
-    """Weights and derivatives on bins -1..+2 of the left neighbour centre."""
-    s = 1 - r
-    r2, s2 = r * r, s * s
-    r3 = r2 * r
-    w = [s2 * s / 6, (3 * r3 - 6 * r2 + 4) / 6, (-3 * r3 + 3 * r2 + 3 * r + 1) / 6]
-    w.append(r3 / 6)
-    dw = [-s2 / 2, (3 * r2 - 4 * r) / 2, (-3 * r2 + 2 * r + 1) / 2, r2 / 2]
-    return w, dw
+def _bspline(torch, coefficients, r, width):
+    """Weights (..., K) and derivatives (..., K) divided by the bin width."""
+    n_powers, n_cols = coefficients.shape
+    scale = np.r_[np.ones(n_cols // 2), np.full(n_cols // 2, 1.0 / width)]
+    c = torch.as_tensor(coefficients * scale, dtype=r.dtype, device=r.device)
+    powers = r.unsqueeze(-1) ** torch.arange(n_powers, dtype=r.dtype, device=r.device)
+    values = powers @ c
+    return values[..., : n_cols // 2], values[..., n_cols // 2 :]
 
 
 def _make_function(torch):
@@ -222,17 +255,15 @@ def _make_function(torch):
             index, frac, inside, weights = ctx.saved_tensors
             bins, lows, highs = ctx.bins, ctx.lows, ctx.highs
             n_dims = index.shape[-1]
-            if ctx.kernel == "rect":
-                spline, first = _quadratic_bspline, -1
-            else:
-                spline, first = _cubic_bspline, -1
+            coefficients = _QUADRATIC if ctx.kernel == "rect" else _CUBIC
+            n_stencil = coefficients.shape[1] // 2
             ws, dws, offsets = [], [], []
             for d in range(n_dims):
-                w, dw = spline(frac[..., d])
                 width = (highs[d] - lows[d]) / bins[d]
-                ws.append(torch.stack(w, -1))
-                dws.append(torch.stack(dw, -1) / width)
-                offsets.append(list(range(first, first + len(w))))
+                w, dw = _bspline(torch, coefficients, frac[..., d], width)
+                ws.append(w)
+                dws.append(dw)
+                offsets.append(list(range(-1, n_stencil - 1)))
             g = _gather(torch, grad_out.contiguous(), index, offsets, bins)
             mask = inside.to(g.dtype)
             grad_points = grad_weights = None
