@@ -6,6 +6,7 @@ torch: the torch-backed estimators load it inside ``fit``.
 
 from .covariance import GaussianEmbeddingModel, ReplicableCovariance
 from .dynamical import SpectralFilterFeatures
+from .events import ContrastMaximizationMotion, EventFrameBinner
 from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier, ReplicableLinearRegressor, SpuriousRobustSGD
 from .neural_network import (
@@ -27,7 +28,9 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "AveragedLangevinRegressor",
     "ChainOfThoughtClassifier",
+    "ContrastMaximizationMotion",
     "EscapeDirection",
+    "EventFrameBinner",
     "GaussianEmbeddingModel",
     "ICEClassifier",
     "InfoNCEEncoder",

@@ -12,6 +12,7 @@ from ._ising import make_regular_coupling, make_truncated_ising
 from ._lds import make_lds
 from ._matching import make_matching_market
 from ._mdp import make_linear_mdp_dataset, make_tabular_mdp
+from ._moving_edges import make_moving_edges
 from ._patch_anomalies import make_patch_anomalies
 from ._phase_retrieval import make_power_law_phase_retrieval, power_law_spectrum
 from ._single_index import make_single_index, make_tensor_pca
@@ -34,6 +35,7 @@ __all__ = [
     "make_lds",
     "make_linear_mdp_dataset",
     "make_matching_market",
+    "make_moving_edges",
     "make_long_tailed_sparse_coding",
     "make_multifrequency_sine",
     "make_patch_anomalies",

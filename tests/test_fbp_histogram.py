@@ -1,0 +1,185 @@
+"""Tests of sklearn_iclr.events.fbp_histogramdd (functional backpropagation)."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+
+from sklearn_iclr.events import fbp_histogramdd  # noqa: E402
+from sklearn_iclr.events._fbp import (  # noqa: E402
+    autograd_histogramdd,
+    gaussian_histogramdd,
+)
+
+
+def test_import_does_not_load_torch():
+    code = (
+        "import sys, sklearn_iclr.events, sklearn_iclr; "
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("n_dims", [1, 2, 3])
+def test_rect_forward_equals_numpy_histogramdd(n_dims):
+    # Oracle: numpy.histogramdd, including the right edge in the last bin,
+    # points on interior edges and points outside the range.
+    rng = np.random.default_rng(n_dims)
+    bins = (7, 5, 3)[:n_dims]
+    ranges = [(-1.0, 2.0), (0.0, 1.0), (-3.0, 3.0)][:n_dims]
+    x = rng.uniform(-1.5, 3.5, size=(4000, n_dims))
+    edges = [
+        np.linspace(lo, hi, n + 1) for n, (lo, hi) in zip(bins, ranges, strict=True)
+    ]
+    x[:50, 0] = rng.choice(edges[0], 50)  # exactly on edges, incl. both ends
+    w = rng.integers(-3, 4, size=4000).astype(float)
+    for weights in (None, w):
+        expected, _ = np.histogramdd(x, bins=bins, range=ranges, weights=weights)
+        got = fbp_histogramdd(
+            torch.tensor(x),
+            None if weights is None else torch.tensor(weights),
+            bins,
+            ranges,
+        )
+        np.testing.assert_array_equal(got.numpy(), expected)
+
+
+def test_linear_forward_is_bilinear_splatting():
+    # Brute force: every point adds (1 - |dx|)(1 - |dy|) to each bin centre
+    # closer than one bin in both axes.
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, size=(300, 2))
+    w = rng.normal(size=300)
+    bins, ranges = (6, 4), [(0.0, 1.0), (0.0, 1.0)]
+    cx = (np.arange(6) + 0.5) / 6
+    cy = (np.arange(4) + 0.5) / 4
+    kx = np.clip(1 - np.abs(x[:, :1] * 6 - cx * 6), 0, None)
+    ky = np.clip(1 - np.abs(x[:, 1:] * 4 - cy * 4), 0, None)
+    expected = np.einsum("n,ni,nj->ij", w, kx, ky)
+    got = fbp_histogramdd(
+        torch.tensor(x), torch.tensor(w), bins, ranges, kernel="linear"
+    )
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_batched_equals_one_by_one():
+    rng = np.random.default_rng(1)
+    x = torch.tensor(rng.uniform(0, 1, size=(3, 200, 2)), requires_grad=True)
+    w = torch.tensor(rng.uniform(0, 2, size=(3, 200)), requires_grad=True)
+    c = torch.tensor(rng.normal(size=(8, 8)))
+    for kernel in ("rect", "linear"):
+        h = fbp_histogramdd(x, w, 8, [(0, 1), (0, 1)], kernel=kernel)
+        gx, gw = torch.autograd.grad((h * c).sum(), (x, w))
+        for b in range(3):
+            hb = fbp_histogramdd(x[b], w[b], 8, [(0, 1), (0, 1)], kernel=kernel)
+            np.testing.assert_allclose(h[b].detach(), hb.detach())
+            gxb, gwb = torch.autograd.grad((hb * c).sum(), (x, w))
+            np.testing.assert_allclose(gx[b], gxb[b], rtol=1e-12)
+            np.testing.assert_allclose(gw[b], gwb[b], rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["rect", "linear"])
+def test_gradient_is_the_derivative_of_a_smooth_cotangent(kernel):
+    # With a smooth cotangent c(x) sampled on the bin centres, sum_j c_j h_j
+    # has derivative c'(x_i) per point (weight 1): the FBP gradient must find
+    # it (to O(Delta^2)), where plain autograd finds 0 (rect) or a biased
+    # piecewise-constant slope (linear).
+    rng = np.random.default_rng(2)
+    n_bins = 64
+    x = torch.tensor(rng.uniform(0.1, 0.9, size=(500, 1)), requires_grad=True)
+    centres = (torch.arange(n_bins, dtype=torch.float64) + 0.5) / n_bins
+    c = torch.sin(2 * np.pi * centres)
+    exact = 2 * np.pi * np.cos(2 * np.pi * x.detach().numpy().ravel())
+    (grad,) = torch.autograd.grad(
+        (fbp_histogramdd(x, None, n_bins, [(0, 1)], kernel=kernel) * c).sum(), x
+    )
+    np.testing.assert_allclose(grad.numpy().ravel(), exact, atol=0.02 * 2 * np.pi)
+    (plain,) = torch.autograd.grad(
+        (autograd_histogramdd(x, None, n_bins, [(0, 1)], kernel=kernel) * c).sum(), x
+    )
+    if kernel == "rect":
+        assert np.all(plain.numpy() == 0)
+    else:
+        fbp_err = np.abs(grad.numpy().ravel() - exact).max()
+        assert np.abs(plain.numpy().ravel() - exact).max() > 2 * fbp_err
+
+
+def test_weight_gradient_uses_the_bspline_weights():
+    # Quadratic B-spline weights on bins (-1, 0, +1) for rect binning.
+    r = 0.3
+    x = torch.tensor([[2 + r]], dtype=torch.float64)
+    w = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
+    c = torch.zeros(5, dtype=torch.float64)
+    for j in (1, 2, 3):
+        c.zero_()
+        c[j] = 1.0
+        (gw,) = torch.autograd.grad((fbp_histogramdd(x, w, 5, [(0, 5)]) * c).sum(), w)
+        expected = {1: (1 - r) ** 2 / 2, 2: r - r**2 + 0.5, 3: r**2 / 2}[j]
+        assert float(gw) == pytest.approx(expected, rel=1e-12)
+
+
+@settings(max_examples=25)
+@given(
+    n_points=st.integers(1, 50),
+    n_bins=st.integers(1, 9),
+    kernel=st.sampled_from(["rect", "linear"]),
+    seed=st.integers(0, 2**16),
+)
+def test_mass_and_gradient_shapes(n_points, n_bins, kernel, seed):
+    rng = np.random.default_rng(seed)
+    x = torch.tensor(rng.uniform(-0.2, 1.2, size=(n_points, 2)), requires_grad=True)
+    w = torch.tensor(rng.uniform(0, 1, size=n_points), requires_grad=True)
+    h = fbp_histogramdd(x, w, n_bins, [(0, 1), (0, 1)], kernel=kernel)
+    inside = ((x.detach() >= 0) & (x.detach() <= 1)).all(1).numpy()
+    total = float(w.detach()[inside].sum())
+    # rect keeps all the mass in range; linear loses what falls past the
+    # outer centres, never gains any.
+    if kernel == "rect":
+        assert float(h.detach().sum()) == pytest.approx(total, abs=1e-9)
+    else:
+        assert float(h.detach().sum()) <= total + 1e-9 and (h >= -1e-12).all()
+    gx, gw = torch.autograd.grad((h**2).sum(), (x, w))
+    assert gx.shape == x.shape and gw.shape == w.shape
+    assert torch.isfinite(gx).all() and torch.isfinite(gw).all()
+    # points outside the range get no gradient
+    assert (gx[~torch.as_tensor(inside)] == 0).all()
+
+
+def test_gaussian_surrogate_is_differentiable_and_not_the_histogram():
+    x = torch.tensor([[0.5, 0.5]], dtype=torch.float64, requires_grad=True)
+    h = gaussian_histogramdd(x, None, 8, [(0, 1), (0, 1)], sigma=1.0)
+    assert float(h.max()) < 1.0
+    (g,) = torch.autograd.grad((h * torch.arange(8.0).double()).sum(), x)
+    assert float(g[0, 1]) > 0
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"points": np.zeros((3, 2))}, "torch tensor"),
+        ({"points": torch.zeros(3, 4)}, "D in 1..3"),
+        ({"points": torch.zeros(3, 2), "range": None}, "range"),
+        ({"points": torch.zeros(3, 2), "range": [(1, 0), (0, 1)]}, "low < high"),
+        ({"points": torch.zeros(3, 2), "bins": 0}, "bins"),
+        ({"points": torch.zeros(3, 2), "kernel": "gauss"}, "kernel"),
+        ({"points": torch.zeros(3, 2), "weights": torch.zeros(4)}, "weights"),
+        ({"points": torch.zeros(3, 2, dtype=torch.int64)}, "floating"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    args = {"bins": 4, "range": [(0, 1), (0, 1)], **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        fbp_histogramdd(**args)
+
+
+def test_nan_points_are_dropped_with_zero_gradient():
+    x = torch.tensor([[0.5], [float("nan")]], dtype=torch.float64, requires_grad=True)
+    h = fbp_histogramdd(x, None, 4, [(0, 1)])
+    assert float(h.detach().sum()) == 1.0
+    (g,) = torch.autograd.grad((h * torch.arange(4.0).double()).sum(), x)
+    assert float(g[1]) == 0.0 and np.isfinite(g.numpy()).all()
