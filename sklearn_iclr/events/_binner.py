@@ -9,9 +9,9 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils._compat import Interval, StrOptions
 from ._format import check_events, infer_shape, inside_mask
 
 

@@ -10,10 +10,10 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import check_work_budget, import_torch, torch_num_threads, warn_user
+from ..utils._compat import Interval, StrOptions
 from ._format import check_events, infer_shape, inside_mask
 
 N_PARAMS = {"translation": 2, "rotation": 1}
