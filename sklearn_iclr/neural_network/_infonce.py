@@ -276,11 +276,10 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     ``noise_scale`` about 0.05-0.1) leave the loss's uniformity term in
     charge: the directions spread uniformly over the sphere. A fixed
     coordinate of such points is close to Gaussian when ``n_components`` is
-    large (64-128), which is the regime of Betser et al. On digits, with
-    ``hidden_layer_sizes=(512,)``, ``n_components=128``, ``noise_scale=0.075``
-    and 100 epochs, 91-94% of the coordinates of the directions pass
-    Anderson-Darling over 5 seeds (``benchmarks/bench_infonce.py``). To
-    model the directions, use ``GaussianEmbeddingModel(normalize="l2")``.
+    large (64-128), which is the regime of Betser et al.
+    (``benchmarks/bench_infonce.py`` measures it; ``benchmarks/README.md``
+    gives the figures). To model the directions, use
+    ``GaussianEmbeddingModel(normalize="l2")``.
 
     The CUDA path runs the same code with tensors on the GPU; the tests of
     this package run on the CPU only.

@@ -172,8 +172,8 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         Independent chains, advanced together as one ``(n_chains, d)`` matrix.
         Only the total work matters statistically as long as every chain runs
         well past its relaxation time (about 50 steps at the automatic
-        learning rate; with 128-step chains the overlap dropped by 0.01-0.05
-        in our runs). More chains per step are faster per gradient evaluation.
+        learning rate). More chains per step are faster per gradient
+        evaluation.
     batch_size : int, default=1
         Samples per chain and step, drawn with replacement from the data.
         The paper's simulations use 1. A step's batch tensor
@@ -250,7 +250,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
 
     The averages are accumulated in float64; the chains run in float32. On
     CPU the chains run on one torch thread (the per-step matrices are small;
-    a thread pool only adds synchronisation, badly so on a busy machine): the
+    a thread pool only adds synchronisation): the
     parallelism is the vectorisation over chains. The CUDA path is the same
     code with tensors on the GPU; it has not been run on a GPU by the tests of
     this package.
