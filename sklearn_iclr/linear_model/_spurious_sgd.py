@@ -193,10 +193,6 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     micro-batches of ``k`` rows, which is the form of the implicit term of
     SGD with batch size ``k``.
 
-    The network (``hidden_layer_sizes=()`` is the linear model of the theory)
-    is trained in torch by a skorch net built inside ``fit`` and sized from
-    the data; only the trained module is kept, on the CPU.
-
     Parameters
     ----------
     hidden_layer_sizes : tuple of int, default=()
@@ -281,6 +277,10 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    The network (``hidden_layer_sizes=()`` is the linear model of the theory)
+    is trained in torch by a skorch net built inside ``fit`` and sized from
+    the data; only the trained module is kept, on the CPU.
+
     ``benchmarks/bench_spurious.py`` compares the batch sizes, the
     micro-batch penalty and the anchors; ``benchmarks/README.md`` gives its
     figures and the user guide its limits.

@@ -126,29 +126,6 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
     polynomials ``h_k = He_k / sqrt(k!)``; the information exponent ``k*`` is
     the first ``k >= 1`` with ``c_k != 0``.
 
-    Many independent chains run batch SGD on the correlation loss
-    ``L(theta) = -mean(y h_{k*}(theta . x))`` on the unit sphere, from uniform
-    random starts::
-
-        theta <- normalize(theta + lr * P_perp mean_batch(y h_{k*}'(theta . x) x))
-
-    with ``P_perp = I - theta theta^T``. With ``lr << d^(-1/2)`` this is
-    spherical Langevin dynamics at a high temperature (inverse temperature
-    about ``1 / (k* lr)``): each iterate stays near the equator, but its time-
-    and chain-average estimates the smoothed landscape. The direction is the
-    normalised average of ``theta`` for odd ``k*`` and the extreme eigenvector
-    of the average of ``theta theta^T`` for even ``k*``. This succeeds from
-    about ``d^ceil(k*/2)`` samples, where the last iterate and one-pass online
-    SGD need about ``d^(k*-1)``.
-
-    The link is then fitted by least squares on the index
-    ``z = theta . x_standardized`` in Hermite polynomials up to
-    ``link_degree``, so that :meth:`predict` works on any data.
-
-    Inputs are standardised column-wise (the theory assumes ``x ~ N(0, I)``)
-    and the target is standardised for the chains; ``direction_`` is expressed
-    in the original feature space.
-
     Parameters
     ----------
     information_exponent : int or None, default=None
@@ -233,6 +210,29 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
 
     Notes
     -----
+    Many independent chains run batch SGD on the correlation loss
+    ``L(theta) = -mean(y h_{k*}(theta . x))`` on the unit sphere, from uniform
+    random starts::
+
+        theta <- normalize(theta + lr * P_perp mean_batch(y h_{k*}'(theta . x) x))
+
+    with ``P_perp = I - theta theta^T``. With ``lr << d^(-1/2)`` this is
+    spherical Langevin dynamics at a high temperature (inverse temperature
+    about ``1 / (k* lr)``): each iterate stays near the equator, but its time-
+    and chain-average estimates the smoothed landscape. The direction is the
+    normalised average of ``theta`` for odd ``k*`` and the extreme eigenvector
+    of the average of ``theta theta^T`` for even ``k*``. This succeeds from
+    about ``d^ceil(k*/2)`` samples, where the last iterate and one-pass online
+    SGD need about ``d^(k*-1)``.
+
+    The link is then fitted by least squares on the index
+    ``z = theta . x_standardized`` in Hermite polynomials up to
+    ``link_degree``, so that :meth:`predict` works on any data.
+
+    Inputs are standardised column-wise (the theory assumes ``x ~ N(0, I)``)
+    and the target is standardised for the chains; ``direction_`` is expressed
+    in the original feature space.
+
     Sample size. The chains find the direction from about ``d^ceil(k*/2)``
     samples, up to constants that are not small, and the fit is only as good
     as the direction: for a link of degree ``k``, an overlap ``rho`` between
