@@ -1,6 +1,7 @@
-"""load_digit_bags: the target digit sits where the mask says."""
+"""load_digit_bags: the target digit sits where the mask says; errors."""
 
 import numpy as np
+import pytest
 
 from sklearn_iclr.datasets import load_digit_bags
 
@@ -21,3 +22,8 @@ def test_digit_bags_hold_the_target_exactly_where_the_mask_says():
     test, _, _ = load_digit_bags(7, 5, 200, subset="test", random_state=0)
     train_images = {img.tobytes() for img in train.reshape(-1, 64)}
     assert not train_images & {img.tobytes() for img in test.reshape(-1, 64)}
+
+
+def test_loader_rejects_more_target_tokens_than_tokens():
+    with pytest.raises(ValueError, match="n_target_tokens=5 exceeds n_tokens=4"):
+        load_digit_bags(n_tokens=4, n_target_tokens=5)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sklearn_iclr.datasets import load_digit_bags, make_sparse_token
+from sklearn_iclr.datasets import make_sparse_token
 
 
 def test_make_sparse_token_plants_the_signal_where_the_mask_says():
@@ -24,8 +24,6 @@ def test_make_sparse_token_plants_the_signal_where_the_mask_says():
     np.testing.assert_allclose(X - 3.0 * mask[:, :, None] * xi, X0, atol=1e-12)
 
 
-def test_generators_reject_more_signal_tokens_than_tokens():
+def test_generator_rejects_more_signal_tokens_than_tokens():
     with pytest.raises(ValueError, match="n_signal_tokens=5 exceeds n_tokens=4"):
         make_sparse_token(10, n_tokens=4, n_signal_tokens=5)
-    with pytest.raises(ValueError, match="n_target_tokens=5 exceeds n_tokens=4"):
-        load_digit_bags(n_tokens=4, n_target_tokens=5)

@@ -1,10 +1,10 @@
-"""make_spurious_correlation (and load_spurious_digits in the shared checks)."""
+"""make_spurious_correlation: the four-point model, noise scales, seeds, errors."""
 
 import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_iclr.datasets import load_spurious_digits, make_spurious_correlation
+from sklearn_iclr.datasets import make_spurious_correlation
 
 
 @pytest.mark.parametrize("minority_fraction", [0.0, 0.05, 0.3])
@@ -36,14 +36,11 @@ def test_noise_and_noise_features_have_the_stated_scale():
     assert np.std(X[:, 2:]) == pytest.approx(1.0, rel=0.02)
 
 
-def test_generators_are_deterministic():
+def test_generator_is_deterministic():
     a = make_spurious_correlation(100, noise=1.0, n_noise_features=2, random_state=3)
     b = make_spurious_correlation(100, noise=1.0, n_noise_features=2, random_state=3)
     for left, right in zip(a, b, strict=True):
         np.testing.assert_array_equal(left, right)
-    c = load_spurious_digits(0.1, random_state=3)
-    d = load_spurious_digits(0.1, random_state=3)
-    np.testing.assert_array_equal(c[2], d[2])
 
 
 @pytest.mark.parametrize(
@@ -52,8 +49,6 @@ def test_generators_are_deterministic():
         lambda: make_spurious_correlation(100, minority_fraction=1.5),
         lambda: make_spurious_correlation(2),
         lambda: make_spurious_correlation(100, noise=-1.0),
-        lambda: load_spurious_digits(-0.1),
-        lambda: load_spurious_digits(0.1, patch_size=9),
     ],
 )
 def test_bad_arguments_are_refused(call):

@@ -1,7 +1,9 @@
-"""load_spurious_digits: the patch is painted exactly."""
+"""load_spurious_digits: the painted patch, seeds, errors."""
 
 import numpy as np
+import pytest
 from sklearn.datasets import load_digits
+from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_iclr.datasets import load_spurious_digits
 
@@ -18,3 +20,21 @@ def test_spurious_digits_paint_exactly_the_patch():
     outside[:2, :2] = False
     np.testing.assert_array_equal(images[:, outside], original[:, outside])
     assert (has_patch != (y == 1)).sum() == round(0.05 * len(y))
+
+
+def test_generator_is_deterministic():
+    c = load_spurious_digits(0.1, random_state=3)
+    d = load_spurious_digits(0.1, random_state=3)
+    np.testing.assert_array_equal(c[2], d[2])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: load_spurious_digits(-0.1),
+        lambda: load_spurious_digits(0.1, patch_size=9),
+    ],
+)
+def test_bad_arguments_are_refused(call):
+    with pytest.raises(InvalidParameterError):
+        call()
