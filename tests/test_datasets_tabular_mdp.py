@@ -1,14 +1,13 @@
-"""make_tabular_mdp and make_linear_mdp_dataset: Bellman oracle, sampling, seeds."""
+"""make_tabular_mdp: Bellman oracle, sampling, on-policy case, seeds."""
 
 import numpy as np
 import pytest
 
-from sklearn_iclr.datasets import make_linear_mdp_dataset, make_tabular_mdp
+from sklearn_iclr.datasets import make_tabular_mdp
 
 
-@pytest.mark.parametrize("make", [make_tabular_mdp, make_linear_mdp_dataset])
-def test_generator_q_values_satisfy_bellman_equation(make):
-    *_, mdp = make(1, gamma=0.8, random_state=0, return_mdp=True)
+def test_generator_q_values_satisfy_bellman_equation():
+    *_, mdp = make_tabular_mdp(1, gamma=0.8, random_state=0, return_mdp=True)
     v_next = (mdp.q_values * mdp.target_policy).sum(axis=1)  # V^pi(s')
     bellman = mdp.reward + 0.8 * mdp.transition @ v_next
     np.testing.assert_allclose(mdp.q_values, bellman, rtol=1e-10)
@@ -53,8 +52,3 @@ def test_generator_random_states():
     again = make_tabular_mdp(100, random_state=3)
     for a, b in zip(first, again, strict=True):
         np.testing.assert_array_equal(a, b)
-    # A fixed mdp_random_state keeps the MDP (and J) while the samples change.
-    one = make_linear_mdp_dataset(100, random_state=1, mdp_random_state=0)
-    two = make_linear_mdp_dataset(100, random_state=2, mdp_random_state=0)
-    assert one[4] == two[4]
-    assert not np.array_equal(one[0], two[0])
