@@ -1,7 +1,6 @@
 """AveragedLangevinRegressor: the paper's claim, properties, oracles, bad input."""
 
 import math
-import pickle
 
 import numpy as np
 import pytest
@@ -181,14 +180,6 @@ def test_pandas_input_and_feature_names(k3_data):
     # Same seed, same numbers; a DataFrame arrives column-major, so sums (and
     # the last bits) can differ from the C-ordered array.
     np.testing.assert_allclose(est.predict(frame), plain.predict(X), rtol=1e-5)
-
-
-def test_pickle_round_trip(k3_data):
-    X, y, _ = k3_data
-    est = AveragedLangevinRegressor(information_exponent=3, random_state=0, **FAST)
-    est.fit(X, y)
-    restored = pickle.loads(pickle.dumps(est))
-    np.testing.assert_array_equal(restored.predict(X), est.predict(X))
 
 
 def test_verbose_reports_progress(k3_data, capsys):

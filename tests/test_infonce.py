@@ -301,32 +301,6 @@ def test_gaussian_model_of_embeddings_flags_ood_digits():
 # --------------------------------------------------------------- datasets
 
 
-def test_long_tailed_sparse_coding_rates_and_dictionary():
-    X, codes, minority = make_long_tailed_sparse_coding(
-        20000, 16, majority_rate=0.3, minority_rate=0.02, noise=0.0, random_state=0
-    )
-    rates = codes.mean(axis=0)
-    # Binomial standard errors: sqrt(0.3 * 0.7 / 20000) = 0.0032, 0.001.
-    np.testing.assert_allclose(rates[~minority], 0.3, atol=0.015)
-    np.testing.assert_allclose(rates[minority], 0.02, atol=0.005)
-    # Noise-free X = codes @ D with orthonormal rows: least squares recovers D.
-    dictionary = np.linalg.lstsq(codes, X, rcond=None)[0]
-    np.testing.assert_allclose(dictionary @ dictionary.T, np.eye(8), atol=1e-10)
-    with pytest.raises(ValueError, match="do not fit"):
-        make_long_tailed_sparse_coding(10, 6, n_majority=4, n_minority=4)
-
-
-def test_laplace_inputs_are_unit_variance_and_heavy_tailed():
-    X, y = make_laplace_classification(20000, 8, n_classes=3, random_state=0)
-    np.testing.assert_allclose(X.var(axis=0), 1.0, atol=0.05)
-    # Laplace excess kurtosis is 3; over 200 draws of n = 20000 the sample
-    # value had sd 0.24, so 8 columns within 1.0 (4 sd) of 3.
-    from scipy import stats
-
-    np.testing.assert_allclose(stats.kurtosis(X, axis=0), 3.0, atol=1.0)
-    assert set(np.unique(y)) == {0, 1, 2}
-
-
 def test_gaussianity_report_is_seeded_and_list_hidden_sizes_work():
     X, _ = make_laplace_classification(200, 6, random_state=0)
     enc = InfoNCEEncoder(n_components=4, hidden_layer_sizes=[8], max_epochs=1)

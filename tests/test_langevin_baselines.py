@@ -140,21 +140,6 @@ def test_tensor_pca_is_deterministic_and_rejects_bad_tensors():
         tensor_pca_langevin(bad)
 
 
-def test_make_single_index_has_the_planted_hermite_coefficient():
-    X, y, theta = make_single_index(200000, 5, information_exponent=3, random_state=0)
-    # E[y h_3(theta . x)] = 1 and E[y x] = 0 for y = h_3(theta . x);
-    # standard errors are about sqrt(Var / n) < 0.02.
-    z = X @ theta
-    assert abs(np.mean(y * (z**3 - 3 * z) / np.sqrt(6)) - 1) < 0.05
-    assert np.abs(X.T @ y / len(y)).max() < 0.02
-
-
-def test_make_tensor_pca_noise_level():
-    T, theta = make_tensor_pca(6, order=3, n_samples=400, random_state=0)
-    noise = T - np.einsum("a,b,c->abc", theta, theta, theta)
-    assert abs(noise.std() * np.sqrt(400) - 1) < 0.1
-
-
 def test_overlap_ignores_sign_and_rejects_bad_vectors():
     assert overlap([1.0, 2.0], [-1.0, -2.0]) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="same length"):

@@ -275,13 +275,6 @@ def test_diabetes_in_a_pipeline_fits_better_than_linear():
 # --- bad input ---------------------------------------------------------------
 
 
-def test_nan_input_is_refused():
-    X, y, _ = make_multifrequency_sine(20)
-    X[3, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        LevenbergMarquardtMLPRegressor().fit(X, y)
-
-
 def test_one_sample_is_refused():
     with pytest.raises(ValueError, match="minimum of 2"):
         LevenbergMarquardtMLPRegressor().fit([[0.0]], [1.0])

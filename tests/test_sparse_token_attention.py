@@ -94,49 +94,6 @@ def test_predict_rejects_other_token_shapes():
         clf.predict(X[:, :5])
 
 
-def test_make_sparse_token_plants_the_signal_where_the_mask_says():
-    X, y, xi, mask = make_sparse_token(
-        50, 6, 4, n_signal_tokens=2, signal_strength=3.0, positive_fraction=0.2,
-        random_state=0,
-    )  # fmt: skip
-    assert y.sum() == 10
-    np.testing.assert_array_equal(mask.sum(axis=1), 2 * y)
-    # Removing theta xi from the masked tokens leaves the same noise as a draw
-    # with theta = 0 (same seed, same labels and positions).
-    X0, y0, _, mask0 = make_sparse_token(
-        50, 6, 4, n_signal_tokens=2, signal_strength=0.0, positive_fraction=0.2,
-        random_state=0,
-    )  # fmt: skip
-    np.testing.assert_array_equal(y, y0)
-    np.testing.assert_array_equal(mask, mask0)
-    np.testing.assert_allclose(X - 3.0 * mask[:, :, None] * xi, X0, atol=1e-12)
-
-
-def test_digit_bags_hold_the_target_exactly_where_the_mask_says():
-    from sklearn.datasets import load_digits
-
-    digits = load_digits()
-    images = digits.data / 16.0
-    label_of = {
-        img.tobytes(): label for img, label in zip(images, digits.target, strict=True)
-    }
-    X, y, mask = load_digit_bags(7, n_tokens=5, n_bags=40, random_state=0)
-    labels = np.array([[label_of[img.tobytes()] for img in bag] for bag in X])
-    np.testing.assert_array_equal(labels == 7, mask)
-    np.testing.assert_array_equal(mask.any(axis=1), y == 1)
-    train, _, _ = load_digit_bags(7, 5, 200, subset="train", random_state=0)
-    test, _, _ = load_digit_bags(7, 5, 200, subset="test", random_state=0)
-    train_images = {img.tobytes() for img in train.reshape(-1, 64)}
-    assert not train_images & {img.tobytes() for img in test.reshape(-1, 64)}
-
-
-def test_generators_reject_more_signal_tokens_than_tokens():
-    with pytest.raises(ValueError, match="n_signal_tokens=5 exceeds n_tokens=4"):
-        make_sparse_token(10, n_tokens=4, n_signal_tokens=5)
-    with pytest.raises(ValueError, match="n_target_tokens=5 exceeds n_tokens=4"):
-        load_digit_bags(n_tokens=4, n_target_tokens=5)
-
-
 def test_two_step_needs_two_samples_of_a_class():
     X, y = np.random.default_rng(0).standard_normal((2, 3, 2)), np.array([0, 1])
     with pytest.raises(ValueError, match="at least 2 samples"):

@@ -116,8 +116,6 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
       ``I(Z1; Z2) = (log det Sigma_11 + log det Sigma_22 - log det Sigma) / 2``;
     - whitening ``z -> Sigma^{-1/2} (z - mu)``.
 
-    ``mu`` and ``Sigma`` come from a scikit-learn covariance estimator.
-
     Parameters
     ----------
     covariance : {"ledoit_wolf", "oas", "empirical"} or estimator, \
@@ -162,6 +160,10 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
     sklearn_iclr.metrics.gaussianity_report : the normality diagnostics.
     sklearn.covariance.EmpiricalCovariance : the Gaussian model on raw
         features.
+
+    Notes
+    -----
+    ``mu`` and ``Sigma`` come from a scikit-learn covariance estimator.
 
     References
     ----------

@@ -119,24 +119,6 @@ def make_truncated_ising(
     Ising Models under Hard Constraints using One Sample" (ICLR 2026), in the
     convention of :class:`~sklearn_iclr.graphical.PseudoLikelihoodIsing`.
 
-    Each sample is an independent chain of heat-bath Glauber dynamics restricted
-    to ``S``: a spin whose flip would violate a clause stays; any other spin is
-    redrawn from ``P(sigma_i = +1 | rest) = (1 + tanh(beta m_i)) / 2``. The
-    chain starts from a satisfying assignment found by Moser-Tardos resampling.
-    A sweep updates every spin once, one colour class at a time: the classes are
-    independent sets of the conflict graph (Ising edges plus clause
-    co-membership, coloured greedily in vertex order), so a whole class is
-    updated at once, vectorised over vertices and chains. The sampler is built
-    for sparse couplings: with a dense one (e.g. Curie-Weiss) every class is a
-    single vertex and a sweep costs ``n`` vectorised steps.
-
-    Every update leaves the truncated law invariant, but single-spin dynamics
-    can be *reducible* on ``S``: with the clauses ``(x1 or x2)`` and
-    ``(not x1 or not x2)`` no single flip moves between ``x1 = +1, x2 = -1``
-    and ``x1 = -1, x2 = +1``. Within its connected component of ``S`` a chain
-    converges to the law conditioned on that component, but the mass of each
-    component is the one of the Moser-Tardos start, not the target's.
-
     Parameters
     ----------
     coupling : {array-like, sparse matrix} of shape (n_vertices, n_vertices)
@@ -158,6 +140,26 @@ def make_truncated_ising(
     -------
     X : ndarray of shape (n_samples, n_vertices)
         Configurations in {-1.0, +1.0}, each satisfying the clauses.
+
+    Notes
+    -----
+    Each sample is an independent chain of heat-bath Glauber dynamics restricted
+    to ``S``: a spin whose flip would violate a clause stays; any other spin is
+    redrawn from ``P(sigma_i = +1 | rest) = (1 + tanh(beta m_i)) / 2``. The
+    chain starts from a satisfying assignment found by Moser-Tardos resampling.
+    A sweep updates every spin once, one colour class at a time: the classes are
+    independent sets of the conflict graph (Ising edges plus clause
+    co-membership, coloured greedily in vertex order), so a whole class is
+    updated at once, vectorised over vertices and chains. The sampler is built
+    for sparse couplings: with a dense one (e.g. Curie-Weiss) every class is a
+    single vertex and a sweep costs ``n`` vectorised steps.
+
+    Every update leaves the truncated law invariant, but single-spin dynamics
+    can be *reducible* on ``S``: with the clauses ``(x1 or x2)`` and
+    ``(not x1 or not x2)`` no single flip moves between ``x1 = +1, x2 = -1``
+    and ``x1 = -1, x2 = +1``. Within its connected component of ``S`` a chain
+    converges to the law conditioned on that component, but the mass of each
+    component is the one of the Moser-Tardos start, not the target's.
 
     Examples
     --------

@@ -46,15 +46,6 @@ def make_patch_anomalies(
     (themselves drawn uniformly at random, then normalised). Every patch gets
     ``N(0, noise^2 I_d)`` noise.
 
-    Two anomalous test sets replace the first ``n_replaced`` patches (always-
-    present features) of otherwise normal samples:
-
-    - non-semantic: the patches become ``N(0, I_d)`` vectors, random
-      directions never seen in training (norm about ``sqrt(d)``);
-    - semantic: the patches become occasional features (plus noise), drawn
-      with the same frequencies as in normal data: the sample lacks some of
-      its defining features but is built only from known ones.
-
     Parameters
     ----------
     n_train : int, default=500
@@ -90,6 +81,17 @@ def make_patch_anomalies(
     ValueError
         If ``n_always_present >= patch_dim``, ``n_always_present >=
         n_patches`` or ``n_replaced > n_always_present``.
+
+    Notes
+    -----
+    Two anomalous test sets replace the first ``n_replaced`` patches (always-
+    present features) of otherwise normal samples:
+
+    - non-semantic: the patches become ``N(0, I_d)`` vectors, random
+      directions never seen in training (norm about ``sqrt(d)``);
+    - semantic: the patches become occasional features (plus noise), drawn
+      with the same frequencies as in normal data: the sample lacks some of
+      its defining features but is built only from known ones.
 
     Examples
     --------

@@ -32,17 +32,6 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
     margin ``gamma`` (``kind="control"``), also the basis of
     :class:`OnlineSpectralController`.
 
-    Row ``t`` of the output holds, for every column ``x`` of ``X`` and every
-    filter ``j``::
-
-        sigma_j^(1/4) * sum_{u=0}^{window-1} phi_j(u) x[t - u]
-
-    followed by the raw columns ``x[t]`` when ``include_raw``. Row ``t`` uses
-    rows ``0..t`` of ``X`` only (causal). The rows of ``X`` must be equally
-    spaced steps of one series in time order. Pair the features with a linear
-    model (``Ridge``) to regress a target at step ``t`` (or later) on the
-    history of the inputs.
-
     Parameters
     ----------
     n_filters : int, default=16
@@ -82,6 +71,17 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
 
     Notes
     -----
+    Row ``t`` of the output holds, for every column ``x`` of ``X`` and every
+    filter ``j``::
+
+        sigma_j^(1/4) * sum_{u=0}^{window-1} phi_j(u) x[t - u]
+
+    followed by the raw columns ``x[t]`` when ``include_raw``. Row ``t`` uses
+    rows ``0..t`` of ``X`` only (causal). The rows of ``X`` must be equally
+    spaced steps of one series in time order. Pair the features with a linear
+    model (``Ridge``) to regress a target at step ``t`` (or later) on the
+    history of the inputs.
+
     **Warm-up rows.** A row ``t < window - 1`` sees fewer than ``window``
     past steps; the missing steps ``x[s], s < 0`` count as zeros. That is the
     theory's own assumption (a system at rest before the series starts), so

@@ -84,22 +84,6 @@ class EventFrameBinner(
     enter a pipeline before any frame-based estimator. The differentiable
     version of the same binning is :func:`fbp_histogramdd`.
 
-    Input format: ``X`` of shape (n_events, 4) with columns ``[x, y, t, p]``
-    is one packet; (n_events, 5) with a last column ``packet_id`` holds
-    several packets (sorted by id in the output). ``x``, ``y`` are pixel
-    coordinates (pixel ``j`` covers ``[j, j + 1)``), ``p > 0`` is an ON event.
-    Fewer columns are one packet with defaults: ``[x, y, t]`` (all ON) and
-    ``[x, y]`` (all ON at ``t = 0``, a 2-D histogram of points). The output
-    has one row per *packet*, not per event.
-    Events outside the sensor ``[0, W) x [0, H)`` are dropped and counted
-    (``n_dropped_`` in fit).
-
-    With ``kernel="rect"`` pixel :math:`(i, j)` of time bin :math:`b` holds
-    :math:`\\sum_e w_e [\\lfloor x_e\\rfloor = i][\\lfloor y_e\\rfloor = j]
-    [b_e = b]`; ``"linear"`` splats each event bilinearly onto the four
-    nearest pixel centres. Time bins split each packet's ``[t_min, t_max]``
-    evenly.
-
     Parameters
     ----------
     shape : pair of int or None, default=None
@@ -134,6 +118,24 @@ class EventFrameBinner(
     --------
     fbp_histogramdd : The differentiable binning.
     ContrastMaximizationMotion : Motion-compensated frames.
+
+    Notes
+    -----
+    Input format: ``X`` of shape (n_events, 4) with columns ``[x, y, t, p]``
+    is one packet; (n_events, 5) with a last column ``packet_id`` holds
+    several packets (sorted by id in the output). ``x``, ``y`` are pixel
+    coordinates (pixel ``j`` covers ``[j, j + 1)``), ``p > 0`` is an ON event.
+    Fewer columns are one packet with defaults: ``[x, y, t]`` (all ON) and
+    ``[x, y]`` (all ON at ``t = 0``, a 2-D histogram of points). The output
+    has one row per *packet*, not per event.
+    Events outside the sensor ``[0, W) x [0, H)`` are dropped and counted
+    (``n_dropped_`` in fit).
+
+    With ``kernel="rect"`` pixel :math:`(i, j)` of time bin :math:`b` holds
+    :math:`\\sum_e w_e [\\lfloor x_e\\rfloor = i][\\lfloor y_e\\rfloor = j]
+    [b_e = b]`; ``"linear"`` splats each event bilinearly onto the four
+    nearest pixel centres. Time bins split each packet's ``[t_min, t_max]``
+    evenly.
 
     References
     ----------

@@ -73,22 +73,6 @@ class ContrastMaximizationMotion(
     arXiv:2602.12590) keeps the forward binning and differentiates the
     B-spline :math:`\\kappa = l * k` instead (see :func:`fbp_histogramdd`).
 
-    Models, with :math:`\\tau = (t - t_{min}) / (t_{max} - t_{min})` per packet:
-
-    * ``"translation"``: :math:`x' = x - \\tau\\, d_x`, :math:`y' = y - \\tau\\,
-      d_y`; ``motion_`` is the velocity :math:`(d_x, d_y) / (t_{max} -
-      t_{min})` in pixels per time unit.
-    * ``"rotation"``: rotation of :math:`-\\tau\\, \\phi` about the sensor
-      centre; ``motion_`` is the angular velocity
-      :math:`\\phi / (t_{max} - t_{min})` in radians per time unit.
-
-    Input format as :class:`EventFrameBinner`: (n_events, 4) ``[x, y, t, p]``
-    for one packet or (n_events, 5) with a ``packet_id`` column (fewer
-    columns: one packet, ``[x, y, t]``; ``[x, y]`` has no time, so no
-    motion). Polarity is ignored (every event counts 1). Events outside the
-    sensor are dropped and counted (``n_dropped_``); warped events that leave
-    it do not count.
-
     Parameters
     ----------
     model : {"translation", "rotation"}, default="translation"
@@ -139,6 +123,24 @@ class ContrastMaximizationMotion(
     --------
     EventFrameBinner : Frames without motion compensation.
     fbp_histogramdd : The differentiable histogram.
+
+    Notes
+    -----
+    Models, with :math:`\\tau = (t - t_{min}) / (t_{max} - t_{min})` per packet:
+
+    * ``"translation"``: :math:`x' = x - \\tau\\, d_x`, :math:`y' = y - \\tau\\,
+      d_y`; ``motion_`` is the velocity :math:`(d_x, d_y) / (t_{max} -
+      t_{min})` in pixels per time unit.
+    * ``"rotation"``: rotation of :math:`-\\tau\\, \\phi` about the sensor
+      centre; ``motion_`` is the angular velocity
+      :math:`\\phi / (t_{max} - t_{min})` in radians per time unit.
+
+    Input format as :class:`EventFrameBinner`: (n_events, 4) ``[x, y, t, p]``
+    for one packet or (n_events, 5) with a ``packet_id`` column (fewer
+    columns: one packet, ``[x, y, t]``; ``[x, y]`` has no time, so no
+    motion). Polarity is ignored (every event counts 1). Events outside the
+    sensor are dropped and counted (``n_dropped_``); warped events that leave
+    it do not count.
 
     References
     ----------

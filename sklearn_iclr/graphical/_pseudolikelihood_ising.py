@@ -27,21 +27,6 @@ class PseudoLikelihoodIsing(BaseEstimator):
     restricted to the satisfying assignments ``S`` of a k-CNF formula, gives a
     consistent estimate of ``beta`` at rate ``O(Delta^3 / sqrt(n))``.
 
-    The model (each edge counted once) is::
-
-        P(sigma) = exp(beta * sum_{i<j} A_ij sigma_i sigma_j) 1[sigma in S] / Z.
-
-    Written as ``exp(beta_paper * sigma^T A sigma)``, the same law has
-    ``beta_paper = beta / 2``. A spin ``i`` is *flippable* when flipping it
-    keeps every clause satisfied; then ``P(sigma_i = s | rest) =
-    exp(beta s m_i) / (2 cosh(beta m_i))`` with local field
-    ``m_i = sum_j A_ij sigma_j``. A non-flippable spin is fixed by the
-    truncation and carries no information. The estimate maximises the concave
-    log-pseudolikelihood, summed over the rows of ``X``::
-
-        l(beta) = sum_{i flippable, m_i != 0} beta sigma_i m_i - log(2 cosh(beta m_i)),
-        l'(beta) = sum m_i (sigma_i - tanh(beta m_i)).
-
     Parameters
     ----------
     coupling : {array-like, sparse matrix} of shape (n_vertices, n_vertices), \
@@ -105,6 +90,21 @@ class PseudoLikelihoodIsing(BaseEstimator):
 
     Notes
     -----
+    The model (each edge counted once) is::
+
+        P(sigma) = exp(beta * sum_{i<j} A_ij sigma_i sigma_j) 1[sigma in S] / Z.
+
+    Written as ``exp(beta_paper * sigma^T A sigma)``, the same law has
+    ``beta_paper = beta / 2``. A spin ``i`` is *flippable* when flipping it
+    keeps every clause satisfied; then ``P(sigma_i = s | rest) =
+    exp(beta s m_i) / (2 cosh(beta m_i))`` with local field
+    ``m_i = sum_j A_ij sigma_j``. A non-flippable spin is fixed by the
+    truncation and carries no information. The estimate maximises the concave
+    log-pseudolikelihood, summed over the rows of ``X``::
+
+        l(beta) = sum_{i flippable, m_i != 0} beta sigma_i m_i - log(2 cosh(beta m_i)),
+        l'(beta) = sum m_i (sigma_i - tanh(beta m_i)).
+
     *Solver.* ``l`` is concave, so ``l'`` is non-increasing; the MPLE is
     finite iff some informative flippable spin is aligned with its field
     (``sigma_i m_i > 0``) and some anti-aligned. The root of ``l'`` is found by

@@ -87,8 +87,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         Budget of candidate-hyperplane examinations. An exhaustive search over
         N distinct points spanning D dimensions makes ``D * C(N, D)`` of them
         (each hyperplane through D points, once per pencil containing it).
-        The default is about a minute of one core with the compiled sweep;
-        a refusal estimates its time from the same measured rate. The
+        A refusal estimates its time from a calibrated rate of the compiled
+        sweep (``benchmarks/README.md`` gives the measured time). The
         separating linear programs, solved before any search with one variable
         per monomial feature, count against it too, as the examinations that
         take as long: a fit whose linear programs alone exceed the budget

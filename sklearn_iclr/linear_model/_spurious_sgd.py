@@ -193,10 +193,6 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     micro-batches of ``k`` rows, which is the form of the implicit term of
     SGD with batch size ``k``.
 
-    The network (``hidden_layer_sizes=()`` is the linear model of the theory)
-    is trained in torch by a skorch net built inside ``fit`` and sized from
-    the data; only the trained module is kept, on the CPU.
-
     Parameters
     ----------
     hidden_layer_sizes : tuple of int, default=()
@@ -281,21 +277,17 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    What the benchmark (``benchmarks/bench_spurious.py``) measured: at a
-    fixed learning rate and epoch budget, batch 8 relies far less on the
-    spurious feature than batch 64 or full-batch gradient descent, as the
-    paper predicts, and on the spurious digits (an MLP) the defaults reach
-    the worst-group accuracy of a group-balanced oracle without group
-    labels. Giving batch 256 as many updates as batch 8 closes the gap,
-    though, and on linear data a converged ``LogisticRegression`` ties with
-    batch 8: the gain measured is that of the update budget, not of the
-    gradient noise as such. The micro-batch penalty recovers most of the
-    batch-8 gain for the linear model, but collapsed an MLP's training.
+    The network (``hidden_layer_sizes=()`` is the linear model of the theory)
+    is trained in torch by a skorch net built inside ``fit`` and sized from
+    the data; only the trained module is kept, on the CPU.
+
+    ``benchmarks/bench_spurious.py`` compares the batch sizes, the
+    micro-batch penalty and the anchors; ``benchmarks/README.md`` gives its
+    figures and the user guide its limits.
 
     Training uses one CPU thread (restored afterwards): small batches are
-    dominated by thread synchronisation, and one thread was 18 times faster
-    per epoch than two on a loaded 2-core machine. ``device="cuda"`` is
-    supported by the code but has not been tested on a GPU here.
+    dominated by thread synchronisation. ``device="cuda"`` is supported by
+    the code but is not exercised by the tests of this package.
 
     References
     ----------

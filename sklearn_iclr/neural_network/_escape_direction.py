@@ -101,17 +101,6 @@ class EscapeDirection(BaseEstimator):
 
         L0(theta) = -Tr[Y^T Y_theta].
 
-    ``L0`` is ``L``-homogeneous. An escape direction is a point ``rho`` with
-    ``||rho||^2 = L`` and ``grad L0(rho) = -s rho``, ``s > 0`` its escape speed
-    (``s = -L0(rho)`` by Euler's identity). The optimal one minimises ``L0`` on
-    that sphere. At every such point each layer has unit Frobenius norm
-    (``L0`` is 1-homogeneous in each layer), so the search runs spherical
-    gradient ascent of ``s = Tr[Y^T Y_theta]`` on the product of the layers'
-    unit spheres, from ``n_restarts`` random starts, and keeps the fastest.
-    Theorem 3.1 of the paper: at the optimum, the rank ratio
-    ``sum_{i>=2} s_i^2 / sum_i s_i^2`` of the singular values of deep layers
-    ``W_l`` is ``O(l^(-1/2))``.
-
     Parameters
     ----------
     depth : int, default=6
@@ -171,6 +160,17 @@ class EscapeDirection(BaseEstimator):
 
     Notes
     -----
+    ``L0`` is ``L``-homogeneous. An escape direction is a point ``rho`` with
+    ``||rho||^2 = L`` and ``grad L0(rho) = -s rho``, ``s > 0`` its escape speed
+    (``s = -L0(rho)`` by Euler's identity). The optimal one minimises ``L0`` on
+    that sphere. At every such point each layer has unit Frobenius norm
+    (``L0`` is 1-homogeneous in each layer), so the search runs spherical
+    gradient ascent of ``s = Tr[Y^T Y_theta]`` on the product of the layers'
+    unit spheres, from ``n_restarts`` random starts, and keeps the fastest.
+    Theorem 3.1 of the paper: at the optimum, the rank ratio
+    ``sum_{i>=2} s_i^2 / sum_i s_i^2`` of the singular values of deep layers
+    ``W_l`` is ``O(l^(-1/2))``.
+
     ``X`` and ``Y`` are divided by their root-mean-square values before the
     search (the direction does not depend on either scale) and ``speed_`` is
     scaled back. For the mean squared loss ``1/(2n) ||Y_theta - Y||^2`` the

@@ -181,27 +181,6 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     (InfoNCE, symmetrised). :meth:`transform` returns the unnormalised
     embeddings ``f(x)``.
 
-    Betser, Gofer, Levi and Gilboa, "InfoNCE Induces Gaussian Distribution",
-    ICLR 2026 (oral), arXiv:2602.24012, show that InfoNCE drives the
-    embeddings towards a thin shell (the norm's coefficient of variation
-    drops) spread uniformly over it, so that their coordinates become
-    Gaussian; supervised training of the same network does not. Pair the
-    encoder with :class:`~sklearn_iclr.covariance.GaussianEmbeddingModel` for
-    likelihoods, entropy and mutual information in embedding space.
-
-    Liao, Zhou, Zhang, Wang and Zhang, "Theoretical Analysis of Contrastive
-    Learning under Imbalanced Data: From Training Dynamics to a Pruning
-    Solution", ICLR 2026, arXiv:2602.10357, show that rare (minority)
-    features are learned worse and that magnitude pruning of neurons helps:
-    with ``prune_ratio > 0`` the smallest-norm fraction of every hidden
-    layer's neurons is masked in each forward pass (all weights keep being
-    updated, through a straight-through mask), and the final mask is applied
-    to the returned network.
-
-    The network is trained by a skorch net built inside ``fit`` (Adam,
-    seeded, one CPU thread); only the trained torch module is kept, on the
-    CPU, so the fitted encoder pickles and transforms anywhere.
-
     Parameters
     ----------
     n_components : int, default=32
@@ -267,6 +246,27 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     Notes
     -----
+    Betser, Gofer, Levi and Gilboa, "InfoNCE Induces Gaussian Distribution",
+    ICLR 2026 (oral), arXiv:2602.24012, show that InfoNCE drives the
+    embeddings towards a thin shell (the norm's coefficient of variation
+    drops) spread uniformly over it, so that their coordinates become
+    Gaussian; supervised training of the same network does not. Pair the
+    encoder with :class:`~sklearn_iclr.covariance.GaussianEmbeddingModel` for
+    likelihoods, entropy and mutual information in embedding space.
+
+    Liao, Zhou, Zhang, Wang and Zhang, "Theoretical Analysis of Contrastive
+    Learning under Imbalanced Data: From Training Dynamics to a Pruning
+    Solution", ICLR 2026, arXiv:2602.10357, show that rare (minority)
+    features are learned worse and that magnitude pruning of neurons helps:
+    with ``prune_ratio > 0`` the smallest-norm fraction of every hidden
+    layer's neurons is masked in each forward pass (all weights keep being
+    updated, through a straight-through mask), and the final mask is applied
+    to the returned network.
+
+    The network is trained by a skorch net built inside ``fit`` (Adam,
+    seeded, one CPU thread); only the trained torch module is kept, on the
+    CPU, so the fitted encoder pickles and transforms anywhere.
+
     The loss sees only the directions ``f(x) / |f(x)|``. The strength of the
     views decides what those directions look like. Strong views (the
     default: noise of 0.5 feature sd and a 0.2 mask) make InfoNCE group
@@ -276,11 +276,10 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     ``noise_scale`` about 0.05-0.1) leave the loss's uniformity term in
     charge: the directions spread uniformly over the sphere. A fixed
     coordinate of such points is close to Gaussian when ``n_components`` is
-    large (64-128), which is the regime of Betser et al. On digits, with
-    ``hidden_layer_sizes=(512,)``, ``n_components=128``, ``noise_scale=0.075``
-    and 100 epochs, 91-94% of the coordinates of the directions pass
-    Anderson-Darling over 5 seeds (``benchmarks/bench_infonce.py``). To
-    model the directions, use ``GaussianEmbeddingModel(normalize="l2")``.
+    large (64-128), which is the regime of Betser et al.
+    (``benchmarks/bench_infonce.py`` measures it; ``benchmarks/README.md``
+    gives the figures). To model the directions, use
+    ``GaussianEmbeddingModel(normalize="l2")``.
 
     The CUDA path runs the same code with tensors on the GPU; the tests of
     this package run on the CPU only.

@@ -112,9 +112,6 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
     training (non-semantic anomalies) are not reconstructed and score high,
     while anomalies built from known features (semantic) are harder.
 
-    The anomaly score is the reconstruction error; :meth:`score_samples`
-    returns its negative (higher is more normal), as scikit-learn does.
-
     Parameters
     ----------
     n_kernels : int or None, default=None
@@ -179,6 +176,9 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
 
     Notes
     -----
+    The anomaly score is the reconstruction error; :meth:`score_samples`
+    returns its negative (higher is more normal), as scikit-learn does.
+
     Training is a plain gradient-descent loop on a custom torch module
     rather than a skorch net: the paper's analysis is for full-batch
     gradient descent on this exact loss, there is no target and no

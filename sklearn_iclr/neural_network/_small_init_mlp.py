@@ -107,19 +107,6 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
     full-batch gradient descent on ``1/(2n) sum_i ||f(x_i) - y_i||^2`` from
     layers of Frobenius norm ``init_scale``.
 
-    From a small initialisation the loss stays on a plateau at the saddle at
-    the origin until the weights align with an escape direction
-    (:class:`EscapeDirection`), which is nearly rank-1 in deep layers; it then
-    drops to a plateau near a saddle where the deep layers have rank 1, and
-    later escapes again, adding a singular value at a time. As in the paper,
-    the step is scaled by the parameter norm::
-
-        lr_t = learning_rate * (sqrt(L) / ||theta_t||)^(L - 2)
-
-    (the gradient near the origin scales like ``||theta||^(L-1)``), so the
-    time spent near the origin does not explode as ``init_scale`` shrinks;
-    ``learning_rate`` is the step once every layer has unit norm.
-
     Parameters
     ----------
     hidden_layer_sizes : tuple of int, default=(50, 50, 50, 50, 50)
@@ -195,6 +182,19 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
 
     Notes
     -----
+    From a small initialisation the loss stays on a plateau at the saddle at
+    the origin until the weights align with an escape direction
+    (:class:`EscapeDirection`), which is nearly rank-1 in deep layers; it then
+    drops to a plateau near a saddle where the deep layers have rank 1, and
+    later escapes again, adding a singular value at a time. As in the paper,
+    the step is scaled by the parameter norm::
+
+        lr_t = learning_rate * (sqrt(L) / ||theta_t||)^(L - 2)
+
+    (the gradient near the origin scales like ``||theta||^(L-1)``), so the
+    time spent near the origin does not explode as ``init_scale`` shrinks;
+    ``learning_rate`` is the step once every layer has unit norm.
+
     The model has no intercept and is positively homogeneous in ``x``
     (``f(c x) = c f(x)`` for ``c > 0``, ``f(0) = 0``); centre or augment the
     data if that does not suit the problem. The input and target are divided

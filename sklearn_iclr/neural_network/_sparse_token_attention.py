@@ -359,11 +359,9 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
     ``O(n L k)``), the paper's protocol is two full-batch steps and a
     logistic regression, and full-batch L-BFGS with the exact gradient needs
     no step-size schedule; all of it runs deterministically on the CPU, with
-    no torch import. In ``benchmarks/bench_attention.py`` (1600 bags, L = 10,
-    k = 400) the two-step fit takes 0.1-0.16 s, 4-5x a logistic regression
-    on the mean token, and the joint fit about 6 s. After the two gradient
-    steps only the
-    direction of ``q`` carries information: its norm is proportional to the
+    no torch import (``benchmarks/README.md`` gives the fit times). After
+    the two gradient steps only the direction of ``q`` carries information:
+    its norm is proportional to the
     squared step size and to the data scale, so it is set to one and
     ``beta`` is the temperature knob (tune it with ``GridSearchCV``).
 

@@ -33,24 +33,6 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     Coverage in Linear Off-Policy Evaluation" (Amortila, Huang, Krishnamurthy
     and Jiang, ICLR 2026, arXiv:2601.19030).
 
-    With features ``phi_i = phi(s_i, a_i)`` (``X``), rewards ``r_i`` (``y``) and
-    next features under the target ``phi'_i = E_{a' ~ pi(s'_i)} phi(s'_i, a')``
-    (``X_next``; a zero row for a terminal transition), and weights ``w_i``::
-
-        A = sum_i w_i phi_i (phi_i - gamma phi'_i)^T / W,  b = sum_i w_i phi_i r_i / W
-        Sigma = sum_i w_i phi_i phi_i^T / W,               W = sum_i w_i
-        theta = (A + (alpha / W) I)^{-1} b,  J = phibar_0^T theta
-
-    with ``phibar_0`` the mean of ``X_init`` (initial features under ``pi``).
-    With ``gamma = 0`` or without ``X_next`` this is ridge regression of the
-    reward: ``alpha`` follows :class:`~sklearn.linear_model.Ridge`'s scale. The
-    coverage ``C = (1 - gamma)^2 phibar_0^T A^{-1} Sigma A^{-T} phibar_0`` is
-    invariant to invertible linear maps of the features, equals
-    ``1 + chi^2(d^pi || mu)`` for one-hot features and
-    ``phibar_0^T Sigma^{-1} phibar_0`` for ``gamma = 0``; with TD residual
-    variance ``sigma^2`` the standard error of ``J`` is about
-    ``sigma sqrt(C / n) / (1 - gamma)``.
-
     Parameters
     ----------
     gamma : float, default=0.99
@@ -101,6 +83,24 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
     Notes
     -----
+    With features ``phi_i = phi(s_i, a_i)`` (``X``), rewards ``r_i`` (``y``) and
+    next features under the target ``phi'_i = E_{a' ~ pi(s'_i)} phi(s'_i, a')``
+    (``X_next``; a zero row for a terminal transition), and weights ``w_i``::
+
+        A = sum_i w_i phi_i (phi_i - gamma phi'_i)^T / W,  b = sum_i w_i phi_i r_i / W
+        Sigma = sum_i w_i phi_i phi_i^T / W,               W = sum_i w_i
+        theta = (A + (alpha / W) I)^{-1} b,  J = phibar_0^T theta
+
+    with ``phibar_0`` the mean of ``X_init`` (initial features under ``pi``).
+    With ``gamma = 0`` or without ``X_next`` this is ridge regression of the
+    reward: ``alpha`` follows :class:`~sklearn.linear_model.Ridge`'s scale. The
+    coverage ``C = (1 - gamma)^2 phibar_0^T A^{-1} Sigma A^{-T} phibar_0`` is
+    invariant to invertible linear maps of the features, equals
+    ``1 + chi^2(d^pi || mu)`` for one-hot features and
+    ``phibar_0^T Sigma^{-1} phibar_0`` for ``gamma = 0``; with TD residual
+    variance ``sigma^2`` the standard error of ``J`` is about
+    ``sigma sqrt(C / n) / (1 - gamma)``.
+
     All statistics are sums over transitions, so ``partial_fit`` on chunks
     gives what ``fit`` gives on their concatenation, and logs larger than
     memory (or a Dask array, chunk by chunk) can be processed. The chunks are

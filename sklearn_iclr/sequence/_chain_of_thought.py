@@ -128,33 +128,6 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
     answer is at chance. EOS is barred at position 1 and forced after ``d``
     tokens.
 
-    ``fit`` first maximises the likelihood of the demonstrations
-    (``sequences``; without them, the one-token answers ``(y, EOS)``): the
-    next-token cross-entropy of every position plus ``alpha / 2 ||W||^2``,
-    a convex problem solved by L-BFGS. On the mixture ``D(p)`` of
-    :func:`~sklearn_iclr.datasets.make_cot_parity` the exact optimum is length
-    calibrated: the first token is ``x_1`` with probability ``(1 + p) / 2``, and
-    after it the chain continues with probability ``2 p / (1 + p)``; greedy
-    decoding thus continues iff ``p > 1/3`` and otherwise answers ``x_1``,
-    right half of the time.
-
-    Then ``n_rl_rounds`` rounds of reinforcement learning with the outcome
-    reward ``1{answer = y}`` on the training prompts, from
-    ``samples_per_prompt`` responses per prompt drawn at ``temperature``:
-
-    * ``"star"`` (STaR, rejection-sampling fine-tuning): keep the rewarded
-      responses and refit the penalised likelihood on them. At temperature 1
-      the kept responses follow ``D(p')`` with odds ``p' / (1 - p') = 2 p /
-      (1 - p)``: the odds of a long answer double every round, so greedy
-      decoding turns long after about ``log2((1 - p) / (2 p))`` rounds.
-    * ``"reinforce"``: one policy-gradient step ``W += learning_rate *
-      mean(A grad log pi(response))`` per round with the advantage ``A = r -
-      mean(r)`` (the round's mean reward as baseline).
-    * ``"grpo"``: the same step with the group-normalised advantage ``A = (r -
-      mean_g r) / std_g r`` over the responses of each prompt (0 where all of
-      a prompt's responses get the same reward). With one on-policy step per
-      round the clipped ratio of GRPO is 1 and there is no KL term.
-
     Parameters
     ----------
     rl : {"star", "reinforce", "grpo"} or None, default="star"
@@ -225,6 +198,33 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    ``fit`` first maximises the likelihood of the demonstrations
+    (``sequences``; without them, the one-token answers ``(y, EOS)``): the
+    next-token cross-entropy of every position plus ``alpha / 2 ||W||^2``,
+    a convex problem solved by L-BFGS. On the mixture ``D(p)`` of
+    :func:`~sklearn_iclr.datasets.make_cot_parity` the exact optimum is length
+    calibrated: the first token is ``x_1`` with probability ``(1 + p) / 2``, and
+    after it the chain continues with probability ``2 p / (1 + p)``; greedy
+    decoding thus continues iff ``p > 1/3`` and otherwise answers ``x_1``,
+    right half of the time.
+
+    Then ``n_rl_rounds`` rounds of reinforcement learning with the outcome
+    reward ``1{answer = y}`` on the training prompts, from
+    ``samples_per_prompt`` responses per prompt drawn at ``temperature``:
+
+    * ``"star"`` (STaR, rejection-sampling fine-tuning): keep the rewarded
+      responses and refit the penalised likelihood on them. At temperature 1
+      the kept responses follow ``D(p')`` with odds ``p' / (1 - p') = 2 p /
+      (1 - p)``: the odds of a long answer double every round, so greedy
+      decoding turns long after about ``log2((1 - p) / (2 p))`` rounds.
+    * ``"reinforce"``: one policy-gradient step ``W += learning_rate *
+      mean(A grad log pi(response))`` per round with the advantage ``A = r -
+      mean(r)`` (the round's mean reward as baseline).
+    * ``"grpo"``: the same step with the group-normalised advantage ``A = (r -
+      mean_g r) / std_g r`` over the responses of each prompt (0 where all of
+      a prompt's responses get the same reward). With one on-policy step per
+      round the clipped ratio of GRPO is 1 and there is no KL term.
+
     Because a position's features depend on the prompt and the previous token
     only, the distribution of the response's length and answer is a Markov
     chain over the previous token; :meth:`response_proba` computes it exactly

@@ -126,29 +126,6 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
     polynomials ``h_k = He_k / sqrt(k!)``; the information exponent ``k*`` is
     the first ``k >= 1`` with ``c_k != 0``.
 
-    Many independent chains run batch SGD on the correlation loss
-    ``L(theta) = -mean(y h_{k*}(theta . x))`` on the unit sphere, from uniform
-    random starts::
-
-        theta <- normalize(theta + lr * P_perp mean_batch(y h_{k*}'(theta . x) x))
-
-    with ``P_perp = I - theta theta^T``. With ``lr << d^(-1/2)`` this is
-    spherical Langevin dynamics at a high temperature (inverse temperature
-    about ``1 / (k* lr)``): each iterate stays near the equator, but its time-
-    and chain-average estimates the smoothed landscape. The direction is the
-    normalised average of ``theta`` for odd ``k*`` and the extreme eigenvector
-    of the average of ``theta theta^T`` for even ``k*``. This succeeds from
-    about ``d^ceil(k*/2)`` samples, where the last iterate and one-pass online
-    SGD need about ``d^(k*-1)``.
-
-    The link is then fitted by least squares on the index
-    ``z = theta . x_standardized`` in Hermite polynomials up to
-    ``link_degree``, so that :meth:`predict` works on any data.
-
-    Inputs are standardised column-wise (the theory assumes ``x ~ N(0, I)``)
-    and the target is standardised for the chains; ``direction_`` is expressed
-    in the original feature space.
-
     Parameters
     ----------
     information_exponent : int or None, default=None
@@ -172,8 +149,8 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         Independent chains, advanced together as one ``(n_chains, d)`` matrix.
         Only the total work matters statistically as long as every chain runs
         well past its relaxation time (about 50 steps at the automatic
-        learning rate; with 128-step chains the overlap dropped by 0.01-0.05
-        in our runs). More chains per step are faster per gradient evaluation.
+        learning rate). More chains per step are faster per gradient
+        evaluation.
     batch_size : int, default=1
         Samples per chain and step, drawn with replacement from the data.
         The paper's simulations use 1. A step's batch tensor
@@ -233,6 +210,29 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
 
     Notes
     -----
+    Many independent chains run batch SGD on the correlation loss
+    ``L(theta) = -mean(y h_{k*}(theta . x))`` on the unit sphere, from uniform
+    random starts::
+
+        theta <- normalize(theta + lr * P_perp mean_batch(y h_{k*}'(theta . x) x))
+
+    with ``P_perp = I - theta theta^T``. With ``lr << d^(-1/2)`` this is
+    spherical Langevin dynamics at a high temperature (inverse temperature
+    about ``1 / (k* lr)``): each iterate stays near the equator, but its time-
+    and chain-average estimates the smoothed landscape. The direction is the
+    normalised average of ``theta`` for odd ``k*`` and the extreme eigenvector
+    of the average of ``theta theta^T`` for even ``k*``. This succeeds from
+    about ``d^ceil(k*/2)`` samples, where the last iterate and one-pass online
+    SGD need about ``d^(k*-1)``.
+
+    The link is then fitted by least squares on the index
+    ``z = theta . x_standardized`` in Hermite polynomials up to
+    ``link_degree``, so that :meth:`predict` works on any data.
+
+    Inputs are standardised column-wise (the theory assumes ``x ~ N(0, I)``)
+    and the target is standardised for the chains; ``direction_`` is expressed
+    in the original feature space.
+
     Sample size. The chains find the direction from about ``d^ceil(k*/2)``
     samples, up to constants that are not small, and the fit is only as good
     as the direction: for a link of degree ``k``, an overlap ``rho`` between
@@ -250,7 +250,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
 
     The averages are accumulated in float64; the chains run in float32. On
     CPU the chains run on one torch thread (the per-step matrices are small;
-    a thread pool only adds synchronisation, badly so on a busy machine): the
+    a thread pool only adds synchronisation): the
     parallelism is the vectorisation over chains. The CUDA path is the same
     code with tensors on the GPU; it has not been run on a GPU by the tests of
     this package.

@@ -256,22 +256,6 @@ def phase_retrieval_dynamics(
       ``w <- w - lr 4 ((x.w)^2 - y)(x.w) x`` with ``y = <x, w*>^2 + noise``;
       its mean step is the population one.
 
-    Both run in ``O(d)`` per step (compiled with numba). The paper's phases
-    are detected at every step by three first-hitting rules:
-
-    - ``T1`` (end of phase I, escape from the equator): the first step with
-      ``|u| >= escape_threshold * s*``. The paper shows ``T1 = Theta(log d)``,
-      ``u`` growing like ``exp(rho t)`` (:func:`escape_rate`). From a random
-      start ``|u(0)|`` is of order ``d^(-1/2)``, so for small ``d`` the start
-      may already be past the threshold (``T1 = 0``).
-    - ``T1_prime`` (phase IIa): the first step at or after ``T1`` with
-      ``s >= s* / 3``, the saddle value.
-    - ``T2`` (end of phase IIb): the first step at or after ``T1_prime`` with
-      ``|u| >= (1 - epsilon) s*`` and ``|s - s*| <= epsilon s*``. Phase III
-      follows: the tail coordinates are learned one by one, and
-      ``MSE(T2 + tau) ~ MSE(T2) S_d(tau)``,
-      ``S_d(tau) = (1/d) sum_i exp(-16 lambda_i tau)``.
-
     Parameters
     ----------
     spectrum : array-like of shape (n_features,)
@@ -334,6 +318,24 @@ def phase_retrieval_dynamics(
     escape_rate : the phase-I growth rate ``rho``.
     sklearn_iclr.datasets.make_power_law_phase_retrieval : samples of the model.
     PhaseRetrievalRegressor : the estimator for data.
+
+    Notes
+    -----
+    Both run in ``O(d)`` per step (compiled with numba). The paper's phases
+    are detected at every step by three first-hitting rules:
+
+    - ``T1`` (end of phase I, escape from the equator): the first step with
+      ``|u| >= escape_threshold * s*``. The paper shows ``T1 = Theta(log d)``,
+      ``u`` growing like ``exp(rho t)`` (:func:`escape_rate`). From a random
+      start ``|u(0)|`` is of order ``d^(-1/2)``, so for small ``d`` the start
+      may already be past the threshold (``T1 = 0``).
+    - ``T1_prime`` (phase IIa): the first step at or after ``T1`` with
+      ``s >= s* / 3``, the saddle value.
+    - ``T2`` (end of phase IIb): the first step at or after ``T1_prime`` with
+      ``|u| >= (1 - epsilon) s*`` and ``|s - s*| <= epsilon s*``. Phase III
+      follows: the tail coordinates are learned one by one, and
+      ``MSE(T2 + tau) ~ MSE(T2) S_d(tau)``,
+      ``S_d(tau) = (1/d) sum_i exp(-16 lambda_i tau)``.
 
     Examples
     --------

@@ -45,24 +45,6 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
     directions of ``Q`` one by one at rates ``lambda_i``, which is slow when
     the spectrum of ``Q`` decays (see :func:`phase_retrieval_dynamics`).
 
-    This estimator is built to work on data a user brings:
-
-    - ``X`` is rescaled to unit mean squared row norm and ``y`` to unit mean
-      (the fit is equivariant: ``X -> c X`` gives ``coef_ / c`` and
-      ``y -> c y`` gives ``sqrt(c) coef_``);
-    - with ``whiten=True`` (default) the loss is minimised in the coordinates
-      ``z = M^(-1/2) x``, ``M`` the second moment of ``X``. This changes the
-      path of the solvers, not the minimiser, and removes the slow
-      power-law phase of the dynamics;
-    - ``init="spectral"`` starts from the top eigenvector of
-      ``(1/n) sum_i y_i z_i z_i^T`` (for whitened Gaussian inputs its
-      expectation is ``2 v v^T + ||v||^2 I``, whose top eigenvector is the
-      signal ``v``), scaled to fit ``y`` best.
-
-    ``whiten=False, init="random", solver="gd"`` is the paper's setting:
-    gradient descent from a point drawn uniformly on the unit sphere of the
-    trace-normalised coordinates.
-
     Parameters
     ----------
     solver : {"lbfgs", "gd", "sgd"}, default="lbfgs"
@@ -125,6 +107,24 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
 
     Notes
     -----
+    This estimator is built to work on data a user brings:
+
+    - ``X`` is rescaled to unit mean squared row norm and ``y`` to unit mean
+      (the fit is equivariant: ``X -> c X`` gives ``coef_ / c`` and
+      ``y -> c y`` gives ``sqrt(c) coef_``);
+    - with ``whiten=True`` (default) the loss is minimised in the coordinates
+      ``z = M^(-1/2) x``, ``M`` the second moment of ``X``. This changes the
+      path of the solvers, not the minimiser, and removes the slow
+      power-law phase of the dynamics;
+    - ``init="spectral"`` starts from the top eigenvector of
+      ``(1/n) sum_i y_i z_i z_i^T`` (for whitened Gaussian inputs its
+      expectation is ``2 v v^T + ||v||^2 I``, whose top eigenvector is the
+      signal ``v``), scaled to fit ``y`` best.
+
+    ``whiten=False, init="random", solver="gd"`` is the paper's setting:
+    gradient descent from a point drawn uniformly on the unit sphere of the
+    trace-normalised coordinates.
+
     The model has no intercept and ``X`` is not centred: ``<x - m, w>^2`` is a
     different model. Intensities may be negative through noise and are used
     as given in the loss, but their mean must be positive (``E[y] = w^T Q w``);

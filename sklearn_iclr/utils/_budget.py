@@ -18,7 +18,7 @@ def check_work_budget(work, budget, *, what, seconds_per_unit, parameter, advice
     what : str
         The unit, in words, e.g. ``"candidate examinations"``.
     seconds_per_unit : float
-        A measured cost of one unit on a 2-core laptop, for the estimate.
+        Cost of one unit in seconds, for the estimate given in the message.
     parameter : str
         The name of the parameter that sets ``budget``, so the message can
         say how to raise it.

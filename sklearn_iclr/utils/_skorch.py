@@ -85,8 +85,8 @@ def torch_num_threads(n_threads):
     """Limit torch's intra-op CPU threads inside a block, then restore them.
 
     Small-batch training runs thousands of tiny operations whose cost is
-    dominated by thread synchronisation: on a busy 2-core machine one thread
-    was 18 times faster per epoch than two (batch size 8, a linear model).
+    dominated by thread synchronisation (``benchmarks/README.md`` gives the
+    measured effect).
 
     Parameters
     ----------

@@ -1,11 +1,10 @@
-"""Tests of make_spurious_correlation and load_spurious_digits."""
+"""make_spurious_correlation: the four-point model, noise scales, seeds, errors."""
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_digits
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_iclr.datasets import load_spurious_digits, make_spurious_correlation
+from sklearn_iclr.datasets import make_spurious_correlation
 
 
 @pytest.mark.parametrize("minority_fraction", [0.0, 0.05, 0.3])
@@ -37,28 +36,11 @@ def test_noise_and_noise_features_have_the_stated_scale():
     assert np.std(X[:, 2:]) == pytest.approx(1.0, rel=0.02)
 
 
-def test_generators_are_deterministic():
+def test_generator_is_deterministic():
     a = make_spurious_correlation(100, noise=1.0, n_noise_features=2, random_state=3)
     b = make_spurious_correlation(100, noise=1.0, n_noise_features=2, random_state=3)
     for left, right in zip(a, b, strict=True):
         np.testing.assert_array_equal(left, right)
-    c = load_spurious_digits(0.1, random_state=3)
-    d = load_spurious_digits(0.1, random_state=3)
-    np.testing.assert_array_equal(c[2], d[2])
-
-
-def test_spurious_digits_paint_exactly_the_patch():
-    X, y, groups = load_spurious_digits(0.05, patch_size=2, random_state=0)
-    digits = load_digits()
-    np.testing.assert_array_equal(y, digits.target >= 5)
-    images, original = X.reshape(-1, 8, 8), digits.data.reshape(-1, 8, 8)
-    has_patch = groups % 2 == 1
-    np.testing.assert_array_equal(images[has_patch, :2, :2], 16.0)
-    np.testing.assert_array_equal(images[~has_patch], original[~has_patch])
-    outside = np.ones((8, 8), dtype=bool)
-    outside[:2, :2] = False
-    np.testing.assert_array_equal(images[:, outside], original[:, outside])
-    assert (has_patch != (y == 1)).sum() == round(0.05 * len(y))
 
 
 @pytest.mark.parametrize(
@@ -67,8 +49,6 @@ def test_spurious_digits_paint_exactly_the_patch():
         lambda: make_spurious_correlation(100, minority_fraction=1.5),
         lambda: make_spurious_correlation(2),
         lambda: make_spurious_correlation(100, noise=-1.0),
-        lambda: load_spurious_digits(-0.1),
-        lambda: load_spurious_digits(0.1, patch_size=9),
     ],
 )
 def test_bad_arguments_are_refused(call):

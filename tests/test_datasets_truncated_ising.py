@@ -1,4 +1,4 @@
-"""Truncated-Ising sampler and generators: exact-law checks, structure, errors."""
+"""make_truncated_ising: exact-law checks of the sampler, clauses, errors."""
 
 import time
 
@@ -11,7 +11,6 @@ from sklearn_iclr.datasets import (
     make_random_kcnf,
     make_regular_coupling,
     make_truncated_ising,
-    read_dimacs_cnf,
 )
 from sklearn_iclr.datasets._colouring import colour_classes
 from sklearn_iclr.datasets._ising import _ColourSweepSampler
@@ -182,56 +181,6 @@ def test_sampler_setup_is_fast_at_large_n():
     assert time.process_time() - start < 0.5
 
 
-@pytest.mark.parametrize("signed", [False, True])
-def test_regular_coupling_is_simple_symmetric_and_regular(signed):
-    A = make_regular_coupling(
-        101 if not signed else 100, 4, signed=signed, random_state=3
-    )
-    dense = A.toarray()
-    assert np.array_equal(dense, dense.T) and np.all(np.diag(dense) == 0)
-    assert np.all((dense != 0).sum(axis=1) == 4)
-    assert set(np.unique(np.abs(dense[dense != 0]))) == {0.25}
-    assert (dense < 0).any() == signed
-    np.testing.assert_array_equal(
-        dense,
-        make_regular_coupling(A.shape[0], 4, signed=signed, random_state=3).toarray(),
-    )
-
-
-def test_random_kcnf_structure():
-    clauses = make_random_kcnf(200, 4, 3, random_state=0)
-    assert clauses.shape == (150, 4)
-    variables = np.sort(np.abs(clauses), axis=1)
-    assert np.all(variables[:, 1:] != variables[:, :-1])
-    assert np.all(np.bincount(np.abs(clauses).ravel(), minlength=201)[1:] == 3)
-    assert np.array_equal(clauses, make_random_kcnf(200, 4, 3, random_state=0))
-
-
-def test_read_dimacs_from_text_and_file(tmp_path):
-    text = "c a comment\np cnf 4 3\n1 -2\n 3 0 -4 0\n2 4 0\n%\n0\n"
-    expected = ([(1, -2, 3), (-4,), (2, 4)], 4)
-    assert read_dimacs_cnf(text) == expected
-    path = tmp_path / "f.cnf"
-    path.write_text(text)
-    assert read_dimacs_cnf(path) == expected
-    assert read_dimacs_cnf(str(path)) == expected
-
-
-@pytest.mark.parametrize(
-    "text, match",
-    [
-        ("1 2 0\n", "before the 'p cnf' header"),
-        ("p cnf 2 1\n1 3 0\n", "above the declared n_vars=2"),
-        ("p cnf 2 2\n1 2 0\n", "declares 2 clauses but 1"),
-        ("p cnf 2 1\n1 x 0\n", "not integers"),
-        ("c nothing\n", "header found"),
-    ],
-)
-def test_read_dimacs_errors(text, match):
-    with pytest.raises(ValueError, match=match):
-        read_dimacs_cnf(text)
-
-
 def test_generator_errors():
     with pytest.raises(ValueError, match="even"):
         make_regular_coupling(5, 3)
@@ -241,10 +190,3 @@ def test_generator_errors():
         make_truncated_ising(np.zeros((2, 2)), 0.0, [(1,), (-1,)])
     with pytest.raises(ValueError, match="symmetric"):
         make_truncated_ising(np.triu(np.ones((3, 3)), 1), 0.0)
-
-
-def test_vertex_literals_counting_sort_is_the_stable_argsort():
-    cnf = check_cnf(make_random_kcnf(500, 4, 3, random_state=0), 500)
-    order, ptr = cnf.vertex_literals()
-    np.testing.assert_array_equal(order, np.argsort(cnf.lit_var, kind="stable"))
-    np.testing.assert_array_equal(np.diff(ptr), np.bincount(cnf.lit_var, minlength=500))
