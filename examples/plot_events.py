@@ -1,7 +1,7 @@
 """
-=====================================================================
+=======================================================================
 Motion compensation of events: contrast maximisation with FBP gradients
-=====================================================================
+=======================================================================
 
 An event camera reports brightness changes as events ``(x, y, t, p)``. A
 scene moving across the sensor smears its edges when the events are binned

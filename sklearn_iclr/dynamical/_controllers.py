@@ -583,7 +583,7 @@ class OnlineSpectralController(_LearningController):
         The base gain ``K``, set by :meth:`run`.
     weights_ : ndarray of shape (n_filters, input_dim, state_dim)
         The weights ``M_i`` after the last step.
-    filters_ : ndarray of shape (memory_, n_filters)
+    filters_ : ndarray of shape (`memory_`, n_filters)
         The filters ``phi_i``; entry ``j`` weighs ``w_{t-1-j}``.
     eigenvalues_ : ndarray of shape (n_filters,)
         ``sigma_i``.

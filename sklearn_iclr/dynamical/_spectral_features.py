@@ -166,7 +166,7 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_steps, n_features_in_)
+        X : array-like of shape (n_steps, `n_features_in_`)
             One multivariate series, rows in time order, starting at rest.
 
         Returns

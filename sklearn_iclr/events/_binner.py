@@ -213,7 +213,7 @@ class EventFrameBinner(
 
         Returns
         -------
-        frames : ndarray of shape (n_packets, n_channels_ * H * W)
+        frames : ndarray of shape (n_packets, `n_channels_` * H * W)
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)

@@ -330,7 +330,7 @@ def fbp_histogramdd(
 
     Returns
     -------
-    hist : torch.Tensor of shape bins or (B, *bins)
+    hist : torch.Tensor of shape ``bins`` or ``(B, *bins)``
         In the dtype of ``points``.
 
     Notes
