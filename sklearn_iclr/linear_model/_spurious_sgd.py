@@ -13,7 +13,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..utils._compat import Interval, StrOptions, _fit_context, set_training_mode
+from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
 from ..utils._torch import import_torch, resolve_device, seed_from_random_state
 from ..utils.validation import check_nonnegative_sample_weight
@@ -26,139 +26,6 @@ _HISTORY_KEYS = (
     "valid_group_accuracy",
     "valid_worst_group_accuracy",
 )
-
-
-def _per_sample_loss(torch, logits, target, loss):
-    """Logistic or exponential loss of each row (``target`` holds class indices).
-
-    One logit (binary): the margin is ``m = f * (2 t - 1)`` and the losses are
-    ``log(1 + exp(-m))`` and ``exp(-m)``. Several logits: cross-entropy, and
-    the multiclass exponential loss ``sum_{k != t} exp(f_k - f_t)``, which is
-    ``exp(cross-entropy) - 1`` and reduces to ``exp(-m)`` for two classes.
-    """
-    if logits.shape[1] == 1:
-        margin = logits[:, 0] * (2.0 * target - 1.0)
-        if loss == "logistic":
-            return torch.nn.functional.softplus(-margin)
-        return torch.exp(-margin)
-    cross_entropy = torch.nn.functional.cross_entropy(
-        logits, target.long(), reduction="none"
-    )
-    if loss == "logistic":
-        return cross_entropy
-    return torch.expm1(cross_entropy)
-
-
-@functools.cache
-def _net_class():
-    """The skorch net and criterion classes of :class:`SpuriousRobustSGD`.
-
-    They are defined on first use, once torch is loaded. The net adds to
-    ``skorch.NeuralNet`` the explicit batch-gradient penalty and per-epoch
-    group monitoring; the criterion is the weighted margin loss. Only the
-    trained module is kept after ``fit``, so neither class is ever pickled.
-
-    Returns
-    -------
-    net_class, criterion_class : type
-    """
-    torch = import_torch()
-    from skorch import NeuralNet
-    from skorch.dataset import unpack_data
-
-    class WeightedMarginLoss(torch.nn.Module):
-        """Mean of ``weight * loss`` over a batch; targets are (index, weight)."""
-
-        def __init__(self, loss="logistic"):
-            super().__init__()
-            self.loss = loss
-
-        def forward(self, logits, target):
-            per_sample = _per_sample_loss(torch, logits, target[:, 0], self.loss)
-            return (target[:, 1] * per_sample).mean()
-
-    class SpuriousRobustNet(NeuralNet):
-        """skorch net with the batch-gradient penalty and group monitoring."""
-
-        def __init__(
-            self,
-            *args,
-            batch_grad_penalty=0.0,
-            penalty_batch_size=None,
-            monitor=(),
-            divergence_advice="",
-            **kwargs,
-        ):
-            super().__init__(*args, **kwargs)
-            self.divergence_advice = divergence_advice
-            self.batch_grad_penalty = batch_grad_penalty
-            self.penalty_batch_size = penalty_batch_size
-            self.monitor = dict(monitor)
-            self.best_epoch = None
-            self.best_state = None
-
-        def gradient_penalty(self, y_pred, y_true):
-            """Mean of ``||grad L_k||^2`` over consecutive micro-batches ``k``."""
-            params = [p for p in self.module_.parameters() if p.requires_grad]
-            size = self.penalty_batch_size or len(y_true)
-            pairs = zip(
-                torch.split(y_pred, size), torch.split(y_true, size), strict=True
-            )
-            chunks = list(pairs)
-            total = 0.0
-            for pred_k, true_k in chunks:
-                loss_k = self.get_loss(pred_k, true_k, training=True)
-                grads = torch.autograd.grad(loss_k, params, create_graph=True)
-                total = total + sum(g.pow(2).sum() for g in grads)
-            return total / len(chunks)
-
-        def train_step_single(self, batch, **fit_params):
-            set_training_mode(self, True)
-            Xi, yi = unpack_data(batch)
-            y_pred = self.infer(Xi, **fit_params)
-            loss = self.get_loss(y_pred, yi, X=Xi, training=True)
-            objective = loss
-            if self.batch_grad_penalty > 0:
-                penalty = self.gradient_penalty(y_pred, yi)
-                objective = loss + self.batch_grad_penalty / 4.0 * penalty
-            objective.backward()
-            return {"loss": loss, "y_pred": y_pred}
-
-        def on_epoch_end(self, net, **kwargs):
-            loss = self.history[-1, "batches", -1, "train_loss"]
-            finite = np.isfinite(loss) and all(
-                bool(torch.isfinite(p).all()) for p in self.module_.parameters()
-            )
-            if not finite:
-                raise ValueError(
-                    f"SGD diverged in epoch {len(self.history)}: the training loss "
-                    f"is {loss} and the weights are no longer finite. "
-                    + self.divergence_advice
-                )
-            for prefix, (X, y_index, groups) in self.monitor.items():
-                correct = _predict_index(module_outputs(self.module_, X)) == y_index
-                accuracies = {
-                    g.item(): float(correct[groups == g].mean())
-                    for g in np.unique(groups)
-                }
-                self.history.record(f"{prefix}group_accuracy", accuracies)
-                self.history.record(
-                    f"{prefix}worst_group_accuracy", min(accuracies.values())
-                )
-            if "valid_" in self.monitor:
-                score = self.history[-1, "valid_worst_group_accuracy"]
-                if (
-                    self.best_epoch is None
-                    or score
-                    > self.history[self.best_epoch - 1, "valid_worst_group_accuracy"]
-                ):
-                    self.best_epoch = len(self.history)
-                    self.best_state = {
-                        k: v.detach().to("cpu", copy=True)
-                        for k, v in self.module_.state_dict().items()
-                    }
-
-    return SpuriousRobustNet, WeightedMarginLoss
 
 
 def _predict_index(outputs):
@@ -448,12 +315,13 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
 
         torch = import_torch()
         device = resolve_device(self.device)
-        net_class, criterion = _net_class()
+        from ._spurious_sgd_torch import SpuriousRobustNet, WeightedMarginLoss
+
         n_outputs = 1 if len(self.classes_) == 2 else len(self.classes_)
         n_train = len(X)
         batch_size = n_train if self.batch_size == "full" else self.batch_size
         net = fit_skorch_net(
-            net_class,
+            SpuriousRobustNet,
             functools.partial(
                 build_mlp, X.shape[1], n_outputs, tuple(self.hidden_layer_sizes)
             ),
@@ -463,7 +331,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             seed=seed,
             device=device,
             n_threads=1,
-            criterion=criterion,
+            criterion=WeightedMarginLoss,
             criterion__loss=self.loss,
             optimizer=torch.optim.SGD,
             lr=self.learning_rate,
