@@ -35,6 +35,109 @@ def _predict_index(outputs):
     return outputs.argmax(axis=1)
 
 
+def _check_groups(groups, n_samples):
+    """``groups`` as a 1-D array of ``n_samples`` finite labels (or None)."""
+    if groups is None:
+        return None
+    groups = np.asarray(groups)
+    if groups.ndim == 2 and groups.shape[1] == 1:
+        groups = groups[:, 0]
+    if groups.ndim != 1:
+        raise ValueError(
+            f"groups must be 1-D, one label per sample; got an array of "
+            f"shape {groups.shape}."
+        )
+    if groups.dtype.kind in "fc" and not np.isfinite(groups).all():
+        row = int(np.flatnonzero(~np.isfinite(groups))[0])
+        raise ValueError(
+            f"groups contains NaN or infinity (first at row {row}); give "
+            "every sample a group label (or groups=None)."
+        )
+    if groups.dtype == object and any(g != g for g in groups):  # NaN
+        raise ValueError(
+            "groups contains NaN; give every sample a group label (or groups=None)."
+        )
+    if len(groups) != n_samples:
+        raise ValueError(
+            f"groups has {len(groups)} entries but X has {n_samples} rows; "
+            "pass one group label per sample (or groups=None)."
+        )
+    return groups
+
+
+def _monitor_sets(X, y_index, groups, train, valid):
+    """The data whose per-group accuracy is recorded after every epoch.
+
+    Returns ``{history prefix: (X, y_index, groups)}``: the training rows
+    under ``""`` when groups are given, the validation rows under
+    ``"valid_"`` when there is a split (one group when none are given).
+    """
+    monitor = {}
+    if groups is not None:
+        monitor[""] = (X[train], y_index[train], groups[train])
+    if valid is not None:
+        valid_groups = np.zeros(len(valid)) if groups is None else groups[valid]
+        monitor["valid_"] = (X[valid], y_index[valid], valid_groups)
+    return monitor
+
+
+def _train_network(
+    X,
+    target,
+    *,
+    n_outputs,
+    hidden_layer_sizes,
+    batch_size,
+    seed,
+    device,
+    loss,
+    learning_rate,
+    momentum,
+    weight_decay,
+    max_epochs,
+    batch_grad_penalty,
+    penalty_batch_size,
+    monitor,
+    divergence_advice,
+    verbose,
+):
+    """Train the MLP by minibatch SGD with the optional gradient penalty.
+
+    ``target`` holds the class index and the normalised sample weight of each
+    row. Returns the trained module on the CPU (with the weights of the best
+    validation epoch when ``monitor`` has a ``"valid_"`` entry), the per-epoch
+    history records, and that best epoch (None without a validation split).
+    """
+    torch = import_torch()
+    from ._spurious_sgd_torch import SpuriousRobustNet, WeightedMarginLoss
+
+    net = fit_skorch_net(
+        SpuriousRobustNet,
+        functools.partial(build_mlp, X.shape[1], n_outputs, hidden_layer_sizes),
+        X,
+        target,
+        batch_size=batch_size,
+        seed=seed,
+        device=device,
+        n_threads=1,
+        criterion=WeightedMarginLoss,
+        criterion__loss=loss,
+        optimizer=torch.optim.SGD,
+        lr=learning_rate,
+        optimizer__momentum=momentum,
+        optimizer__weight_decay=weight_decay,
+        max_epochs=max_epochs,
+        batch_grad_penalty=batch_grad_penalty,
+        penalty_batch_size=penalty_batch_size,
+        monitor=monitor,
+        divergence_advice=divergence_advice,
+        verbose=verbose,
+    )
+    if net.best_state is not None:
+        net.module_.load_state_dict(net.best_state)
+    return net.module_, epoch_history(net, _HISTORY_KEYS), net.best_epoch
+
+
 class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     """Classifier trained by small-batch SGD, which suppresses spurious features.
 
@@ -268,42 +371,12 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
                 "SpuriousRobustSGD needs samples of at least two classes; got only "
                 f"one class, {self.classes_[0]!r}."
             )
-        n_samples = X.shape[0]
-        if groups is not None:
-            groups = np.asarray(groups)
-            if groups.ndim == 2 and groups.shape[1] == 1:
-                groups = groups[:, 0]
-            if groups.ndim != 1:
-                raise ValueError(
-                    f"groups must be 1-D, one label per sample; got an array of "
-                    f"shape {groups.shape}."
-                )
-            if groups.dtype.kind in "fc" and not np.isfinite(groups).all():
-                row = int(np.flatnonzero(~np.isfinite(groups))[0])
-                raise ValueError(
-                    f"groups contains NaN or infinity (first at row {row}); give "
-                    "every sample a group label (or groups=None)."
-                )
-            if groups.dtype == object and any(g != g for g in groups):  # NaN
-                raise ValueError(
-                    "groups contains NaN; give every sample a group label (or "
-                    "groups=None)."
-                )
-            if len(groups) != n_samples:
-                raise ValueError(
-                    f"groups has {len(groups)} entries but X has {n_samples} rows; "
-                    "pass one group label per sample (or groups=None)."
-                )
+        groups = _check_groups(groups, X.shape[0])
         weights = check_nonnegative_sample_weight(sample_weight, X)
         rng = check_random_state(self.random_state)
         seed = seed_from_random_state(rng)
         train, valid = self._split_validation(y_index, groups, rng)
-        monitor = {}
-        if groups is not None:
-            monitor[""] = (X[train], y_index[train], groups[train])
-        if valid is not None:
-            valid_groups = np.zeros(len(valid)) if groups is None else groups[valid]
-            monitor["valid_"] = (X[valid], y_index[valid], valid_groups)
+        monitor = _monitor_sets(X, y_index, groups, train, valid)
         X, y_index, weights = X[train], y_index[train], weights[train]
         if not np.any(weights > 0):
             raise ValueError(
@@ -312,31 +385,20 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
                 "validation_fraction."
             )
         target = np.column_stack([y_index, weights / weights.mean()]).astype(np.float32)
-
-        torch = import_torch()
-        device = resolve_device(self.device)
-        from ._spurious_sgd_torch import SpuriousRobustNet, WeightedMarginLoss
-
         n_outputs = 1 if len(self.classes_) == 2 else len(self.classes_)
-        n_train = len(X)
-        batch_size = n_train if self.batch_size == "full" else self.batch_size
-        net = fit_skorch_net(
-            SpuriousRobustNet,
-            functools.partial(
-                build_mlp, X.shape[1], n_outputs, tuple(self.hidden_layer_sizes)
-            ),
+        batch_size = len(X) if self.batch_size == "full" else self.batch_size
+        module, history, best_epoch = _train_network(
             X,
             target,
-            batch_size=min(batch_size, n_train),
+            n_outputs=n_outputs,
+            hidden_layer_sizes=tuple(self.hidden_layer_sizes),
+            batch_size=min(batch_size, len(X)),
             seed=seed,
-            device=device,
-            n_threads=1,
-            criterion=WeightedMarginLoss,
-            criterion__loss=self.loss,
-            optimizer=torch.optim.SGD,
-            lr=self.learning_rate,
-            optimizer__momentum=self.momentum,
-            optimizer__weight_decay=self.weight_decay,
+            device=resolve_device(self.device),
+            loss=self.loss,
+            learning_rate=self.learning_rate,
+            momentum=self.momentum,
+            weight_decay=self.weight_decay,
             max_epochs=self.max_epochs,
             batch_grad_penalty=self.batch_grad_penalty,
             penalty_batch_size=self.penalty_batch_size,
@@ -344,12 +406,10 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             divergence_advice=self._divergence_advice(),
             verbose=self.verbose,
         )
-        if net.best_state is not None:
-            net.module_.load_state_dict(net.best_state)
-        self.module_ = net.module_
-        self.history_ = epoch_history(net, _HISTORY_KEYS)
+        self.module_ = module
+        self.history_ = history
         self.n_iter_ = len(self.history_)
-        self.best_epoch_ = net.best_epoch or self.n_iter_
+        self.best_epoch_ = best_epoch or self.n_iter_
         if len(self.module_) == 1:
             self.coef_ = self.module_[0].weight.detach().numpy().astype(np.float64)
             self.intercept_ = self.module_[0].bias.detach().numpy().astype(np.float64)
