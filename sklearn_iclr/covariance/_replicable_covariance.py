@@ -11,12 +11,12 @@ from threadpoolctl import threadpool_limits
 from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
-    LOG2_SPACING,
-    MEAN_INVERSE_LOG2_RATIO,
+    COVARIANCE_FLOOR_MAGNITUDE,
+    DESIGN_SHARE,
     RESERVE_PER_WIDTH,
+    lattice_width,
     log2_width_disagreement,
     magnitude_exponent,
-    round_log2,
     rounding_budget,
     shared_offsets,
 )
@@ -254,7 +254,7 @@ class ReplicableCovariance(EmpiricalCovariance):
                 width_cost += log2_width_disagreement(ones, location_terms)
                 n_widths = 2
             reserve = RESERVE_PER_WIDTH * n_widths / np.sqrt(n_samples)
-            budget = rounding_budget(self.rho, reserve)
+            budget = rounding_budget(self.rho, reserve, DESIGN_SHARE)
 
         if self.assume_centered:
             location, location_width, location_cost = np.zeros(n_features), 0.0, 0.0
@@ -391,11 +391,14 @@ def _entry_terms(X, centre, second, block=4096):
 
 def _lattice_width(lattice, standard_errors, budget, offset, magnitude):
     """Lattice scale whose expected crossing rate is ``budget``, rounded in log2."""
-    rate = lattice.expected_crossing_rate(standard_errors, 1.0)
-    width = max(
-        MEAN_INVERSE_LOG2_RATIO * rate / budget, 2.0**-40 * max(magnitude, 1e-300)
+    width, _ = lattice_width(
+        lattice.expected_crossing_rate(standard_errors, 1.0),
+        budget,
+        offset,
+        magnitude,
+        COVARIANCE_FLOOR_MAGNITUDE,
     )
-    return float(round_log2(width, LOG2_SPACING, offset))
+    return width
 
 
 def _project_psd(matrix):

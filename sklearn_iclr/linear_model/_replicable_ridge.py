@@ -13,7 +13,10 @@ from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
     EXPECTED_ABS_DIFF_PER_SE,
     LOG2_SPACING,
-    MEAN_INVERSE_LOG2_RATIO,
+    RIDGE_DESIGN_SHARE,
+    RIDGE_FLOOR_MAGNITUDE,
+    RIDGE_RESERVE_PER_WIDTH,
+    lattice_width,
     log2_width_disagreement,
     magnitude_exponent,
     round_log2,
@@ -42,16 +45,6 @@ _CHOICE_BAND = 0.5
 _TINY = float(np.finfo(np.float64).tiny)
 # Width, in units of the rounded feature scale, of the grid of the basis centre.
 _CENTER_SPACING = 2.0
-# Share of rho that grid_width="auto" spends in expectation. The rest covers
-# the homoscedastic standard errors of the rule (the sandwich ones are ~10-20%
-# larger on heteroscedastic data: measured disagreement 0.72-0.89 rho) and the
-# Wilson margin of a finite check (1.96 sqrt(rho / N) with N pairs).
-_DESIGN_SHARE = 0.75
-# Probability reserved for the chance that the two runs' rounded widths differ,
-# over sqrt(n). The width follows sqrt(mean r^2), whose log2 differs between
-# runs by E|Delta| = (2/sqrt(pi)) sd(r^2) / (2 ln2 E r^2 sqrt(n)): 1.15 / sqrt(n)
-# for Gaussian residuals, measured 1.6-2.0 / sqrt(n) on the heavy-tailed sampler.
-_WIDTH_RESERVE = 2.0
 # The scaled basis rounds one global feature scale on a log2 grid of spacing 2
 # (within a factor 2 of the geometric mean of the features' standard
 # deviations). Its log2 moves between runs by E|Delta| ~ 1.6 / sqrt(n d) for
@@ -606,11 +599,15 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         lattice = shifted_lattice(1, self.rounding)
         se = np.array([np.sqrt(var_y / n_samples)])
         if self.grid_width == "auto":
-            reserve = _WIDTH_RESERVE / np.sqrt(n_samples)
-            budget = rounding_budget(self.rho, reserve, _DESIGN_SHARE, warn=False)
-            ideal = MEAN_INVERSE_LOG2_RATIO * lattice.expected_crossing_rate(se, 1.0)
-            ideal = max(ideal / budget, 2.0**-40 * max(abs(mean), _TINY))
-            width = float(round_log2(ideal, LOG2_SPACING, offsets["constant_width"][0]))
+            reserve = RIDGE_RESERVE_PER_WIDTH / np.sqrt(n_samples)
+            budget = rounding_budget(self.rho, reserve, RIDGE_DESIGN_SHARE, warn=False)
+            width, ideal = lattice_width(
+                lattice.expected_crossing_rate(se, 1.0),
+                budget,
+                offsets["constant_width"][0],
+                abs(mean),
+                RIDGE_FLOOR_MAGNITUDE,
+            )
             width_cost = log2_width_disagreement(sw, terms)
         else:
             ideal = width = float(self.grid_width)
@@ -662,7 +659,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
 
     def _reserve(self, n_samples):
         """Probability set aside for the data-driven scale and basis (n, d only)."""
-        reserve = _WIDTH_RESERVE / np.sqrt(n_samples)
+        reserve = RIDGE_RESERVE_PER_WIDTH / np.sqrt(n_samples)
         if self.basis_ == "standardized":
             reserve += (
                 _BASIS_RESERVE_PER_FEATURE * self.n_features_in_ / np.sqrt(n_samples)
@@ -674,7 +671,10 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     def _design_budget(self, n_samples, warn=False):
         """The rounding budget ``B`` at ``n_samples`` (see ``rounding_budget``)."""
         return rounding_budget(
-            self.rho, self._reserve(n_samples), design_share=_DESIGN_SHARE, warn=warn
+            self.rho,
+            self._reserve(n_samples),
+            design_share=RIDGE_DESIGN_SHARE,
+            warn=warn,
         )
 
     def _rounding_basis(self, X, sw, mean, variance, offsets):
@@ -763,16 +763,17 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         scales differ and the scale asked for.
         """
         budget = self._design_budget(sw.sum(), warn=True)
-        rate_at_unit_scale = lattice.expected_crossing_rate(standard_errors, 1.0)
-        ideal = max(
-            MEAN_INVERSE_LOG2_RATIO * rate_at_unit_scale / budget,
-            2.0**-40 * max(magnitude, _TINY),
+        width, ideal = lattice_width(
+            lattice.expected_crossing_rate(standard_errors, 1.0),
+            budget,
+            offsets["coef_width"][0],
+            magnitude,
+            RIDGE_FLOOR_MAGNITUDE,
         )
-        width = round_log2(ideal, LOG2_SPACING, offsets["coef_width"][0])
         # The width scales like the root of the residual sum of squares: its
         # relative standard error (the leverages are far more stable) gives the
         # chance that the two runs' log2 widths round apart.
-        return float(width), log2_width_disagreement(sw, residual_sq), float(ideal)
+        return width, log2_width_disagreement(sw, residual_sq), ideal
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
