@@ -51,29 +51,32 @@ MEAN_INVERSE_LOG2_RATIO = (2 ** (LOG2_SPACING / 2) - 2 ** (-LOG2_SPACING / 2)) /
 # 3. the rest, never less than MIN_ROUNDING_SHARE of the design target, is the
 #    budget of the final rounding, whose lattice scale lattice_width picks.
 #
-# The two constants of steps 1 and 2 are calibrated per estimator, because the
-# quantities whose run-to-run noise they cover differ; each pair below says
-# why. Unifying them would change the fitted grids (and so the output bits).
+# The two constants of steps 1 and 2 are calibrations, one pair per estimator,
+# not derived values: each was set from the run-to-run noise of the quantity
+# its widths follow, and checked against its own measured disagreement rates.
+# Unifying them would change the fitted grids (and so the output bits), and
+# neither estimator's rate has been measured at the other's constants.
 #
-# ReplicableCovariance: the standard errors of the entries are the sandwich
-# ones themselves, so the margin is only for the expectation over the offsets
-# (aiming at rho would leave the realised rate above rho about half of the
-# time): half of rho. Its widths follow the entries' fourth moments; their
-# log2 moved between runs by about 1.15 / sqrt(n) per width for Gaussian data
-# and 2 / sqrt(n) for Student-t(8) features, and the reserve 1.5 / sqrt(n)
-# with the margin of the design share covers both.
+# ReplicableCovariance (the defaults): half of rho, the generic margin of
+# rounding_budget (the lemma is an expectation over the offsets and the
+# standard errors are estimates; aiming at rho itself would leave the realised
+# rate above rho about half of the time). Its widths follow the entries'
+# fourth moments (and the mean's variance); their log2 moved between runs by
+# about 1.15 / sqrt(n) per width for Gaussian data and 2 / sqrt(n) for
+# Student-t(8) features: the reserve 1.5 / sqrt(n) per width, with the margin
+# of the design share, covers both.
 DESIGN_SHARE = 0.5
 RESERVE_PER_WIDTH = 1.5
-# ReplicableLinearRegressor: the width rule uses homoscedastic standard errors
-# (far more stable between runs than the sandwich ones, which are ~10-20%
-# larger on heteroscedastic data) while the bound uses the sandwich ones, so
-# less margin is needed: 0.75 of rho (measured disagreement 0.72-0.89 rho;
-# the rest is also the Wilson margin of a finite check, 1.96 sqrt(rho / N)
-# with N pairs). Its width follows sqrt(mean r^2) of the residuals, whose
-# log2 differs between runs by E|Delta| = (2/sqrt(pi)) sd(r^2) /
-# (2 ln2 E r^2 sqrt(n)): 1.15 / sqrt(n) for Gaussian residuals, measured
-# 1.6-2.0 / sqrt(n) on the heavy-tailed sampler, hence 2 / sqrt(n) without
-# relying on the (smaller) margin of the design share.
+# ReplicableLinearRegressor: 0.75 of rho. Its width rule uses homoscedastic
+# standard errors, the bound the sandwich ones (~10-20% larger on
+# heteroscedastic data); with 0.75 the measured disagreement was 0.72-0.89
+# rho, and the remaining quarter covers that gap and the Wilson margin of a
+# finite check (1.96 sqrt(rho / N) with N pairs). Its one width follows
+# sqrt(mean r^2) of the residuals, whose log2 differs between runs by
+# E|Delta| = (2/sqrt(pi)) sd(r^2) / (2 ln2 E r^2 sqrt(n)): 1.15 / sqrt(n) for
+# Gaussian residuals, measured 1.6-2.0 / sqrt(n) on the heavy-tailed sampler;
+# with the smaller margin of its design share, the reserve is the measured
+# upper end, 2 / sqrt(n).
 RIDGE_DESIGN_SHARE = 0.75
 RIDGE_RESERVE_PER_WIDTH = 2.0
 # The final rounding keeps at least MIN_ROUNDING_SHARE of the design target.
