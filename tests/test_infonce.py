@@ -17,7 +17,8 @@ from sklearn_iclr.datasets import (
 )
 from sklearn_iclr.metrics import gaussianity_report
 from sklearn_iclr.neural_network import fit_supervised_encoder
-from sklearn_iclr.neural_network._infonce import _torch_classes, parse_augmentation
+from sklearn_iclr.neural_network._infonce import parse_augmentation
+from sklearn_iclr.neural_network._infonce_torch import InfoNCELoss, MagnitudePrunedMLP
 from sklearn_iclr.utils import import_torch, module_outputs, torch_seeded
 
 torch = import_torch()
@@ -49,10 +50,9 @@ def brute_force_infonce(z1, z2, temperature):
 
 @pytest.mark.parametrize("temperature", [0.1, 0.5, 2.0])
 def test_infonce_loss_matches_brute_force(temperature):
-    _, loss_class, _, _ = _torch_classes()
     rng = np.random.RandomState(0)
     z1, z2 = rng.standard_normal((2, 6, 4))
-    loss = loss_class(temperature)((torch.tensor(z1), torch.tensor(z2)))
+    loss = InfoNCELoss(temperature)((torch.tensor(z1), torch.tensor(z2)))
     assert float(loss) == pytest.approx(brute_force_infonce(z1, z2, temperature))
 
 
@@ -60,11 +60,10 @@ def test_infonce_loss_matches_brute_force(temperature):
 
 
 def test_pruning_masks_smallest_neurons_and_keeps_updating_all():
-    _, _, module_class, _ = _torch_classes()
     from sklearn_iclr.utils import build_mlp
 
     with torch_seeded(0):  # leaves the global torch RNG as it was
-        module = module_class(build_mlp(5, 2, (8, 6)), prune_ratio=0.3)
+        module = MagnitudePrunedMLP(build_mlp(5, 2, (8, 6)), prune_ratio=0.3)
         x = torch.randn(10, 5)
     masks = module.neuron_masks()
     assert [int((~m).sum()) for m in masks] == [2, 1]  # floor(0.3 * 8), floor(0.3 * 6)

@@ -448,3 +448,22 @@ def test_too_large_validation_fraction_advises_a_smaller_one(data):
     groups = np.arange(len(y)) % 10
     with pytest.raises(ValueError, match="Use a larger validation_fraction"):
         SpuriousRobustSGD(validation_fraction=0.05, **FAST).fit(X, y, groups=groups)
+
+
+# ------------------------------------------------------- the torch criterion
+
+
+@pytest.mark.parametrize("loss", ["logistic", "exponential"])
+def test_one_logit_loss_equals_two_logit_loss_with_a_zero_logit(loss):
+    # The binary net has one logit f; the multiclass formula with logits (0, f)
+    # must give the same per-sample loss (softplus(-m) and exp(-m), m = f (2t - 1)).
+    from sklearn_iclr.linear_model._spurious_sgd_torch import per_sample_loss
+
+    f = torch.linspace(-3, 3, 13, dtype=torch.float64)[:, None]
+    target = torch.tensor([0.0, 1.0] * 6 + [1.0], dtype=torch.float64)
+    two = torch.hstack([torch.zeros_like(f), f])
+    expected = np.log1p(np.exp(-(f[:, 0] * (2 * target - 1)).numpy()))
+    if loss == "exponential":
+        expected = np.exp(-(f[:, 0] * (2 * target - 1)).numpy())
+    np.testing.assert_allclose(per_sample_loss(f, target, loss), expected, rtol=1e-12)
+    np.testing.assert_allclose(per_sample_loss(two, target, loss), expected, rtol=1e-12)

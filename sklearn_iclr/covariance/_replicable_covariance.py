@@ -11,12 +11,12 @@ from threadpoolctl import threadpool_limits
 from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
-    LOG2_SPACING,
-    MEAN_INVERSE_LOG2_RATIO,
+    COVARIANCE_FLOOR_MAGNITUDE,
+    DESIGN_SHARE,
     RESERVE_PER_WIDTH,
+    lattice_width,
     log2_width_disagreement,
     magnitude_exponent,
-    round_log2,
     rounding_budget,
     shared_offsets,
 )
@@ -232,8 +232,8 @@ class ReplicableCovariance(EmpiricalCovariance):
         return self
 
     def _fit_scaled(self, X, upper, offsets):
+        """Location, rounded and unrounded matrices, widths and bound, for X."""
         n_samples, n_features = X.shape
-        ones = np.ones(n_samples)
         mean = X.mean(axis=0)
         auto = self.grid_width == "auto"
         centre = np.zeros(n_features) if self.assume_centered else mean
@@ -245,59 +245,35 @@ class ReplicableCovariance(EmpiricalCovariance):
         second, fourth = moments["second"], moments["fourth"]
         entry_var = np.maximum(fourth - second**2, 0.0)[upper]
         entry_se = np.sqrt(entry_var / n_samples)
-        location_terms = moments["location_terms"]
         width_cost, budget = 0.0, self.rho
-        lattice = shifted_lattice(len(upper[0]), self.rounding)
         if auto:
-            entry_terms = _entry_terms(X, centre, second)
-            width_cost = log2_width_disagreement(ones, entry_terms)
-            n_widths = 1
-            if not self.assume_centered:
-                width_cost += log2_width_disagreement(ones, location_terms)
-                n_widths = 2
-            reserve = RESERVE_PER_WIDTH * n_widths / np.sqrt(n_samples)
-            budget = rounding_budget(self.rho, reserve)
-
+            width_cost, budget = _width_cost_and_budget(
+                X, centre, moments, self.rho, self.assume_centered
+            )
         if self.assume_centered:
             location, location_width, location_cost = np.zeros(n_features), 0.0, 0.0
         else:
-            mean_se = np.sqrt(moments["variance"] / n_samples)
-            location_lattice = shifted_lattice(n_features, self.rounding)
+            location_budget = _LOCATION_SHARE * budget if auto else None
+            location, location_width, location_cost = _round_location(
+                mean,
+                np.sqrt(moments["variance"] / n_samples),
+                self.rounding,
+                float(self.grid_width) if not auto else None,
+                location_budget,
+                offsets,
+            )
             if auto:
-                location_budget = _LOCATION_SHARE * budget
-                location_width = _lattice_width(
-                    location_lattice,
-                    mean_se,
-                    location_budget,
-                    offsets["location_width"][0],
-                    np.abs(mean).max(),
-                )
                 budget -= location_budget
-            else:
-                location_width = float(self.grid_width)
-            location = location_lattice.round(mean, location_width, offsets["location"])
-            location_cost = location_lattice.expected_crossing_rate(
-                mean_se, location_width
-            )
-
-        Z = X - location
-        unrounded = Z.T @ Z / n_samples
-        del Z
-        width = (
-            _lattice_width(
-                lattice,
-                entry_se,
-                budget,
-                offsets["entries_width"][0],
-                np.abs(unrounded).max(),
-            )
-            if auto
-            else float(self.grid_width)
+        unrounded, rounded, width, entry_cost = _round_entries(
+            X,
+            location,
+            upper,
+            entry_se,
+            self.rounding,
+            float(self.grid_width) if not auto else None,
+            budget,
+            offsets,
         )
-        rounded = np.zeros((n_features, n_features))
-        rounded[upper] = lattice.round(unrounded[upper], width, offsets["entries"])
-        rounded = rounded + np.triu(rounded, 1).T
-        entry_cost = lattice.expected_crossing_rate(entry_se, width)
         bound = float(min(1.0, width_cost + location_cost + entry_cost))
         return location, _project_psd(rounded), unrounded, width, location_width, bound
 
@@ -391,13 +367,74 @@ def _entry_terms(X, centre, second, block=4096):
     return terms
 
 
+def _width_cost_and_budget(X, centre, moments, rho, assume_centered):
+    """Chance that the data-driven widths round apart, and the budget left.
+
+    One width for the entries, and one for the location when it is estimated,
+    each with the policy's reserve (see :mod:`sklearn_iclr.utils._rounding`).
+    """
+    n_samples = X.shape[0]
+    ones = np.ones(n_samples)
+    entry_terms = _entry_terms(X, centre, moments["second"])
+    width_cost = log2_width_disagreement(ones, entry_terms)
+    n_widths = 1
+    if not assume_centered:
+        width_cost += log2_width_disagreement(ones, moments["location_terms"])
+        n_widths = 2
+    reserve = RESERVE_PER_WIDTH * n_widths / np.sqrt(n_samples)
+    return width_cost, rounding_budget(rho, reserve, DESIGN_SHARE)
+
+
+def _round_location(mean, mean_se, rounding, width, budget, offsets):
+    """The mean rounded on its shared lattice, the lattice scale and its cost.
+
+    ``width`` is the fixed scale, or None to pick it from ``budget``.
+    """
+    lattice = shifted_lattice(len(mean), rounding)
+    if width is None:
+        width = _lattice_width(
+            lattice, mean_se, budget, offsets["location_width"][0], np.abs(mean).max()
+        )
+    location = lattice.round(mean, width, offsets["location"])
+    return location, width, lattice.expected_crossing_rate(mean_se, width)
+
+
+def _round_entries(X, location, upper, entry_se, rounding, width, budget, offsets):
+    """The second-moment matrix about ``location``, and its rounding.
+
+    ``width`` is the fixed scale, or None to pick it from ``budget``. Returns
+    the unrounded matrix, the rounded symmetric one (before the PSD
+    projection), the lattice scale and the expected crossing rate.
+    """
+    n_samples, n_features = X.shape
+    lattice = shifted_lattice(len(upper[0]), rounding)
+    Z = X - location
+    unrounded = Z.T @ Z / n_samples
+    del Z
+    if width is None:
+        width = _lattice_width(
+            lattice,
+            entry_se,
+            budget,
+            offsets["entries_width"][0],
+            np.abs(unrounded).max(),
+        )
+    rounded = np.zeros((n_features, n_features))
+    rounded[upper] = lattice.round(unrounded[upper], width, offsets["entries"])
+    rounded = rounded + np.triu(rounded, 1).T
+    return unrounded, rounded, width, lattice.expected_crossing_rate(entry_se, width)
+
+
 def _lattice_width(lattice, standard_errors, budget, offset, magnitude):
     """Lattice scale whose expected crossing rate is ``budget``, rounded in log2."""
-    rate = lattice.expected_crossing_rate(standard_errors, 1.0)
-    width = max(
-        MEAN_INVERSE_LOG2_RATIO * rate / budget, 2.0**-40 * max(magnitude, 1e-300)
+    width, _ = lattice_width(
+        lattice.expected_crossing_rate(standard_errors, 1.0),
+        budget,
+        offset,
+        magnitude,
+        COVARIANCE_FLOOR_MAGNITUDE,
     )
-    return float(round_log2(width, LOG2_SPACING, offset))
+    return width
 
 
 def _project_psd(matrix):

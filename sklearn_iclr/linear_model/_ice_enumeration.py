@@ -342,8 +342,12 @@ def scan_pencils(
         Candidate hyperplanes examined (sweep groups).
     """
     cache = {} if cache is None else cache
-    if compiled:
-        return _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive)
+    scan = _scan_compiled if compiled else _scan_numpy
+    return scan(X, y, w, pencils, upper_bound, cache, exhaustive)
+
+
+def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive):
+    """:func:`scan_pencils` by the vectorised numpy sweep, in batches of pencils."""
     m, d = X.shape
     Z = np.column_stack([X, np.ones(m)])
     signed_weight = y * w
@@ -351,53 +355,69 @@ def scan_pencils(
     n_examined = 0
     step = max(1, BATCH_ENTRIES // m)
     for offset in range(0, len(pencils), step):
-        sweep = _Sweep(Z, signed_weight, pencils[offset : offset + step], d)
-        lower = np.minimum(sweep.cost_plus, sweep.cost_minus)
-        n_examined += int(sweep.is_first.sum())
-        simple = sweep.is_first & (sweep.n_on_plane == d)
-        # (All m points on one plane cannot happen in full dimension; the
-        # guard keeps a numerically flat input from recursing forever.)
-        tied = sweep.is_first & (sweep.n_on_plane > d) & (sweep.n_on_plane < m)
-        batch_best = None
-        # Candidates through exactly d points: every on-plane labelling is
-        # reachable, so the cell costs the off-plane errors alone.
-        flat_cost = np.where(simple, lower, np.inf).ravel()
-        index = int(np.argmin(flat_cost))
-        b, j = divmod(index, m)
-        if _better(flat_cost[index], (offset + b, j), best_cost, best_key):
-            best_cost, best_key = float(flat_cost[index]), (offset + b, j)
-            on_plane = sweep.on_plane(b, j)
-            batch_best = (b, j, y[on_plane].astype(np.int8))
-        # Candidates with more than d points on the plane: add the optimum of
-        # the on-plane sub-problem, when the off-plane part leaves room.
         batch = pencils[offset : offset + step]
-        if exhaustive and d > 1:
-            # Extra points on the pencil's own flat need an explicit check.
-            to_check = m - sweep.n_swept > d - 1
-            if tied.any():
-                # An owner's points have the least indices of the plane, so a
-                # group with a point of smaller index belongs to another one.
-                tied &= sweep.group_min > batch[:, -1:]
-        rows, cols = np.nonzero(tied & (lower <= best_cost))
-        for b, j in sorted(zip(rows, cols, strict=True), key=lambda t: lower[t]):
-            key = (offset + int(b), int(j))
-            if not _better(lower[b, j], key, best_cost, best_key):
-                continue
-            on_plane = sweep.on_plane(b, j)
-            if exhaustive and d > 1 and to_check[b]:
-                if not _owns(Z, on_plane, batch[b], d):
-                    continue
-            sub_cost, sub_labels = _solve_cached(X, y, w, on_plane, cache, False)
-            cost = float(lower[b, j]) + sub_cost
-            if _better(cost, key, best_cost, best_key):
-                best_cost, best_key = cost, key
-                batch_best = (int(b), int(j), sub_labels)
+        sweep = _Sweep(Z, signed_weight, batch, d)
+        n_examined += int(sweep.is_first.sum())
+        best_cost, best_key, batch_best = _best_in_batch(
+            X, y, w, Z, sweep, batch, offset, best_cost, best_key, cache, exhaustive
+        )
         if batch_best is not None:
             b, j, on_plane_labels = batch_best
             best_labels = sweep.labels(b, j, on_plane_labels, y)
     if best_key is None:
         return np.inf, None, None, n_examined
     return best_cost, best_key, best_labels, n_examined
+
+
+def _best_in_batch(
+    X, y, w, Z, sweep, batch, offset, best_cost, best_key, cache, exhaustive
+):
+    """Improve the best candidate with one batch of swept pencils.
+
+    Returns the new ``best_cost`` and ``best_key``, and ``(b, j,
+    on_plane_labels)`` of the batch's winner when it beat the previous best
+    (None otherwise).
+    """
+    m, d = X.shape
+    lower = np.minimum(sweep.cost_plus, sweep.cost_minus)
+    simple = sweep.is_first & (sweep.n_on_plane == d)
+    # (All m points on one plane cannot happen in full dimension; the
+    # guard keeps a numerically flat input from recursing forever.)
+    tied = sweep.is_first & (sweep.n_on_plane > d) & (sweep.n_on_plane < m)
+    batch_best = None
+    # Candidates through exactly d points: every on-plane labelling is
+    # reachable, so the cell costs the off-plane errors alone.
+    flat_cost = np.where(simple, lower, np.inf).ravel()
+    index = int(np.argmin(flat_cost))
+    b, j = divmod(index, m)
+    if _better(flat_cost[index], (offset + b, j), best_cost, best_key):
+        best_cost, best_key = float(flat_cost[index]), (offset + b, j)
+        on_plane = sweep.on_plane(b, j)
+        batch_best = (b, j, y[on_plane].astype(np.int8))
+    # Candidates with more than d points on the plane: add the optimum of
+    # the on-plane sub-problem, when the off-plane part leaves room.
+    if exhaustive and d > 1:
+        # Extra points on the pencil's own flat need an explicit check.
+        to_check = m - sweep.n_swept > d - 1
+        if tied.any():
+            # An owner's points have the least indices of the plane, so a
+            # group with a point of smaller index belongs to another one.
+            tied &= sweep.group_min > batch[:, -1:]
+    rows, cols = np.nonzero(tied & (lower <= best_cost))
+    for b, j in sorted(zip(rows, cols, strict=True), key=lambda t: lower[t]):
+        key = (offset + int(b), int(j))
+        if not _better(lower[b, j], key, best_cost, best_key):
+            continue
+        on_plane = sweep.on_plane(b, j)
+        if exhaustive and d > 1 and to_check[b]:
+            if not _owns(Z, on_plane, batch[b], d):
+                continue
+        sub_cost, sub_labels = _solve_cached(X, y, w, on_plane, cache, False)
+        cost = float(lower[b, j]) + sub_cost
+        if _better(cost, key, best_cost, best_key):
+            best_cost, best_key = cost, key
+            batch_best = (int(b), int(j), sub_labels)
+    return best_cost, best_key, batch_best
 
 
 def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive):

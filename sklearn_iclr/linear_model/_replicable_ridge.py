@@ -13,7 +13,10 @@ from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
     EXPECTED_ABS_DIFF_PER_SE,
     LOG2_SPACING,
-    MEAN_INVERSE_LOG2_RATIO,
+    RIDGE_DESIGN_SHARE,
+    RIDGE_FLOOR_MAGNITUDE,
+    RIDGE_RESERVE_PER_WIDTH,
+    lattice_width,
     log2_width_disagreement,
     magnitude_exponent,
     round_log2,
@@ -42,16 +45,6 @@ _CHOICE_BAND = 0.5
 _TINY = float(np.finfo(np.float64).tiny)
 # Width, in units of the rounded feature scale, of the grid of the basis centre.
 _CENTER_SPACING = 2.0
-# Share of rho that grid_width="auto" spends in expectation. The rest covers
-# the homoscedastic standard errors of the rule (the sandwich ones are ~10-20%
-# larger on heteroscedastic data: measured disagreement 0.72-0.89 rho) and the
-# Wilson margin of a finite check (1.96 sqrt(rho / N) with N pairs).
-_DESIGN_SHARE = 0.75
-# Probability reserved for the chance that the two runs' rounded widths differ,
-# over sqrt(n). The width follows sqrt(mean r^2), whose log2 differs between
-# runs by E|Delta| = (2/sqrt(pi)) sd(r^2) / (2 ln2 E r^2 sqrt(n)): 1.15 / sqrt(n)
-# for Gaussian residuals, measured 1.6-2.0 / sqrt(n) on the heavy-tailed sampler.
-_WIDTH_RESERVE = 2.0
 # The scaled basis rounds one global feature scale on a log2 grid of spacing 2
 # (within a factor 2 of the geometric mean of the features' standard
 # deviations). Its log2 moves between runs by E|Delta| ~ 1.6 / sqrt(n d) for
@@ -124,6 +117,113 @@ def _weighted_abs_deviation(X, sw, offset, chunk=8192):
         rows = slice(start, start + chunk)
         total += sw[rows] @ np.abs(X[rows] - offset)
     return total
+
+
+def _centred_ridge(X, y, sw, alpha, fit_intercept):
+    """Weighted ridge on centred data (when fitting an intercept).
+
+    Returns a dict with the weighted column ``mean``, the centre used
+    ``x_mean`` (zero without intercept), the centred data ``Xc`` (a private
+    copy when centred, ``X`` itself otherwise), the features' weighted central
+    ``variance``, the regularised Gram matrix ``hessian`` and its inverse
+    ``h_inv``, the ``coef`` and ``intercept``, and the ``residual``.
+    """
+    n_samples, n_features = sw.sum(), X.shape[1]
+    mean = sw @ X / n_samples
+    x_mean = mean if fit_intercept else np.zeros(n_features)
+    y_mean = sw @ y / n_samples if fit_intercept else 0.0
+    Xc = X - x_mean if fit_intercept else X
+    Xw = Xc if np.all(sw == 1.0) else Xc * np.sqrt(sw)[:, None]
+    hessian = Xw.T @ Xw
+    # Weighted central variances of the features (from the Gram diagonal).
+    variance = np.diag(hessian) / n_samples
+    if not fit_intercept:
+        variance = np.maximum(variance - mean**2, 0.0)
+    hessian[np.diag_indices(n_features)] += alpha
+    # numpy's LAPACK wrappers: scipy.linalg's validation dominates at small d.
+    h_inv = np.linalg.inv(hessian)
+    coef = np.linalg.solve(hessian, Xc.T @ (sw * (y - y_mean)))
+    return {
+        "mean": mean,
+        "x_mean": x_mean,
+        "Xc": Xc,
+        "variance": variance,
+        "hessian": hessian,
+        "h_inv": h_inv,
+        "coef": coef,
+        "intercept": y_mean - x_mean @ coef,
+        "residual": y - y_mean - Xc @ coef,
+    }
+
+
+def _sandwich_variances(Xc, residual_sq, sw, h_inv, scale, offset_0, *, hc1, overwrite):
+    """Sandwich (HC1) variances of the scaled slopes and of the intercept.
+
+    Sample i moves w by H^{-1} xc_i r_i and beta_0 = b + c^T w by
+    r_i (1/n + v^T xc_i), v = H^{-1} (c - x_mean) (``offset_0 = c - x_mean``,
+    None without intercept). With the meat M = sum_i w_i r_i^2 xc_i xc_i^T,
+    m = sum_i w_i r_i^2 xc_i and s = sum_i w_i r_i^2, from one pass over the
+    rows scaled in place (``Xc`` is overwritten when ``overwrite``):
+    Var w = H^{-1} M H^{-1} and Var beta_0 = s / n^2 + 2 m.v / n + v^T M v.
+    """
+    n_samples = sw.sum()
+    root = np.sqrt(sw * residual_sq)
+    Xr = np.multiply(Xc, root[:, None], out=Xc if overwrite else None)
+    meat = Xr.T @ Xr
+    h_inv_meat = h_inv @ meat
+    var_u = hc1 * scale**2 * np.einsum("ij,ji->i", h_inv_meat, h_inv)
+    if offset_0 is None:
+        return var_u, 0.0
+    v = h_inv @ offset_0
+    meat_1 = Xr.T @ root
+    var_0 = hc1 * (
+        (root @ root) / n_samples**2 + 2.0 * (meat_1 @ v) / n_samples + v @ meat @ v
+    )
+    return var_u, var_0
+
+
+def _homoscedastic_standard_errors(
+    hessian, alpha, h_inv, residual, sw, scale, offset_0, *, dof
+):
+    """Standard errors of the grid-width rule, and the clipped squared residuals.
+
+    The width follows homoscedastic standard errors: one residual variance
+    times the design's leverages, far more stable between runs than the
+    sandwich (whose fourth moments of x r fluctuate). The residual variance is
+    that of the residuals clipped at ``_CLIP`` robust standard deviations:
+    with heavy tails (Student-t(5) features) the plain mean of r^2 moves
+    between runs ~2.5x more, and its log2 rounding then differs between runs
+    more often than the clipping's bias costs (Gaussian data: no change).
+    ``offset_0`` is ``c - x_mean``, or None without intercept.
+    """
+    n_samples, n_features = sw.sum(), len(hessian)
+    gram = hessian - alpha * np.eye(n_features)
+    sandwich_x = h_inv @ gram @ h_inv
+    # (Clipped: rounding makes a zero diagonal slightly negative.)
+    leverage = np.maximum(np.diag(sandwich_x), 0.0)
+    clipped_sq = _clipped_squares(residual, sw)
+    width_var = (sw @ clipped_sq) / dof
+    homo_se = np.sqrt(width_var * leverage) * scale
+    if offset_0 is not None:
+        lever_c = 1.0 / n_samples + max(offset_0 @ sandwich_x @ offset_0, 0.0)
+        homo_se = np.append(homo_se, np.sqrt(width_var * lever_c))
+    return homo_se, clipped_sq
+
+
+def _choose_linear(constant_loss, linear_loss, offset, *, spread):
+    """Whether both runs keep the linear model, and the cost of that choice.
+
+    The log2 ratio of the predicted losses is compared with a shared uniform
+    threshold in ``[0, _CHOICE_BAND)`` (the linear model must be predicted
+    better by a factor ``2^U``); ``spread`` is how far the statistic moves
+    between runs. Returns ``(use_linear, choice_cost)``.
+    """
+    statistic = np.log2(constant_loss / linear_loss)
+    threshold = _CHOICE_BAND * offset
+    choice_cost = 0.0
+    if abs(statistic - threshold) < 4.0 * spread + 1e-12:
+        choice_cost = min(1.0, spread / _CHOICE_BAND)
+    return statistic > threshold, choice_cost
 
 
 class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
@@ -439,53 +539,29 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             y = np.ldexp(y, -y_exp)
         alpha = float(min(np.ldexp(self.alpha, -2 * x_exp), 1e300))
 
-        mean = sw @ X / n_samples
-        x_mean = mean if self.fit_intercept else np.zeros(n_features)
-        y_mean = sw @ y / n_samples if self.fit_intercept else 0.0
-        Xc = X - x_mean if self.fit_intercept else X
-        Xw = Xc if np.all(sw == 1.0) else Xc * np.sqrt(sw)[:, None]
-        hessian = Xw.T @ Xw
-        # Weighted central variances of the features (from the Gram diagonal).
-        variance = np.diag(hessian) / n_samples
-        if not self.fit_intercept:
-            variance = np.maximum(variance - mean**2, 0.0)
-        hessian[np.diag_indices(n_features)] += alpha
-        # numpy's LAPACK wrappers: scipy.linalg's validation dominates at small d.
-        h_inv = np.linalg.inv(hessian)
-        coef = np.linalg.solve(hessian, Xc.T @ (sw * (y - y_mean)))
-        intercept = y_mean - x_mean @ coef
-        residual = y - y_mean - Xc @ coef
-
+        ridge = _centred_ridge(X, y, sw, alpha, self.fit_intercept)
+        Xc = ridge.pop("Xc")
+        mean, variance = ridge["mean"], ridge["variance"]
+        coef, intercept, residual = ridge["coef"], ridge["intercept"], ridge["residual"]
         scale, center, basis_cost = self._rounding_basis(
             Xc if self.fit_intercept else X, sw, mean, variance, offsets
         )
-
-        # Sandwich (heteroscedasticity-robust, HC1) variances: sample i moves w
-        # by H^{-1} xc_i r_i and beta_0 = b + c^T w by r_i (1/n + v^T xc_i),
-        # v = H^{-1} (c - x_mean). With the meat M = sum_i w_i r_i^2 xc_i xc_i^T,
-        # m = sum_i w_i r_i^2 xc_i and s = sum_i w_i r_i^2, from one pass over
-        # the rows scaled in place: Var w = H^{-1} M H^{-1} and
-        # Var beta_0 = s / n^2 + 2 m.v / n + v^T M v.
+        offset_0 = center - ridge["x_mean"] if self.fit_intercept else None
         dof = max(n_samples - n_features - self.fit_intercept, 1.0)
-        hc1 = n_samples / dof
         residual_sq = residual**2
-        root = np.sqrt(sw * residual_sq)
-        # (Xc is a private copy when centred; X itself must stay untouched.)
-        Xr = np.multiply(Xc, root[:, None], out=Xc if self.fit_intercept else None)
-        meat = Xr.T @ Xr
-        h_inv_meat = h_inv @ meat
-        var_u = hc1 * scale**2 * np.einsum("ij,ji->i", h_inv_meat, h_inv)
-        if self.fit_intercept:
-            v = h_inv @ (center - x_mean)
-            meat_1 = Xr.T @ root
-            var_0 = hc1 * (
-                (root @ root) / n_samples**2
-                + 2.0 * (meat_1 @ v) / n_samples
-                + v @ meat @ v
-            )
-        else:
-            var_0 = 0.0
-        del Xr, Xc
+        # (Xc is a private copy when centred, overwritten here; X itself must
+        # stay untouched.)
+        var_u, var_0 = _sandwich_variances(
+            Xc,
+            residual_sq,
+            sw,
+            ridge["h_inv"],
+            scale,
+            offset_0,
+            hc1=n_samples / dof,
+            overwrite=self.fit_intercept,
+        )
+        del Xc
 
         u_hat = scale * coef
         beta0_hat = intercept + center @ coef
@@ -494,25 +570,16 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         auto = self.grid_width == "auto"
         residual_var = (sw @ residual_sq) / dof
         if auto:
-            # The width follows homoscedastic standard errors: one residual
-            # variance times the design's leverages, far more stable between
-            # runs than the sandwich (whose fourth moments of x r fluctuate).
-            gram = hessian - alpha * np.eye(n_features)
-            sandwich_x = h_inv @ gram @ h_inv
-            offset_0 = center - x_mean
-            # (Clipped: rounding makes a zero diagonal slightly negative.)
-            leverage = np.maximum(np.diag(sandwich_x), 0.0)
-            # The residual variance of the rule is that of the residuals
-            # clipped at _CLIP robust standard deviations: with heavy tails
-            # (Student-t(5) features) the plain mean of r^2 moves between runs
-            # ~2.5x more, and its log2 rounding then differs between runs more
-            # often than the clipping's bias costs (Gaussian data: no change).
-            clipped_sq = _clipped_squares(residual, sw)
-            width_var = (sw @ clipped_sq) / dof
-            homo_se = np.sqrt(width_var * leverage) * scale
-            if self.fit_intercept:
-                lever_c = 1.0 / n_samples + max(offset_0 @ sandwich_x @ offset_0, 0.0)
-                homo_se = np.append(homo_se, np.sqrt(width_var * lever_c))
+            homo_se, clipped_sq = _homoscedastic_standard_errors(
+                ridge["hessian"],
+                alpha,
+                ridge["h_inv"],
+                residual,
+                sw,
+                scale,
+                offset_0,
+                dof=dof,
+            )
             width, width_cost, ideal_width = self._auto_width(
                 sw, lattice, homo_se, clipped_sq, np.abs(entries).max(), offsets
             )
@@ -540,21 +607,18 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             + (error_var[-1] if self.fit_intercept else 0.0)
         )
         constant = self._constant_model(sw, y, offsets)
-        choice_cost = 0.0
-        use_linear = True
+        use_linear, choice_cost = True, 0.0
         if auto:
-            # Both runs must pick the same model: compare the log2 ratio of the
-            # losses with a shared uniform threshold in [0, _CHOICE_BAND) (the
-            # linear model must be predicted better by a factor 2^U).
-            statistic = np.log2(constant["loss"] / linear_loss)
-            threshold = _CHOICE_BAND * offsets["choice"][0]
-            spread = 2.0 * (
-                log2_width_disagreement(sw, residual_sq)
-                + log2_width_disagreement(sw, constant["terms"])
+            use_linear, choice_cost = _choose_linear(
+                constant["loss"],
+                linear_loss,
+                offsets["choice"][0],
+                spread=2.0
+                * (
+                    log2_width_disagreement(sw, residual_sq)
+                    + log2_width_disagreement(sw, constant["terms"])
+                ),
             )
-            if abs(statistic - threshold) < 4.0 * spread + 1e-12:
-                choice_cost = min(1.0, spread / _CHOICE_BAND)
-            use_linear = statistic > threshold
         self.constant_fallback_ = not use_linear
         if use_linear:
             rounded = lattice.round(entries, width, offsets["coef"])
@@ -607,11 +671,15 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         lattice = shifted_lattice(1, self.rounding)
         se = np.array([np.sqrt(var_y / n_samples)])
         if self.grid_width == "auto":
-            reserve = _WIDTH_RESERVE / np.sqrt(n_samples)
-            budget = rounding_budget(self.rho, reserve, _DESIGN_SHARE, warn=False)
-            ideal = MEAN_INVERSE_LOG2_RATIO * lattice.expected_crossing_rate(se, 1.0)
-            ideal = max(ideal / budget, 2.0**-40 * max(abs(mean), _TINY))
-            width = float(round_log2(ideal, LOG2_SPACING, offsets["constant_width"][0]))
+            reserve = RIDGE_RESERVE_PER_WIDTH / np.sqrt(n_samples)
+            budget = rounding_budget(self.rho, reserve, RIDGE_DESIGN_SHARE, warn=False)
+            width, ideal = lattice_width(
+                lattice.expected_crossing_rate(se, 1.0),
+                budget,
+                offsets["constant_width"][0],
+                abs(mean),
+                RIDGE_FLOOR_MAGNITUDE,
+            )
             width_cost = log2_width_disagreement(sw, terms)
         else:
             ideal = width = float(self.grid_width)
@@ -663,7 +731,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
 
     def _reserve(self, n_samples):
         """Probability set aside for the data-driven scale and basis (n, d only)."""
-        reserve = _WIDTH_RESERVE / np.sqrt(n_samples)
+        reserve = RIDGE_RESERVE_PER_WIDTH / np.sqrt(n_samples)
         if self.basis_ == "standardized":
             reserve += (
                 _BASIS_RESERVE_PER_FEATURE * self.n_features_in_ / np.sqrt(n_samples)
@@ -675,7 +743,10 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     def _design_budget(self, n_samples, warn=False):
         """The rounding budget ``B`` at ``n_samples`` (see ``rounding_budget``)."""
         return rounding_budget(
-            self.rho, self._reserve(n_samples), design_share=_DESIGN_SHARE, warn=warn
+            self.rho,
+            self._reserve(n_samples),
+            design_share=RIDGE_DESIGN_SHARE,
+            warn=warn,
         )
 
     def _rounding_basis(self, X, sw, mean, variance, offsets):
@@ -764,16 +835,17 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         scales differ and the scale asked for.
         """
         budget = self._design_budget(sw.sum(), warn=True)
-        rate_at_unit_scale = lattice.expected_crossing_rate(standard_errors, 1.0)
-        ideal = max(
-            MEAN_INVERSE_LOG2_RATIO * rate_at_unit_scale / budget,
-            2.0**-40 * max(magnitude, _TINY),
+        width, ideal = lattice_width(
+            lattice.expected_crossing_rate(standard_errors, 1.0),
+            budget,
+            offsets["coef_width"][0],
+            magnitude,
+            RIDGE_FLOOR_MAGNITUDE,
         )
-        width = round_log2(ideal, LOG2_SPACING, offsets["coef_width"][0])
         # The width scales like the root of the residual sum of squares: its
         # relative standard error (the leverages are far more stable) gives the
         # chance that the two runs' log2 widths round apart.
-        return float(width), log2_width_disagreement(sw, residual_sq), float(ideal)
+        return width, log2_width_disagreement(sw, residual_sq), ideal
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

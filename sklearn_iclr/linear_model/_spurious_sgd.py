@@ -13,7 +13,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..utils._compat import Interval, StrOptions, _fit_context, set_training_mode
+from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
 from ..utils._torch import import_torch, resolve_device, seed_from_random_state
 from ..utils.validation import check_nonnegative_sample_weight
@@ -28,144 +28,114 @@ _HISTORY_KEYS = (
 )
 
 
-def _per_sample_loss(torch, logits, target, loss):
-    """Logistic or exponential loss of each row (``target`` holds class indices).
-
-    One logit (binary): the margin is ``m = f * (2 t - 1)`` and the losses are
-    ``log(1 + exp(-m))`` and ``exp(-m)``. Several logits: cross-entropy, and
-    the multiclass exponential loss ``sum_{k != t} exp(f_k - f_t)``, which is
-    ``exp(cross-entropy) - 1`` and reduces to ``exp(-m)`` for two classes.
-    """
-    if logits.shape[1] == 1:
-        margin = logits[:, 0] * (2.0 * target - 1.0)
-        if loss == "logistic":
-            return torch.nn.functional.softplus(-margin)
-        return torch.exp(-margin)
-    cross_entropy = torch.nn.functional.cross_entropy(
-        logits, target.long(), reduction="none"
-    )
-    if loss == "logistic":
-        return cross_entropy
-    return torch.expm1(cross_entropy)
-
-
-@functools.cache
-def _net_class():
-    """The skorch net and criterion classes of :class:`SpuriousRobustSGD`.
-
-    They are defined on first use, once torch is loaded. The net adds to
-    ``skorch.NeuralNet`` the explicit batch-gradient penalty and per-epoch
-    group monitoring; the criterion is the weighted margin loss. Only the
-    trained module is kept after ``fit``, so neither class is ever pickled.
-
-    Returns
-    -------
-    net_class, criterion_class : type
-    """
-    torch = import_torch()
-    from skorch import NeuralNet
-    from skorch.dataset import unpack_data
-
-    class WeightedMarginLoss(torch.nn.Module):
-        """Mean of ``weight * loss`` over a batch; targets are (index, weight)."""
-
-        def __init__(self, loss="logistic"):
-            super().__init__()
-            self.loss = loss
-
-        def forward(self, logits, target):
-            per_sample = _per_sample_loss(torch, logits, target[:, 0], self.loss)
-            return (target[:, 1] * per_sample).mean()
-
-    class SpuriousRobustNet(NeuralNet):
-        """skorch net with the batch-gradient penalty and group monitoring."""
-
-        def __init__(
-            self,
-            *args,
-            batch_grad_penalty=0.0,
-            penalty_batch_size=None,
-            monitor=(),
-            divergence_advice="",
-            **kwargs,
-        ):
-            super().__init__(*args, **kwargs)
-            self.divergence_advice = divergence_advice
-            self.batch_grad_penalty = batch_grad_penalty
-            self.penalty_batch_size = penalty_batch_size
-            self.monitor = dict(monitor)
-            self.best_epoch = None
-            self.best_state = None
-
-        def gradient_penalty(self, y_pred, y_true):
-            """Mean of ``||grad L_k||^2`` over consecutive micro-batches ``k``."""
-            params = [p for p in self.module_.parameters() if p.requires_grad]
-            size = self.penalty_batch_size or len(y_true)
-            pairs = zip(
-                torch.split(y_pred, size), torch.split(y_true, size), strict=True
-            )
-            chunks = list(pairs)
-            total = 0.0
-            for pred_k, true_k in chunks:
-                loss_k = self.get_loss(pred_k, true_k, training=True)
-                grads = torch.autograd.grad(loss_k, params, create_graph=True)
-                total = total + sum(g.pow(2).sum() for g in grads)
-            return total / len(chunks)
-
-        def train_step_single(self, batch, **fit_params):
-            set_training_mode(self, True)
-            Xi, yi = unpack_data(batch)
-            y_pred = self.infer(Xi, **fit_params)
-            loss = self.get_loss(y_pred, yi, X=Xi, training=True)
-            objective = loss
-            if self.batch_grad_penalty > 0:
-                penalty = self.gradient_penalty(y_pred, yi)
-                objective = loss + self.batch_grad_penalty / 4.0 * penalty
-            objective.backward()
-            return {"loss": loss, "y_pred": y_pred}
-
-        def on_epoch_end(self, net, **kwargs):
-            loss = self.history[-1, "batches", -1, "train_loss"]
-            finite = np.isfinite(loss) and all(
-                bool(torch.isfinite(p).all()) for p in self.module_.parameters()
-            )
-            if not finite:
-                raise ValueError(
-                    f"SGD diverged in epoch {len(self.history)}: the training loss "
-                    f"is {loss} and the weights are no longer finite. "
-                    + self.divergence_advice
-                )
-            for prefix, (X, y_index, groups) in self.monitor.items():
-                correct = _predict_index(module_outputs(self.module_, X)) == y_index
-                accuracies = {
-                    g.item(): float(correct[groups == g].mean())
-                    for g in np.unique(groups)
-                }
-                self.history.record(f"{prefix}group_accuracy", accuracies)
-                self.history.record(
-                    f"{prefix}worst_group_accuracy", min(accuracies.values())
-                )
-            if "valid_" in self.monitor:
-                score = self.history[-1, "valid_worst_group_accuracy"]
-                if (
-                    self.best_epoch is None
-                    or score
-                    > self.history[self.best_epoch - 1, "valid_worst_group_accuracy"]
-                ):
-                    self.best_epoch = len(self.history)
-                    self.best_state = {
-                        k: v.detach().to("cpu", copy=True)
-                        for k, v in self.module_.state_dict().items()
-                    }
-
-    return SpuriousRobustNet, WeightedMarginLoss
-
-
 def _predict_index(outputs):
     """Class indices from network outputs (one logit, or one per class)."""
     if outputs.shape[1] == 1:
         return (outputs[:, 0] > 0).astype(np.int64)
     return outputs.argmax(axis=1)
+
+
+def _check_groups(groups, n_samples):
+    """``groups`` as a 1-D array of ``n_samples`` finite labels (or None)."""
+    if groups is None:
+        return None
+    groups = np.asarray(groups)
+    if groups.ndim == 2 and groups.shape[1] == 1:
+        groups = groups[:, 0]
+    if groups.ndim != 1:
+        raise ValueError(
+            f"groups must be 1-D, one label per sample; got an array of "
+            f"shape {groups.shape}."
+        )
+    if groups.dtype.kind in "fc" and not np.isfinite(groups).all():
+        row = int(np.flatnonzero(~np.isfinite(groups))[0])
+        raise ValueError(
+            f"groups contains NaN or infinity (first at row {row}); give "
+            "every sample a group label (or groups=None)."
+        )
+    if groups.dtype == object and any(g != g for g in groups):  # NaN
+        raise ValueError(
+            "groups contains NaN; give every sample a group label (or groups=None)."
+        )
+    if len(groups) != n_samples:
+        raise ValueError(
+            f"groups has {len(groups)} entries but X has {n_samples} rows; "
+            "pass one group label per sample (or groups=None)."
+        )
+    return groups
+
+
+def _monitor_sets(X, y_index, groups, train, valid):
+    """The data whose per-group accuracy is recorded after every epoch.
+
+    Returns ``{history prefix: (X, y_index, groups)}``: the training rows
+    under ``""`` when groups are given, the validation rows under
+    ``"valid_"`` when there is a split (one group when none are given).
+    """
+    monitor = {}
+    if groups is not None:
+        monitor[""] = (X[train], y_index[train], groups[train])
+    if valid is not None:
+        valid_groups = np.zeros(len(valid)) if groups is None else groups[valid]
+        monitor["valid_"] = (X[valid], y_index[valid], valid_groups)
+    return monitor
+
+
+def _train_network(
+    X,
+    target,
+    *,
+    n_outputs,
+    hidden_layer_sizes,
+    batch_size,
+    seed,
+    device,
+    loss,
+    learning_rate,
+    momentum,
+    weight_decay,
+    max_epochs,
+    batch_grad_penalty,
+    penalty_batch_size,
+    monitor,
+    divergence_advice,
+    verbose,
+):
+    """Train the MLP by minibatch SGD with the optional gradient penalty.
+
+    ``target`` holds the class index and the normalised sample weight of each
+    row. Returns the trained module on the CPU (with the weights of the best
+    validation epoch when ``monitor`` has a ``"valid_"`` entry), the per-epoch
+    history records, and that best epoch (None without a validation split).
+    """
+    torch = import_torch()
+    from ._spurious_sgd_torch import SpuriousRobustNet, WeightedMarginLoss
+
+    net = fit_skorch_net(
+        SpuriousRobustNet,
+        functools.partial(build_mlp, X.shape[1], n_outputs, hidden_layer_sizes),
+        X,
+        target,
+        batch_size=batch_size,
+        seed=seed,
+        device=device,
+        n_threads=1,
+        criterion=WeightedMarginLoss,
+        criterion__loss=loss,
+        optimizer=torch.optim.SGD,
+        lr=learning_rate,
+        optimizer__momentum=momentum,
+        optimizer__weight_decay=weight_decay,
+        max_epochs=max_epochs,
+        batch_grad_penalty=batch_grad_penalty,
+        penalty_batch_size=penalty_batch_size,
+        monitor=monitor,
+        divergence_advice=divergence_advice,
+        verbose=verbose,
+    )
+    if net.best_state is not None:
+        net.module_.load_state_dict(net.best_state)
+    return net.module_, epoch_history(net, _HISTORY_KEYS), net.best_epoch
 
 
 class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
@@ -393,42 +363,12 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
                 "SpuriousRobustSGD needs samples of at least two classes; got only "
                 f"one class, {self.classes_[0]!r}."
             )
-        n_samples = X.shape[0]
-        if groups is not None:
-            groups = np.asarray(groups)
-            if groups.ndim == 2 and groups.shape[1] == 1:
-                groups = groups[:, 0]
-            if groups.ndim != 1:
-                raise ValueError(
-                    f"groups must be 1-D, one label per sample; got an array of "
-                    f"shape {groups.shape}."
-                )
-            if groups.dtype.kind in "fc" and not np.isfinite(groups).all():
-                row = int(np.flatnonzero(~np.isfinite(groups))[0])
-                raise ValueError(
-                    f"groups contains NaN or infinity (first at row {row}); give "
-                    "every sample a group label (or groups=None)."
-                )
-            if groups.dtype == object and any(g != g for g in groups):  # NaN
-                raise ValueError(
-                    "groups contains NaN; give every sample a group label (or "
-                    "groups=None)."
-                )
-            if len(groups) != n_samples:
-                raise ValueError(
-                    f"groups has {len(groups)} entries but X has {n_samples} rows; "
-                    "pass one group label per sample (or groups=None)."
-                )
+        groups = _check_groups(groups, X.shape[0])
         weights = check_nonnegative_sample_weight(sample_weight, X)
         rng = check_random_state(self.random_state)
         seed = seed_from_random_state(rng)
         train, valid = self._split_validation(y_index, groups, rng)
-        monitor = {}
-        if groups is not None:
-            monitor[""] = (X[train], y_index[train], groups[train])
-        if valid is not None:
-            valid_groups = np.zeros(len(valid)) if groups is None else groups[valid]
-            monitor["valid_"] = (X[valid], y_index[valid], valid_groups)
+        monitor = _monitor_sets(X, y_index, groups, train, valid)
         X, y_index, weights = X[train], y_index[train], weights[train]
         if not np.any(weights > 0):
             raise ValueError(
@@ -437,30 +377,20 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
                 "validation_fraction."
             )
         target = np.column_stack([y_index, weights / weights.mean()]).astype(np.float32)
-
-        torch = import_torch()
-        device = resolve_device(self.device)
-        net_class, criterion = _net_class()
         n_outputs = 1 if len(self.classes_) == 2 else len(self.classes_)
-        n_train = len(X)
-        batch_size = n_train if self.batch_size == "full" else self.batch_size
-        net = fit_skorch_net(
-            net_class,
-            functools.partial(
-                build_mlp, X.shape[1], n_outputs, tuple(self.hidden_layer_sizes)
-            ),
+        batch_size = len(X) if self.batch_size == "full" else self.batch_size
+        module, history, best_epoch = _train_network(
             X,
             target,
-            batch_size=min(batch_size, n_train),
+            n_outputs=n_outputs,
+            hidden_layer_sizes=tuple(self.hidden_layer_sizes),
+            batch_size=min(batch_size, len(X)),
             seed=seed,
-            device=device,
-            n_threads=1,
-            criterion=criterion,
-            criterion__loss=self.loss,
-            optimizer=torch.optim.SGD,
-            lr=self.learning_rate,
-            optimizer__momentum=self.momentum,
-            optimizer__weight_decay=self.weight_decay,
+            device=resolve_device(self.device),
+            loss=self.loss,
+            learning_rate=self.learning_rate,
+            momentum=self.momentum,
+            weight_decay=self.weight_decay,
             max_epochs=self.max_epochs,
             batch_grad_penalty=self.batch_grad_penalty,
             penalty_batch_size=self.penalty_batch_size,
@@ -468,12 +398,10 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             divergence_advice=self._divergence_advice(),
             verbose=self.verbose,
         )
-        if net.best_state is not None:
-            net.module_.load_state_dict(net.best_state)
-        self.module_ = net.module_
-        self.history_ = epoch_history(net, _HISTORY_KEYS)
+        self.module_ = module
+        self.history_ = history
         self.n_iter_ = len(self.history_)
-        self.best_epoch_ = net.best_epoch or self.n_iter_
+        self.best_epoch_ = best_epoch or self.n_iter_
         if len(self.module_) == 1:
             self.coef_ = self.module_[0].weight.detach().numpy().astype(np.float64)
             self.intercept_ = self.module_[0].bias.detach().numpy().astype(np.float64)

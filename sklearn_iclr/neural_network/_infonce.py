@@ -1,7 +1,5 @@
 """Contrastive (InfoNCE) encoder with optional magnitude pruning of neurons."""
 
-import functools
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,7 +12,7 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import import_torch, resolve_device, seed_from_random_state
-from ..utils._compat import Interval, StrOptions, set_training_mode
+from ..utils._compat import Interval, StrOptions
 from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
 
 AUGMENTATIONS = ("noise", "mask")
@@ -47,124 +45,6 @@ def parse_augmentation(augmentation):
             f"names {unknown or names}): use 'noise', 'mask' or 'noise+mask'."
         )
     return frozenset(names)
-
-
-@functools.cache
-def _torch_classes():
-    """The torch and skorch classes of :class:`InfoNCEEncoder`, made on first use.
-
-    Only the trained ``torch.nn.Sequential`` is kept after ``fit``, so none
-    of these classes is ever pickled.
-
-    Returns
-    -------
-    net_class, criterion_class, module_class, augmentation_class : type
-    """
-    torch = import_torch()
-    from skorch import NeuralNet
-    from skorch.dataset import unpack_data
-    from skorch.utils import to_tensor
-
-    class InfoNCELoss(torch.nn.Module):
-        """Symmetric InfoNCE between two batches of paired views."""
-
-        def __init__(self, temperature=0.1):
-            super().__init__()
-            self.temperature = temperature
-
-        def forward(self, views, target=None):
-            z1, z2 = (torch.nn.functional.normalize(z, dim=1) for z in views)
-            logits = z1 @ z2.T / self.temperature
-            labels = torch.arange(len(z1), device=z1.device)
-            cross_entropy = torch.nn.functional.cross_entropy
-            return 0.5 * (
-                cross_entropy(logits, labels) + cross_entropy(logits.T, labels)
-            )
-
-    class MagnitudePrunedMLP(torch.nn.Module):
-        """An MLP whose smallest hidden neurons are masked in the forward pass.
-
-        In every forward pass the ``prune_ratio`` fraction of the neurons of
-        each hidden layer with the smallest incoming weight norm output zero.
-        The mask is a straight-through one: gradients flow to every neuron as
-        if none were masked, so all weights keep being updated and the set of
-        pruned neurons is recomputed from the current magnitudes.
-        """
-
-        def __init__(self, mlp, prune_ratio=0.0):
-            super().__init__()
-            self.mlp = mlp
-            self.prune_ratio = prune_ratio
-
-        def neuron_masks(self):
-            """Boolean keep-masks of the hidden layers, from the weight norms."""
-            hidden = [layer for layer in self.mlp if isinstance(layer, torch.nn.Linear)]
-            masks = []
-            with torch.no_grad():
-                for layer in hidden[:-1]:
-                    norms = layer.weight.norm(dim=1)
-                    keep = torch.ones_like(norms, dtype=torch.bool)
-                    n_pruned = math.floor(self.prune_ratio * len(norms))
-                    keep[torch.argsort(norms)[:n_pruned]] = False
-                    masks.append(keep)
-            return masks
-
-        def forward(self, x):
-            masks = iter(self.neuron_masks() if self.prune_ratio > 0 else [])
-            for layer in self.mlp:
-                x = layer(x)
-                if self.prune_ratio > 0 and isinstance(layer, torch.nn.ReLU):
-                    keep = next(masks).to(x.dtype)
-                    x = x + ((keep - 1.0) * x).detach()
-            return x
-
-        def pruned_mlp(self):
-            """The MLP with the pruned neurons' weights and biases set to zero."""
-            masks = self.neuron_masks()
-            hidden = [layer for layer in self.mlp if isinstance(layer, torch.nn.Linear)]
-            with torch.no_grad():
-                for layer, keep in zip(hidden[:-1], masks, strict=True):
-                    layer.weight[~keep] = 0.0
-                    layer.bias[~keep] = 0.0
-            return self.mlp, [keep.cpu().numpy() for keep in masks]
-
-    class Augmentation:
-        """Random view of a batch: masked features and/or additive noise."""
-
-        def __init__(self, names, noise_std, fill, mask_rate):
-            self.names = names
-            self.noise_std = noise_std
-            self.fill = fill
-            self.mask_rate = mask_rate
-
-        def __call__(self, X):
-            if "mask" in self.names:
-                masked = torch.rand_like(X) < self.mask_rate
-                X = torch.where(masked, self.fill, X)
-            if "noise" in self.names:
-                X = X + self.noise_std * torch.randn_like(X)
-            return X
-
-    class InfoNCENet(NeuralNet):
-        """skorch net whose training step compares two augmented views."""
-
-        def __init__(self, *args, augment=None, **kwargs):
-            super().__init__(*args, **kwargs)
-            self.augment = augment
-
-        def train_step_single(self, batch, **fit_params):
-            set_training_mode(self, True)
-            Xi, yi = unpack_data(batch)
-            Xi = to_tensor(Xi, device=self.device)
-            views = (
-                self.infer(self.augment(Xi), **fit_params),
-                self.infer(self.augment(Xi), **fit_params),
-            )
-            loss = self.get_loss(views, yi, X=Xi, training=True)
-            loss.backward()
-            return {"loss": loss, "y_pred": views[0]}
-
-    return InfoNCENet, InfoNCELoss, MagnitudePrunedMLP, Augmentation
 
 
 class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -384,16 +264,22 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         batch_size = self._resolve_batch_size(n_samples)
         device = resolve_device(self.device)
         torch = import_torch()
-        net_class, criterion, module_class, augmentation_class = _torch_classes()
-        augment = augmentation_class(
+        from ._infonce_torch import (
+            Augmentation,
+            InfoNCELoss,
+            InfoNCENet,
+            MagnitudePrunedMLP,
+        )
+
+        augment = Augmentation(
             names,
             noise_std=torch.as_tensor(self.noise_scale * X.std(axis=0), device=device),
             fill=torch.as_tensor(X.mean(axis=0), device=device),
             mask_rate=self.mask_rate,
         )
         net = fit_skorch_net(
-            net_class,
-            lambda: module_class(
+            InfoNCENet,
+            lambda: MagnitudePrunedMLP(
                 build_mlp(X.shape[1], self.n_components, hidden), self.prune_ratio
             ),
             X,
@@ -402,7 +288,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             seed=seed_from_random_state(self.random_state),
             device=device,
             n_threads=1,
-            criterion=criterion,
+            criterion=InfoNCELoss,
             criterion__temperature=self.temperature,
             optimizer=torch.optim.Adam,
             lr=self.learning_rate,

@@ -37,6 +37,98 @@ def first_order_steps(module, X, Y, *, solver, learning_rate):
             yield module(X) - Y, None
 
 
+def _initial_network(
+    n_inputs, n_outputs, hidden_layer_sizes, *, activation, seed, device
+):
+    """The MLP at its seeded initialisation, in float64 on ``device``."""
+    torch = import_torch()
+    with torch_seeded(seed, device):
+        module = build_mlp(
+            n_inputs, n_outputs, hidden_layer_sizes, activation=activation
+        )
+    return module.to(device=device, dtype=torch.float64)
+
+
+def _initial_residual(module, X, Y):
+    """``module(X) - Y`` as numpy, refused when its squares overflow."""
+    torch = import_torch()
+    with torch.no_grad():
+        initial = (module(X) - Y).cpu().numpy()
+    with np.errstate(over="ignore"):
+        overflow = not np.isfinite(np.sum(initial**2))
+    if overflow:
+        raise ValueError(
+            "The squared residuals of the initial network overflow (inputs "
+            f"up to {X.abs().max().item():.3g}, targets up to "
+            f"{Y.abs().max().item():.3g}); scale X and y first, e.g. with "
+            "StandardScaler and TransformedTargetRegressor."
+        )
+    return initial
+
+
+class _TrainingTrace:
+    """The per-iteration records of a fit: loss, damping, frequency errors.
+
+    ``record(residual, damping)`` is called after every step of either phase;
+    the lists become the estimator's ``loss_curve_``, ``damping_curve_`` and
+    ``frequency_error_curve_``. With ``verbose_name`` set, a progress line is
+    printed every ``VERBOSE_EVERY`` iterations.
+    """
+
+    def __init__(self, X, frequencies, initial_residual, verbose_name=None):
+        self.X = X
+        self.frequencies = frequencies
+        self.verbose_name = verbose_name
+        self.loss_curve = []
+        self.damping_curve = []
+        self.frequency_curve = (
+            []
+            if frequencies is None
+            else [frequency_amplitudes(X, initial_residual, frequencies)]
+        )
+
+    def record(self, residual, damping):
+        residual = residual.detach().cpu().numpy()
+        self.loss_curve.append(float(np.mean(residual**2)))
+        if damping is not None:
+            self.damping_curve.append(float(damping))
+        if self.frequencies is not None:
+            self.frequency_curve.append(
+                frequency_amplitudes(self.X, residual, self.frequencies)
+            )
+        if self.verbose_name and len(self.loss_curve) % VERBOSE_EVERY == 0:
+            mu = "" if damping is None else f", damping {damping:.3g}"
+            print(
+                f"{self.verbose_name}: iteration {len(self.loss_curve)}, "
+                f"loss {self.loss_curve[-1]:.6g}{mu}"
+            )
+
+
+def _run_phase(steps, budget, trace, *, tol, floor, n_iter_no_change):
+    """Take up to ``budget`` steps, recording each; True if the phase ended by itself.
+
+    A step counts as progress when it lowers the best loss by more than
+    ``tol * max(best, floor)``: relative to the loss, but never finer than
+    ``tol * floor`` (``floor = tol * var(y)``), so that a fit that
+    interpolates stops once it is ``tol^2 * var(y)`` from exact rather than
+    chasing rounding errors.
+    """
+    best, stale = np.inf, 0
+    for _ in range(budget):
+        step = next(steps, None)
+        if step is None:
+            return True
+        trace.record(*step)
+        loss = trace.loss_curve[-1]
+        if loss < best - tol * max(abs(best), floor) or not np.isfinite(best):
+            best, stale = loss, 0
+        else:
+            stale += 1
+        if tol > 0 and stale >= n_iter_no_change:
+            return True
+    return False
+
+
 class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
     """MLP regressor trained by Levenberg-Marquardt, free of spectral bias (ICLR 2026).
 
@@ -268,52 +360,31 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         self.n_outputs_ = Y.shape[1]
         device = resolve_device(self.device)
         torch = import_torch()
-        with torch_seeded(seed_from_random_state(self.random_state), device):
-            module = build_mlp(
-                X.shape[1],
-                self.n_outputs_,
-                tuple(self.hidden_layer_sizes),
-                activation=self.activation,
-            )
-        module = module.to(device=device, dtype=torch.float64)
+        module = _initial_network(
+            X.shape[1],
+            self.n_outputs_,
+            tuple(self.hidden_layer_sizes),
+            activation=self.activation,
+            seed=seed_from_random_state(self.random_state),
+            device=device,
+        )
         X_t = torch.tensor(X, device=device)
         Y_t = torch.tensor(Y, device=device)
-
-        with torch.no_grad():
-            initial = (module(X_t) - Y_t).cpu().numpy()
-        with np.errstate(over="ignore"):
-            overflow = not np.isfinite(np.sum(initial**2))
-        if overflow:
-            raise ValueError(
-                "The squared residuals of the initial network overflow (inputs "
-                f"up to {np.abs(X).max():.3g}, targets up to {np.abs(Y).max():.3g}); "
-                "scale X and y first, e.g. with StandardScaler and "
-                "TransformedTargetRegressor."
-            )
-        self.loss_curve_, self.damping_curve_ = [], []
-        curve = (
-            []
-            if frequencies is None
-            else [frequency_amplitudes(X, initial, frequencies)]
+        initial = _initial_residual(module, X_t, Y_t)
+        trace = _TrainingTrace(
+            X,
+            frequencies,
+            initial,
+            verbose_name=type(self).__name__ if self.verbose else None,
         )
-
-        def record(residual, damping):
-            residual = residual.detach().cpu().numpy()
-            self.loss_curve_.append(float(np.mean(residual**2)))
-            if damping is not None:
-                self.damping_curve_.append(float(damping))
-            if frequencies is not None:
-                curve.append(frequency_amplitudes(X, residual, frequencies))
-            if self.verbose and len(self.loss_curve_) % VERBOSE_EVERY == 0:
-                mu = "" if damping is None else f", damping {damping:.3g}"
-                print(
-                    f"{type(self).__name__}: iteration {len(self.loss_curve_)}, "
-                    f"loss {self.loss_curve_[-1]:.6g}{mu}"
-                )
-
         lm_budget = self.max_iter
         if self.switch_after is not None:
             lm_budget = min(self.switch_after, self.max_iter)
+        stopping = {
+            "tol": self.tol,
+            "floor": self.tol * float(np.mean(Y.var(axis=0))),
+            "n_iter_no_change": self.n_iter_no_change,
+        }
         with torch_num_threads(1 if device == "cpu" else None):
             steps = levenberg_marquardt_steps(
                 FlatNetwork(module),
@@ -322,10 +393,9 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
                 damping=self.damping,
                 gauss_newton=self.solver == "gn",
             )
-            floor = self.tol * float(np.mean(Y.var(axis=0)))
-            converged = self._run_phase(steps, lm_budget, record, floor)
-            self.n_iter_lm_ = len(self.loss_curve_)
-            budget = self.max_iter - self.n_iter_lm_
+            converged = _run_phase(steps, lm_budget, trace, **stopping)
+            n_iter_lm = len(trace.loss_curve)
+            budget = self.max_iter - n_iter_lm
             if self.switch_after is not None and budget > 0:
                 steps = first_order_steps(
                     module,
@@ -334,10 +404,13 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
                     solver=self.solver_after_switch,
                     learning_rate=self.learning_rate_after_switch,
                 )
-                converged = self._run_phase(steps, budget, record, floor)
+                converged = _run_phase(steps, budget, trace, **stopping)
+        self.loss_curve_ = trace.loss_curve
+        self.damping_curve_ = trace.damping_curve
+        self.n_iter_lm_ = n_iter_lm
         self.n_iter_ = len(self.loss_curve_)
         if frequencies is not None:
-            self.frequency_error_curve_ = np.array(curve)
+            self.frequency_error_curve_ = np.array(trace.frequency_curve)
         if not converged:
             warn_user(
                 f"{type(self).__name__} stopped at max_iter={self.max_iter} "
@@ -348,30 +421,6 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         module.eval()
         self.module_ = module
         return self
-
-    def _run_phase(self, steps, budget, record, floor):
-        """Take up to ``budget`` steps; True if the phase ended by itself.
-
-        A step counts as progress when it lowers the best loss by more than
-        ``tol * max(best, floor)``: relative to the loss, but never finer
-        than ``tol * floor`` (``floor = tol * var(y)``), so that a fit that
-        interpolates stops once it is ``tol^2 * var(y)`` from exact rather
-        than chasing rounding errors.
-        """
-        best, stale = np.inf, 0
-        for _ in range(budget):
-            step = next(steps, None)
-            if step is None:
-                return True
-            record(*step)
-            loss = self.loss_curve_[-1]
-            if loss < best - self.tol * max(abs(best), floor) or not np.isfinite(best):
-                best, stale = loss, 0
-            else:
-                stale += 1
-            if self.tol > 0 and stale >= self.n_iter_no_change:
-                return True
-        return False
 
     def _check_monitor_frequencies(self, X):
         if self.monitor_frequencies is None:
