@@ -5,7 +5,7 @@ import pickle
 import joblib
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
@@ -61,7 +61,13 @@ def test_no_linear_classifier_makes_fewer_errors(data, seed):
 @given(classification_data(max_samples=25, max_features=3, bound=10.0))
 def test_predictions_reproduce_the_reported_loss(data):
     X, y = data
-    clf = ICEClassifier().fit(X, y)
+    try:
+        clf = ICEClassifier().fit(X, y)
+    except ValueError as exc:
+        # A column spanning less than 1e-300 is refused by design (float64
+        # cannot rescale it; tested on its own below); any other error fails.
+        assume("float64 cannot scale it" not in str(exc))
+        raise
     assert weighted_errors(clf, X, y) == clf.n_errors_
     # strictly: no training point on the boundary
     assert np.all(clf.decision_function(X) != 0)
