@@ -8,7 +8,7 @@ function under the sampler (closed form: independent centred features), so it
 carries no test-set noise. Timings are medians in one process on a shared
 machine; only their ratios to ``Ridge`` are meaningful.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_replicable.py [TABLE ...]``
+Run: ``python -m benchmarks replicable [--tables rate,accuracy]``
 (``--quick`` for a smoke run, ``--out DIR`` for the JSON folder).
 """
 
@@ -668,10 +668,9 @@ def main(argv=None):
 
     def configure(parser):
         parser.add_argument(
-            "tables",
-            nargs="*",
-            metavar="TABLE",
-            help=f"tables to run, among {list(tables)}",
+            "--tables",
+            default=",".join(tables),
+            help=f"comma-separated tables to run, among {', '.join(tables)}",
         )
         parser.add_argument(
             "--rho",
@@ -684,7 +683,8 @@ def main(argv=None):
     QUICK = args.quick
     if args.rho:
         RATE_RHOS = tuple(args.rho)
-    unknown = sorted(set(args.tables) - set(tables))
+    chosen = args.tables.split(",")
+    unknown = sorted(set(chosen) - set(tables))
     if unknown:
         raise SystemExit(f"unknown tables {unknown}; choose among {list(tables)}")
     warnings.filterwarnings("ignore", message="At this sample size")
@@ -693,7 +693,7 @@ def main(argv=None):
     # and dominates the timings of both Ridge and the replicable fit.
     threadpool_limits(1)
     for name, func in tables.items():
-        if not args.tables or name in args.tables:
+        if name in chosen:
             func()
 
 
