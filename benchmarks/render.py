@@ -42,6 +42,8 @@ def _cell(value):
     if isinstance(value, float):
         if math.isnan(value):
             return "-"
+        if 1e4 <= abs(value) < 1e12:
+            return f"{value:,.0f}"  # 45,870 rather than 4.587e+04
         return f"{value:.4g}"
     if isinstance(value, list | tuple):
         return ", ".join(_cell(v) for v in value)
