@@ -694,7 +694,9 @@ def main(argv=None):
     threadpool_limits(1)
     for name, func in tables.items():
         if name in chosen:
+            start = time.perf_counter()
             func()
+            print(f"[{name}: {time.perf_counter() - start:.1f} s wall]", flush=True)
 
 
 if __name__ == "__main__":
