@@ -19,17 +19,17 @@ seconds are noisy; compare the ratios and rates within one run):
    vs n, against the former numpy colouring (conflict graph as a sparse
    product, speculative rounds) on the same data.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_ising.py`` (about 4 minutes).
+Run: ``python -m benchmarks ising`` (about 4 minutes); ``--tables rmse,naive``
+runs a subset, ``--quick`` a smoke run at small n.
 """
 
-import argparse
 import math
 import time
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from _harness import median_time, report
+from _harness import bench_arguments, median_time, report
 
 from sklearn_iclr.datasets import (
     make_random_kcnf,
@@ -87,9 +87,9 @@ def sandwich_se(x, A, beta, clauses=None):
     return np.sqrt(f @ f + f @ (pattern @ f)) / info
 
 
-def bench_rmse(reps=16, beta=0.5):
+def bench_rmse(reps=16, beta=0.5, sizes=(1_000, 3_000, 10_000, 30_000, 100_000)):
     rows = []
-    for n in (1_000, 3_000, 10_000, 30_000, 100_000):
+    for n in sizes:
         A = make_regular_coupling(n, DELTA, random_state=n)
         clauses = make_random_kcnf(n, 3, 5, random_state=n)
         X = make_truncated_ising(
@@ -126,10 +126,10 @@ def bench_rmse(reps=16, beta=0.5):
     return slope
 
 
-def bench_spread(reps=200):
+def bench_spread(reps=200, sizes=(1_000, 10_000, 100_000)):
     rows = []
     rng = np.random.RandomState(0)
-    for n in (1_000, 10_000, 100_000):
+    for n in sizes:
         A = make_regular_coupling(n, DELTA, random_state=n)
         X = rng.choice([-1.0, 1.0], size=(reps, n))
         fits = [PseudoLikelihoodIsing(coupling=A).fit(x[None]) for x in X]
@@ -195,9 +195,9 @@ def bench_naive(n=10_000, reps=8):
     )
 
 
-def bench_fit_time():
+def bench_fit_time(sizes=(10_000, 100_000, 1_000_000)):
     rows = []
-    for n in (10_000, 100_000, 1_000_000):
+    for n in sizes:
         A = make_regular_coupling(n, DELTA, random_state=0)
         clauses = make_random_kcnf(n, 3, 3, random_state=0)  # n clauses
         X = make_truncated_ising(A, 0.5, clauses, n_sweeps=0, random_state=0)
@@ -257,7 +257,7 @@ def python_loop_rate(A, cnf, beta, n_updates=100_000, seed=0):
     return n_updates / (time.perf_counter() - tick)
 
 
-def bench_sampler(n=100_000, sweeps=20):
+def bench_sampler(n=100_000, sweeps=20, loop_updates=100_000):
     """Time the three phases separately, with the sampler's private pieces.
 
     ``make_truncated_ising`` = Moser-Tardos start + colouring (setup) + sweeps;
@@ -280,7 +280,9 @@ def bench_sampler(n=100_000, sweeps=20):
                 lambda c=chains, f=cnf: _ColourSweepSampler(A, f, c), 1, 0
             )
             flat = spins.astype(np.float64).ravel()
-            loop_rate = python_loop_rate(A, cnf, 0.5) if chains == 1 else np.nan
+            loop_rate = (
+                python_loop_rate(A, cnf, 0.5, loop_updates) if chains == 1 else np.nan
+            )
             sweep_s, _ = median_time(
                 lambda s=sampler, x=flat, r=rng: s.run(x, 0.5, sweeps, r), 3, 0
             )
@@ -404,14 +406,14 @@ def wall_and_cpu(func, repeats):
     return float(np.median(walls)), float(np.median(cpus)), result
 
 
-def bench_colouring():
+def bench_colouring(sizes=(10_000, 100_000, 1_000_000)):
     """Sampler setup vs n: the numba colouring against the former numpy one."""
     rows = []
     small = make_regular_coupling(100, DELTA, random_state=0)
     start = time.perf_counter()
     _ColourSweepSampler(small, check_cnf(make_random_kcnf(100, 3, 3), 100), 1)
     first_call_s = time.perf_counter() - start  # compile, or load from cache
-    for n in (10_000, 100_000, 1_000_000):
+    for n in sizes:
         A = make_regular_coupling(n, DELTA, random_state=0)
         cnf = check_cnf(make_random_kcnf(n, 3, 3, random_state=0), n)
         new_s, new_cpu, sampler = wall_and_cpu(
@@ -445,22 +447,44 @@ def bench_colouring():
     )
 
 
-if __name__ == "__main__":
-    parts = {
-        "sampler": bench_sampler,
-        "fit_time": bench_fit_time,
-        "spread": bench_spread,
-        "rmse": bench_rmse,
-        "naive": bench_naive,
-        "colouring": bench_colouring,
-    }
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "parts", nargs="*", metavar="PART", help=f"tables to run, among {list(parts)}"
-    )
-    chosen = parser.parse_args().parts or list(parts)
-    unknown = sorted(set(chosen) - set(parts))
+TABLES = ("sampler", "fit_time", "spread", "rmse", "naive", "colouring")
+
+
+def main(argv=None):
+    def configure(parser):
+        parser.add_argument(
+            "--tables",
+            default=",".join(TABLES),
+            help=f"comma-separated tables to run, among {', '.join(TABLES)}",
+        )
+
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=configure)
+    chosen = args.tables.split(",")
+    unknown = sorted(set(chosen) - set(TABLES))
     if unknown:
-        parser.error(f"unknown tables {unknown}; choose among {list(parts)}")
-    for name in chosen:
-        parts[name]()
+        raise SystemExit(f"unknown tables {unknown}; choose among {list(TABLES)}")
+    if args.quick:
+        parts = {
+            "sampler": lambda: bench_sampler(n=10_000, sweeps=5, loop_updates=10_000),
+            "fit_time": lambda: bench_fit_time(sizes=(10_000, 100_000)),
+            "spread": lambda: bench_spread(reps=20, sizes=(1_000, 10_000)),
+            "rmse": lambda: bench_rmse(reps=4, sizes=(1_000, 3_000)),
+            "naive": lambda: bench_naive(n=1_000, reps=3),
+            "colouring": lambda: bench_colouring(sizes=(10_000, 100_000)),
+        }
+    else:
+        parts = {
+            "sampler": bench_sampler,
+            "fit_time": bench_fit_time,
+            "spread": bench_spread,
+            "rmse": bench_rmse,
+            "naive": bench_naive,
+            "colouring": bench_colouring,
+        }
+    for name in TABLES:
+        if name in chosen:
+            parts[name]()
+
+
+if __name__ == "__main__":
+    main()

@@ -26,11 +26,11 @@ accuracy on 2000 fresh sequences of the same facts):
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_recall.py`` (about 11 minutes of
+Run: ``python -m benchmarks recall`` (about 11 minutes of
 wall time on 2 cores shared with about 8 other jobs: 581 s measured with one
 draw per N, plus 135 s for the capacity table alone with three; most of it is
-the 200-step GD and Adam fits of table 2); ``--only capacity`` (or another
-table) runs one table; ``--quick`` for a smoke run of seconds.
+the 200-step GD and Adam fits of table 2); ``--tables capacity`` (or a
+comma-separated list) runs a subset; ``--quick`` for a smoke run of seconds.
 """
 
 import time
@@ -133,26 +133,28 @@ TABLES = ("orthogonal", "training", "capacity", "mlp")
 
 def _configure(parser):
     parser.add_argument(
-        "--only",
-        nargs="+",
-        choices=TABLES,
-        default=list(TABLES),
-        help="run only these tables",
+        "--tables",
+        default=",".join(TABLES),
+        help=f"comma-separated tables to run, among {', '.join(TABLES)}",
     )
 
 
 def main(argv=None):
     args = bench_arguments(__doc__.splitlines()[0], argv, configure=_configure)
     quick = args.quick
+    chosen = args.tables.split(",")
+    unknown = sorted(set(chosen) - set(TABLES))
+    if unknown:
+        raise SystemExit(f"unknown tables {unknown}; choose among {list(TABLES)}")
     start = time.perf_counter()
 
-    if "orthogonal" in args.only:
+    if "orthogonal" in chosen:
         _orthogonal(quick)
-    if "training" in args.only:
+    if "training" in chosen:
         _training(quick)
-    if "capacity" in args.only:
+    if "capacity" in chosen:
         _capacity(quick)
-    if "mlp" in args.only:
+    if "mlp" in chosen:
         _mlp(quick)
     print(f"total wall time {time.perf_counter() - start:.0f} s")
 

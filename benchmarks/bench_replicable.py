@@ -8,7 +8,7 @@ function under the sampler (closed form: independent centred features), so it
 carries no test-set noise. Timings are medians in one process on a shared
 machine; only their ratios to ``Ridge`` are meaningful.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_replicable.py [TABLE ...]``
+Run: ``python -m benchmarks replicable [--tables rate,accuracy]``
 (``--quick`` for a smoke run, ``--out DIR`` for the JSON folder).
 """
 
@@ -96,7 +96,7 @@ def table_replicability():
             # The design spends 0.75 rho (0.72-0.89 rho measured): the Wilson
             # interval resolves 1 - rho only with thousands of pairs.
             n, n_pairs = (50000, 6000) if rho == 0.05 else (10000, 3000)
-            n_pairs = 100 if QUICK else n_pairs
+            n_pairs = 30 if QUICK else n_pairs
             start = time.perf_counter()
             ours = replicability_rate(
                 ReplicableLinearRegressor(rho=rho),
@@ -142,7 +142,7 @@ def table_confirmation():
         result = replicability_rate(
             ReplicableLinearRegressor(rho=rho),
             sampler(n, d),
-            n_pairs=200 if QUICK else n_pairs,
+            n_pairs=40 if QUICK else n_pairs,
             random_state=seed,
             n_jobs=N_JOBS,
         )
@@ -177,7 +177,7 @@ def table_fixed_width():
     """
     rows = []
     for d in (5, 20):
-        n, n_pairs = 50000, (60 if QUICK else 400)
+        n, n_pairs = 50000, (20 if QUICK else 400)
         pilot = ReplicableLinearRegressor(rho=0.05, random_state=0)
         pilot.fit(*sampler(n, d)(424242))
         est = ReplicableLinearRegressor(grid_width=pilot.grid_width_)
@@ -211,7 +211,7 @@ def table_accuracy():
     for n in (4000, 40000, 400000):
         n_pairs, n_fits = {4000: (400, 100), 40000: (1000, 200), 400000: (80, 20)}[n]
         if QUICK:
-            n_pairs, n_fits = 40, 10
+            n_pairs, n_fits = 10, 4
         sample = sampler(n, d)
         X, y = sample(777)
         ridge = Ridge(alpha=1.0).fit(X, y)
@@ -416,7 +416,7 @@ def table_controls():
 def table_timing():
     """Fit time vs Ridge, Ridge timed before and after ours (mean of the two)."""
     rows = []
-    repeats = 5 if QUICK else 15
+    repeats = 3 if QUICK else 15
     for threads in (1, DEFAULT_THREADS):
         with threadpool_limits(threads):
             for n, d in ((40000, 8), (400000, 8), (40000, 20)):
@@ -668,10 +668,9 @@ def main(argv=None):
 
     def configure(parser):
         parser.add_argument(
-            "tables",
-            nargs="*",
-            metavar="TABLE",
-            help=f"tables to run, among {list(tables)}",
+            "--tables",
+            default=",".join(tables),
+            help=f"comma-separated tables to run, among {', '.join(tables)}",
         )
         parser.add_argument(
             "--rho",
@@ -684,7 +683,8 @@ def main(argv=None):
     QUICK = args.quick
     if args.rho:
         RATE_RHOS = tuple(args.rho)
-    unknown = sorted(set(args.tables) - set(tables))
+    chosen = args.tables.split(",")
+    unknown = sorted(set(chosen) - set(tables))
     if unknown:
         raise SystemExit(f"unknown tables {unknown}; choose among {list(tables)}")
     warnings.filterwarnings("ignore", message="At this sample size")
@@ -693,8 +693,10 @@ def main(argv=None):
     # and dominates the timings of both Ridge and the replicable fit.
     threadpool_limits(1)
     for name, func in tables.items():
-        if not args.tables or name in args.tables:
+        if name in chosen:
+            start = time.perf_counter()
             func()
+            print(f"[{name}: {time.perf_counter() - start:.1f} s wall]", flush=True)
 
 
 if __name__ == "__main__":

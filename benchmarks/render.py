@@ -9,7 +9,10 @@ A table in the README is written between two markers::
 and this script replaces what lies between them with the rows of
 ``benchmarks/results/NAME.json`` as a markdown table (the columns the benchmark
 printed, in its order), followed by one line of provenance: the commit, the
-cores, the BLAS and the package versions of the run. The prose around the
+cores, the BLAS and the package versions of the run. A marker may choose and
+label the columns, ``<!-- results: NAME columns: key; key=Label; ... -->``:
+the cells still come from the JSON, only the header and the column order are
+the README's. The prose around the
 markers is the maintainers'; the numbers are the benchmark's.
 
 ``python -m benchmarks.render`` rewrites the README; ``--check`` only reports
@@ -27,7 +30,8 @@ HERE = Path(__file__).resolve().parent
 README = HERE / "README.md"
 RESULTS = HERE / "results"
 _BLOCK = re.compile(
-    r"(<!-- results: (?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /results -->)",
+    r"(<!-- results: (?P<name>[\w.-]+)(?: columns: (?P<spec>[^\n]*?))? -->\n)"
+    r"(?P<body>.*?)(?P<tail><!-- /results -->)",
     flags=re.S,
 )
 
@@ -38,6 +42,8 @@ def _cell(value):
     if isinstance(value, float):
         if math.isnan(value):
             return "-"
+        if 1e4 <= abs(value) < 1e12:
+            return f"{value:,.0f}"  # 45,870 rather than 4.587e+04
         return f"{value:.4g}"
     if isinstance(value, list | tuple):
         return ", ".join(_cell(v) for v in value)
@@ -62,13 +68,35 @@ def _provenance(machine):
     )
 
 
-def render_table(name):
-    """The markdown of ``results/NAME.json``: the table and its provenance line."""
+def _columns(spec, rows):
+    """``[(key, label), ...]`` from a marker's ``key; key=Label`` list."""
+    known = set(k for r in rows for k in r)
+    columns = []
+    for item in spec.split(";"):
+        key, _, label = item.strip().partition("=")
+        key = key.strip()
+        if key not in known:
+            raise KeyError(f"column {key!r} is not in the rows")
+        columns.append((key, label.strip() or key))
+    return columns
+
+
+def render_table(name, spec=None):
+    """The markdown of ``results/NAME.json``: the table and its provenance line.
+
+    ``spec`` (``"key; key=Label"``) chooses, orders and labels the columns.
+    """
     payload = json.loads((RESULTS / f"{name}.json").read_text())
     rows = payload["rows"]
-    columns = payload.get("columns") or list(dict.fromkeys(k for r in rows for k in r))
+    if spec:
+        columns, labels = zip(*_columns(spec, rows), strict=True)
+    else:
+        columns = payload.get("columns") or list(
+            dict.fromkeys(k for r in rows for k in r)
+        )
+        labels = columns
     lines = [
-        "| " + " | ".join(_cell(c) for c in columns) + " |",
+        "| " + " | ".join(_cell(c) for c in labels) + " |",
         "|" + "---|" * len(columns),
     ]
     lines += ["| " + " | ".join(_cell(r.get(c)) for c in columns) + " |" for r in rows]
@@ -82,7 +110,11 @@ def render(text):
 
     def replace(match):
         names.append(match["name"])
-        return match.group(1) + render_table(match["name"]) + match.group(4)
+        return (
+            match.group(1)
+            + render_table(match["name"], match["spec"])
+            + match.group("tail")
+        )
 
     return _BLOCK.sub(replace, text), names
 
@@ -110,7 +142,10 @@ def main(argv=None):
 
 def _only(text, name):
     match = re.search(
-        rf"<!-- results: {re.escape(name)} -->\n.*?<!-- /results -->", text, re.S
+        rf"<!-- results: {re.escape(name)}(?: columns: [^\n]*?)? -->\n"
+        r".*?<!-- /results -->",
+        text,
+        re.S,
     )
     return match.group(0)
 
