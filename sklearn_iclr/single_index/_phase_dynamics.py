@@ -40,12 +40,7 @@ def _population_gd(
     for k in range(n_steps + 1):
         _detect_phases(k, u, s, s_star, escape, eps, hits)
         if j < n_records and record[j] == k:
-            minus = 0.0
-            plus = 0.0
-            for i in range(d):
-                minus += (w[i] - w_star[i]) ** 2
-                plus += (w[i] + w_star[i]) ** 2
-            mse[j] = min(minus, plus) / d
+            mse[j] = _sign_aligned_mse(w, w_star)
             u_out[j] = u
             s_out[j] = s
             j += 1
@@ -100,12 +95,7 @@ def _online_sgd(
     for k in range(n_steps + 1):
         _detect_phases(k, u, s, s_star, escape, eps, hits)
         if j < n_records and record[j] == k:
-            minus = 0.0
-            plus = 0.0
-            for i in range(d):
-                minus += (w[i] - w_star[i]) ** 2
-                plus += (w[i] + w_star[i]) ** 2
-            mse[j] = min(minus, plus) / d
+            mse[j] = _sign_aligned_mse(w, w_star)
             u_out[j] = u
             s_out[j] = s
             j += 1
@@ -128,6 +118,17 @@ def _online_sgd(
         if not (math.isfinite(s) and math.isfinite(u)):
             return k + 1
     return -1
+
+
+@njit(cache=True)
+def _sign_aligned_mse(w, w_star):
+    """``min(|w - w*|^2, |w + w*|^2) / d``: the MSE up to the sign ambiguity."""
+    minus = 0.0
+    plus = 0.0
+    for i in range(w.shape[0]):
+        minus += (w[i] - w_star[i]) ** 2
+        plus += (w[i] + w_star[i]) ** 2
+    return min(minus, plus) / w.shape[0]
 
 
 @njit(cache=True)
