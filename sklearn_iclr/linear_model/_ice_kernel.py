@@ -26,6 +26,18 @@ ANGLE_TOL = 1e-9
 ROUNDING = 16 * np.finfo(float).eps
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _project_out(basis, count, target, row, width):
+    """One Gram-Schmidt pass: subtract from ``target[row]`` its components
+    along the orthonormal rows ``basis[:count]``, in order."""
+    for i in range(count):
+        dot = 0.0
+        for c in range(width):
+            dot += basis[i, c] * target[row, c]
+        for c in range(width):
+            target[row, c] -= dot * basis[i, c]
+
+
 @njit(cache=True, nogil=True)
 def _complement(units, n_units, basis, slot, e, width):
     """Set ``basis[slot]`` to the residual of the e-th standard vector against
@@ -34,18 +46,8 @@ def _complement(units, n_units, basis, slot, e, width):
         basis[slot, c] = 0.0
     basis[slot, e] = 1.0
     for _ in range(2):
-        for i in range(n_units):
-            dot = 0.0
-            for c in range(width):
-                dot += units[i, c] * basis[slot, c]
-            for c in range(width):
-                basis[slot, c] -= dot * units[i, c]
-        for i in range(slot):
-            dot = 0.0
-            for c in range(width):
-                dot += basis[i, c] * basis[slot, c]
-            for c in range(width):
-                basis[slot, c] -= dot * basis[i, c]
+        _project_out(units, n_units, basis, slot, width)
+        _project_out(basis, slot, basis, slot, width)
     norm = 0.0
     for c in range(width):
         norm += basis[slot, c] * basis[slot, c]
@@ -68,12 +70,7 @@ def _prefix(Z, pencil, d, units, frame, projected):
             norm += row[c] * row[c]
         largest = max(largest, np.sqrt(norm))
         for _ in range(2):  # twice is enough (Kahan-Parlett)
-            for i in range(k):
-                dot = 0.0
-                for c in range(width):
-                    dot += units[i, c] * units[k, c]
-                for c in range(width):
-                    units[k, c] -= dot * units[i, c]
+            _project_out(units, k, units, k, width)
         residual = 0.0
         for c in range(width):
             residual += units[k, c] * units[k, c]
@@ -282,12 +279,7 @@ def _owns(Z, on_plane, n_on, pencil, d, units):
         for c in range(width):
             units[n_chosen, c] = Z[index, c]
             norm0 += Z[index, c] * Z[index, c]
-        for i in range(n_chosen):
-            dot = 0.0
-            for c in range(width):
-                dot += units[i, c] * units[n_chosen, c]
-            for c in range(width):
-                units[n_chosen, c] -= dot * units[i, c]
+        _project_out(units, n_chosen, units, n_chosen, width)
         norm = 0.0
         for c in range(width):
             norm += units[n_chosen, c] * units[n_chosen, c]
