@@ -105,31 +105,35 @@ def _parse_options(options):
     return clauses
 
 
+def _split(item, known):
+    """``(key, label)`` of ``key=Label`` or ``key``; a key may itself hold ``=``."""
+    item = item.strip()
+    if item in known:
+        return item, item
+    for i, char in enumerate(item):
+        if char == "=" and item[:i].strip() in known:
+            return item[:i].strip(), item[i + 1 :].strip() or item[:i].strip()
+    raise KeyError(f"column {item.partition('=')[0].strip()!r} is not in the rows")
+
+
 def _columns(spec, rows):
     """``[(key, label), ...]`` from a marker's ``key; key=Label`` list."""
     known = set(k for r in rows for k in r)
-    columns = []
-    for item in spec.split(";"):
-        key, _, label = item.strip().partition("=")
-        key = key.strip()
-        if key not in known:
-            raise KeyError(f"column {key!r} is not in the rows")
-        columns.append((key, label.strip() or key))
-    return columns
+    return [_split(item, known) for item in spec.split(";")]
 
 
 def _pivot(rows, index, spec):
     """Rows keyed by ``index`` with one column per value of ``spec``'s KEY."""
-    key, _, value = spec.partition("=")
-    key, value = key.strip(), value.strip()
-    for name in (key, value):
-        if not any(name in r for r in rows):
-            raise KeyError(f"pivot key {name!r} is not in the rows")
+    known = set(k for r in rows for k in r)
+    key, value = _split(spec, known)
+    if value not in known or value == key:
+        raise KeyError(f"pivot value {value!r} is not in the rows")
     lines = {}
     for r in rows:
-        line = lines.setdefault(tuple(_cell(r.get(c)) for c in index), {})
+        keys = tuple(_cell(r.get(c)) for c in index)
+        line = lines.setdefault(keys, {})
         if _cell(r.get(key)) in line:
-            raise ValueError(f"two rows for {tuple(line)} and {key}={r.get(key)!r}")
+            raise ValueError(f"two rows for {keys} and {key}={r.get(key)!r}")
         line[_cell(r.get(key))] = r.get(value)
     heads = list(dict.fromkeys(_cell(r.get(key)) for r in rows))
     body = [

@@ -42,6 +42,15 @@ def test_marker_chooses_orders_and_labels_columns(results):
     assert render.render(rendered)[0] == rendered
 
 
+def test_a_key_may_hold_an_equals_sign(tmp_path, monkeypatch):
+    rows = [{"seeds err<=1": 5, "a": 1}]
+    (tmp_path / "eq.json").write_text(json.dumps({"rows": rows}))
+    monkeypatch.setattr(render, "RESULTS", tmp_path)
+    lines = render.render_table("eq", "seeds err<=1; a=x=1").splitlines()
+    assert lines[0] == "| seeds err<=1 | x=1 |"
+    assert lines[2] == "| 5 | 1 |"
+
+
 def test_unknown_column_is_an_error(results):
     with pytest.raises(KeyError, match="nope"):
         render.render_table("toy", "n; nope=Label")
