@@ -269,9 +269,11 @@ def main(argv=None):
         status = 1
     for owner, count in pending.items():
         if count:
-            print(f"{owner}: {count} unmarked tables awaiting conversion")
+            print(f"{count} unmarked tables awaiting conversion under {owner!r}")
         else:
-            print(f"{owner}: no unmarked table left; drop it from PENDING_SECTIONS")
+            print(
+                f"no unmarked table left under {owner!r}: drop it from PENDING_SECTIONS"
+            )
     return status
 
 
