@@ -176,3 +176,14 @@ def test_check_fails_on_stale_or_unmarked_tables(results, tmp_path, monkeypatch)
         readme.read_text().replace("\n| a |", "(hand-written: why)\n| a |")
     )
     assert render.main(["--check"]) == 0
+
+
+def test_the_readme_tables_are_rendered_and_current():
+    text = render.README.read_text()
+    assert render.stale_blocks(text) == []
+    unmarked = [
+        (line, head)
+        for line, chapter, head in render.unrendered_tables(text)
+        if not chapter.startswith(render.PENDING_SECTIONS)
+    ]
+    assert unmarked == []
