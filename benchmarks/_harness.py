@@ -22,13 +22,14 @@ _PACKAGES = ("numpy", "scipy", "scikit-learn", "torch", "numba", "sklearn-iclr")
 _output_folder = None
 
 
-def bench_arguments(description, argv=None, configure=None):
+def bench_arguments(description, argv=None, configure=None, tables=None):
     """Parse the command line shared by every benchmark.
 
     ``--quick`` asks for a smoke run of seconds; ``--out DIR`` says where the
     JSON results go. A quick run without ``--out`` writes to a fresh temporary
     folder, so it never overwrites the committed full-run results in
-    ``benchmarks/results``.
+    ``benchmarks/results``. A benchmark of several tables also gets
+    ``--tables a,b`` to run some of them.
 
     Parameters
     ----------
@@ -38,11 +39,15 @@ def bench_arguments(description, argv=None, configure=None):
         The arguments; ``None`` reads ``sys.argv``.
     configure : callable, default=None
         ``configure(parser)`` adds the benchmark's own options.
+    tables : sequence of str, default=None
+        The names of the benchmark's tables, in the order they run.
 
     Returns
     -------
     args : argparse.Namespace
-        With ``quick`` and ``out`` (the folder :func:`report` writes to).
+        With ``quick`` and ``out`` (the folder :func:`report` writes to), and
+        ``tables`` (the chosen names, in the benchmark's order) when ``tables``
+        is given.
     """
     global _output_folder
     parser = argparse.ArgumentParser(description=description)
@@ -50,9 +55,21 @@ def bench_arguments(description, argv=None, configure=None):
     parser.add_argument(
         "--out", type=Path, default=None, help="folder for the JSON results"
     )
+    if tables is not None:
+        parser.add_argument(
+            "--tables",
+            default=",".join(tables),
+            help=f"comma-separated tables to run, among {', '.join(tables)}",
+        )
     if configure is not None:
         configure(parser)
     args = parser.parse_args(argv)
+    if tables is not None:
+        chosen = args.tables.split(",")
+        unknown = sorted(set(chosen) - set(tables))
+        if unknown:
+            parser.error(f"unknown tables {unknown}; choose among {list(tables)}")
+        args.tables = [name for name in tables if name in chosen]
     if args.out is None:
         args.out = Path(tempfile.mkdtemp(prefix="bench-")) if args.quick else RESULTS
     _output_folder = args.out

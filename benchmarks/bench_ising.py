@@ -451,18 +451,7 @@ TABLES = ("sampler", "fit_time", "spread", "rmse", "naive", "colouring")
 
 
 def main(argv=None):
-    def configure(parser):
-        parser.add_argument(
-            "--tables",
-            default=",".join(TABLES),
-            help=f"comma-separated tables to run, among {', '.join(TABLES)}",
-        )
-
-    args = bench_arguments(__doc__.splitlines()[0], argv, configure=configure)
-    chosen = args.tables.split(",")
-    unknown = sorted(set(chosen) - set(TABLES))
-    if unknown:
-        raise SystemExit(f"unknown tables {unknown}; choose among {list(TABLES)}")
+    args = bench_arguments(__doc__.splitlines()[0], argv, tables=TABLES)
     if args.quick:
         parts = {
             "sampler": lambda: bench_sampler(n=10_000, sweeps=5, loop_updates=10_000),
@@ -481,9 +470,8 @@ def main(argv=None):
             "naive": bench_naive,
             "colouring": bench_colouring,
         }
-    for name in TABLES:
-        if name in chosen:
-            parts[name]()
+    for name in args.tables:
+        parts[name]()
 
 
 if __name__ == "__main__":

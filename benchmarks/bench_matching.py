@@ -208,26 +208,41 @@ def budget_table(budgets, horizon, n_runs):
     return rows, fits
 
 
+TABLES = ("must_show", "small", "scaled", "slopes", "budget", "large_budget")
+
+
 def main(argv=None):
-    args = bench_arguments(__doc__.splitlines()[0], argv)
+    args = bench_arguments(__doc__.splitlines()[0], argv, tables=TABLES)
     n_runs = 2 if args.quick else 10
     start = time.perf_counter()
     # The first call compiles the numba loop (or loads it from numba's cache).
     simulate(market(0.0, SMALL), ETGS(), 20_000, n_runs=1)
     print(f"numba compile or cache load: {time.perf_counter() - start:.1f} s\n")
+    quick = args.quick
+    parts = {
+        "must_show": lambda: corrupted_table("must_show", 2000.0, 200_000, n_runs),
+        "small": lambda: corrupted_table("small", 2000.0, 200_000, n_runs, SMALL),
+        "scaled": lambda: corrupted_table(
+            "scaled", 6000.0, 500_000 if quick else 5_000_000, n_runs
+        ),
+        "slopes": lambda: slope_table(
+            [200_000, 500_000] if quick else [200_000, 500_000, 1_000_000, 2_000_000],
+            n_runs,
+        ),
+        "budget": lambda: budget_table(
+            [0.0, 1000.0, 2000.0] if quick else [0.0, 1000.0, 2000.0, 4000.0, 6000.0],
+            500_000 if quick else 1_000_000,
+            n_runs,
+        ),
+        "large_budget": lambda: large_budget_table(
+            [5000.0] if quick else [5000.0, 20000.0],
+            500_000 if quick else 1_000_000,
+            n_runs,
+        ),
+    }
     start = time.perf_counter()
-    corrupted_table("must_show", 2000.0, 200_000, n_runs)
-    corrupted_table("small", 2000.0, 200_000, n_runs, SMALL)
-    if args.quick:
-        corrupted_table("scaled", 6000.0, 500_000, n_runs)
-        slope_table([200_000, 500_000], n_runs)
-        budget_table([0.0, 1000.0, 2000.0], 500_000, n_runs)
-        large_budget_table([5000.0], 500_000, n_runs)
-    else:
-        corrupted_table("scaled", 6000.0, 5_000_000, n_runs)
-        slope_table([200_000, 500_000, 1_000_000, 2_000_000], n_runs)
-        budget_table([0.0, 1000.0, 2000.0, 4000.0, 6000.0], 1_000_000, n_runs)
-        large_budget_table([5000.0, 20000.0], 1_000_000, n_runs)
+    for name in args.tables:
+        parts[name]()
     print(f"total wall time {time.perf_counter() - start:.0f} s (1 worker)")
 
 

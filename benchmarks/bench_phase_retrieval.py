@@ -367,21 +367,8 @@ def timing_table(d):
 TABLES = ("recovery", "noisy_n", "phase1", "phase3", "online", "timing", "stranger")
 
 
-def configure(parser):
-    parser.add_argument(
-        "--tables",
-        default=",".join(TABLES),
-        help=f"comma-separated tables to run, among {', '.join(TABLES)} "
-        "(each writes its own JSON)",
-    )
-
-
 def main(argv=None):
-    args = bench_arguments(__doc__.splitlines()[0], argv, configure=configure)
-    args.tables = args.tables.split(",")
-    unknown = sorted(set(args.tables) - set(TABLES))
-    if unknown:
-        raise SystemExit(f"unknown tables {unknown}; choose among {list(TABLES)}")
+    args = bench_arguments(__doc__.splitlines()[0], argv, tables=TABLES)
     if args.quick:
         d, seeds, factors = 30, [0], [10, 40]
         dims, n_draws = [250, 500, 1000], 5

@@ -20,7 +20,8 @@ Four tables, measured in one process:
 
 Wall-clock seconds on this machine (the core count is in the JSON); the exact
 search runs with n_jobs=1, torch with one thread, HiGHS with scipy's defaults.
-Run ``python benchmarks/bench_quantized.py`` or ``--quick``.
+Run ``python -m benchmarks quantized`` (``--quick`` for a smoke run, ``--tables n,real``
+for some of the tables).
 """
 
 import time
@@ -327,8 +328,11 @@ def real_data(quick):
     return rows
 
 
+TABLES = ("n", "alpha", "width", "real")
+
+
 def main(argv=None):
-    args = bench_arguments(__doc__.splitlines()[0], argv)
+    args = bench_arguments(__doc__.splitlines()[0], argv, tables=TABLES)
     quick = args.quick
     start = time.perf_counter()
     exact_fit(*planted(100, alpha=2))  # loads the compiled search
@@ -336,34 +340,39 @@ def main(argv=None):
         f"first fit (numba cache load or compile): "
         f"{time.perf_counter() - start:.2f} s\n"
     )
-    scaling_in_n(quick)
     milp_limit = 5 if quick else 30
-    alphas = [2, 3] if quick else [2, 3, 4, 5, 6]
-    search_vs_milp(
-        "quantized_alpha",
-        f"Input dimension alpha (width 2, d=3, n=2000, 25% label noise); "
-        f"HiGHS limit {milp_limit} s",
-        [(a, 2) for a in alphas],
-        milp_limit,
-        noise=0.25,
-    )
-    widths = [1, 2] if quick else [1, 2, 3, 4]
-    search_vs_milp(
-        "quantized_width",
-        f"Width (alpha=4, d=3, n=2000, 25% label noise); HiGHS limit {milp_limit} s",
-        [(4, w) for w in widths],
-        milp_limit,
-        noise=0.25,
-    )
-    search_vs_milp(
-        "quantized_width_random",
-        f"Width on random labels (alpha=3, d=3, n=500); HiGHS limit {milp_limit} s",
-        [(3, w) for w in widths],
-        milp_limit,
-        n=500,
-        labels="random",
-    )
-    real_data(quick)
+    if "n" in args.tables:
+        scaling_in_n(quick)
+    if "alpha" in args.tables:
+        alphas = [2, 3] if quick else [2, 3, 4, 5, 6]
+        search_vs_milp(
+            "quantized_alpha",
+            f"Input dimension alpha (width 2, d=3, n=2000, 25% label noise); "
+            f"HiGHS limit {milp_limit} s",
+            [(a, 2) for a in alphas],
+            milp_limit,
+            noise=0.25,
+        )
+    if "width" in args.tables:
+        widths = [1, 2] if quick else [1, 2, 3, 4]
+        search_vs_milp(
+            "quantized_width",
+            f"Width (alpha=4, d=3, n=2000, 25% label noise); "
+            f"HiGHS limit {milp_limit} s",
+            [(4, w) for w in widths],
+            milp_limit,
+            noise=0.25,
+        )
+        search_vs_milp(
+            "quantized_width_random",
+            f"Width on random labels (alpha=3, d=3, n=500); HiGHS limit {milp_limit} s",
+            [(3, w) for w in widths],
+            milp_limit,
+            n=500,
+            labels="random",
+        )
+    if "real" in args.tables:
+        real_data(quick)
 
 
 if __name__ == "__main__":

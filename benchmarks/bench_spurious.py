@@ -354,17 +354,17 @@ def time_table(device):
 
 def _options(parser):
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto")
-    parser.add_argument(
-        "--tables",
-        default="theory,wga,side,time",
-        help="comma-separated subset of theory, wga, side, time",
-    )
 
 
 def main(argv=None):
     global EPOCHS, SIDE_SEEDS
-    args = bench_arguments(__doc__.splitlines()[0], argv, configure=_options)
-    tables = set(args.tables.split(","))
+    args = bench_arguments(
+        __doc__.splitlines()[0],
+        argv,
+        configure=_options,
+        tables=("theory", "wga", "side", "time"),
+    )
+    tables = args.tables
     if args.quick:
         EPOCHS, SIDE_SEEDS = 4, (0,)
     # MLPClassifier stops at the shared epoch budget on purpose
