@@ -132,3 +132,76 @@ def test_a_warning_points_at_the_users_line():
     with pytest.warns(UserWarning, match="MPLE") as record:
         PseudoLikelihoodIsing(coupling=A, beta_bound=0.5).fit(spins)
     assert record[0].filename == __file__
+
+
+# Baselines that are part of an issue's API, the only public ones
+# (docs/conventions.rst, "Layout"). Every other anchor lives in its family's
+# private _baselines.py.
+PUBLIC_BASELINES = {
+    "GPCController": "#18: a controller with its GPC and LQR baselines",
+    "LQRController": "#18: a controller with its GPC and LQR baselines",
+    "ETGS": "#22: the vanilla policy next to the robust ones",
+}
+PUBLIC_MODULES = (*SUBPACKAGES, "datasets", "metrics", "utils")
+
+
+def _public_objects():
+    """(qualified public name, object) for every name of every public __all__."""
+    import sklearn_iclr
+
+    yield from (
+        (f"sklearn_iclr.{n}", getattr(sklearn_iclr, n)) for n in sklearn_iclr.__all__
+    )
+    for sub in PUBLIC_MODULES:
+        module = importlib.import_module(f"sklearn_iclr.{sub}")
+        for name in module.__all__:
+            yield f"sklearn_iclr.{sub}.{name}", getattr(module, name)
+
+
+def _describes_a_baseline(obj):
+    """Whether the summary of ``obj`` or of its module calls it a baseline/anchor."""
+    doc = inspect.getdoc(obj) or ""
+    summary = re.split(r"\n(?:Parameters|Attributes|See Also|Notes)\n-{3,}", doc)[0]
+    module = inspect.getmodule(obj)
+    module_summary = (module.__doc__ or "").split("\n\n")[0] if module else ""
+    pattern = r"\b(?:baseline|anchor)s?\b"
+    return bool(re.search(pattern, f"{summary}\n{module_summary}", re.IGNORECASE))
+
+
+def test_anchors_in_baselines_modules_are_exported_nowhere():
+    exported = [
+        qualified
+        for qualified, obj in _public_objects()
+        if getattr(obj, "__module__", "").endswith("._baselines")
+    ]
+    assert not exported, (
+        f"{exported} are anchors (defined in a _baselines.py): do not export them "
+        "(docs/conventions.rst, Layout)"
+    )
+
+
+def test_public_baselines_are_the_documented_ones():
+    marked = {
+        qualified
+        for qualified, obj in _public_objects()
+        if (inspect.isclass(obj) or inspect.isfunction(obj))
+        and _describes_a_baseline(obj)
+        and obj.__name__ not in PUBLIC_BASELINES
+    }
+    assert not marked, (
+        f"{sorted(marked)} describe themselves as baselines: move them to the "
+        "family's _baselines.py, or, if an issue's API asks for them, add them to "
+        "PUBLIC_BASELINES and to docs/conventions.rst"
+    )
+    public = {qualified.rsplit(".", 1)[1] for qualified, _ in _public_objects()}
+    assert set(PUBLIC_BASELINES) <= public
+    conventions = (PACKAGE.parent / "docs" / "conventions.rst").read_text()
+    assert all(f"``{name}``" in conventions for name in PUBLIC_BASELINES)
+
+
+def test_baselines_modules_say_they_are_private():
+    modules = sorted(PACKAGE.glob("*/_baselines.py"))
+    assert modules, "no family _baselines.py found"
+    for path in modules:
+        module = importlib.import_module(f"sklearn_iclr.{path.parent.name}._baselines")
+        assert "not part of the public api" in " ".join(module.__doc__.lower().split())

@@ -10,11 +10,8 @@ from ._sparse_token_attention import (
     SparseTokenAttentionClassifier,
     as_token_array,
     flatten_tokens,
-    make_flattened_logistic_regression,
-    make_pooled_logistic_regression,
     mean_pool_tokens,
 )
-from ._supervised_baseline import fit_supervised_encoder
 
 __all__ = [
     "EscapeDirection",
@@ -24,10 +21,7 @@ __all__ = [
     "SmallInitMLPRegressor",
     "SparseTokenAttentionClassifier",
     "as_token_array",
-    "fit_supervised_encoder",
     "flatten_tokens",
-    "make_flattened_logistic_regression",
-    "make_pooled_logistic_regression",
     "mean_pool_tokens",
     "RandomEmbeddingRecallClassifier",
     "recall_capacity",

@@ -8,8 +8,6 @@ from scipy.special import expit, log_softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..utils._compat import Interval, StrOptions, _fit_context
@@ -83,7 +81,7 @@ def as_token_array(X, token_dim=None):
 
 
 def mean_pool_tokens(X, token_dim=None):
-    """Average the tokens of every bag: the pooled linear baseline's features.
+    """Average the tokens of every bag (features of a mean-pooled linear model).
 
     Parameters
     ----------
@@ -107,7 +105,7 @@ def mean_pool_tokens(X, token_dim=None):
 
 
 def flatten_tokens(X):
-    """Concatenate the tokens of every bag: the flattened baseline's features.
+    """Concatenate the tokens of every bag into one feature row.
 
     Parameters
     ----------
@@ -127,65 +125,6 @@ def flatten_tokens(X):
     """
     X = np.asarray(X)
     return X.reshape(X.shape[0], X.shape[1] * X.shape[2]) if X.ndim == 3 else X
-
-
-def make_pooled_logistic_regression(token_dim=None, **logistic_params):
-    """Pooled linear baseline: logistic regression on the mean token of each bag.
-
-    Any linear classifier of the mean token needs a signal strength growing
-    like ``sqrt(n_tokens)`` to classify sparse-token bags (Barnfield, Cui & Lu,
-    ICLR 2026); :class:`SparseTokenAttentionClassifier` needs ``log n_tokens``.
-
-    Parameters
-    ----------
-    token_dim : int, default=None
-        Features per token of a 2-D input table (``None``: one per column);
-        ignored for 3-D input.
-    **logistic_params
-        Passed to :class:`~sklearn.linear_model.LogisticRegression`.
-
-    Returns
-    -------
-    pipeline : Pipeline
-        ``FunctionTransformer(mean_pool_tokens) -> LogisticRegression``.
-
-    Examples
-    --------
-    >>> from sklearn_iclr.datasets import make_sparse_token
-    >>> X, y, _, _ = make_sparse_token(200, 4, 3, signal_strength=4.0,
-    ...                                random_state=0)
-    >>> make_pooled_logistic_regression().fit(X, y).score(X, y) > 0.5
-    True
-    """
-    return make_pipeline(
-        FunctionTransformer(mean_pool_tokens, kw_args={"token_dim": token_dim}),
-        LogisticRegression(**logistic_params),
-    )
-
-
-def make_flattened_logistic_regression(**logistic_params):
-    """Flattened linear baseline: logistic regression on all tokens side by side.
-
-    Parameters
-    ----------
-    **logistic_params
-        Passed to :class:`~sklearn.linear_model.LogisticRegression`.
-
-    Returns
-    -------
-    pipeline : Pipeline
-        ``FunctionTransformer(flatten_tokens) -> LogisticRegression``.
-
-    Examples
-    --------
-    >>> from sklearn_iclr.datasets import make_sparse_token
-    >>> X, y, _, _ = make_sparse_token(200, 4, 3, random_state=0)
-    >>> make_flattened_logistic_regression().fit(X, y).predict(X).shape
-    (200,)
-    """
-    return make_pipeline(
-        FunctionTransformer(flatten_tokens), LogisticRegression(**logistic_params)
-    )
 
 
 def attention_softmax(tokens, query, beta):
@@ -332,8 +271,6 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
 
     See Also
     --------
-    make_pooled_logistic_regression : Linear baseline on the mean token.
-    make_flattened_logistic_regression : Linear baseline on all tokens.
     sklearn_iclr.datasets.make_sparse_token : The paper's data model.
     sklearn_iclr.datasets.load_digit_bags : Bags of handwritten digits.
 

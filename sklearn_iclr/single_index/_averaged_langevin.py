@@ -204,9 +204,10 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn_iclr.single_index.partial_trace_direction : the one-shot spectral
-        estimator that the average converges to.
-    sklearn_iclr.single_index.online_sgd_direction : one-pass online SGD.
+    sklearn_iclr.single_index.tensor_pca_langevin : the same averaging for
+        spiked tensor PCA.
+    sklearn_iclr.single_index.estimate_information_exponent : choose
+        ``information_exponent`` from data.
 
     Notes
     -----

@@ -1,4 +1,8 @@
-"""Baselines for single-index direction recovery: online SGD and partial traces.
+"""Anchors of the single-index family, for tests and benchmarks only.
+
+Online SGD and partial traces recover a single-index direction; they are what
+:class:`AveragedLangevinRegressor` is compared with, not part of the public API
+(docs/conventions.rst).
 
 Both take ``X`` as given: the theory assumes ``x ~ N(0, I_d)``, so standardise
 the columns first when they are not. The target is centred and scaled to unit
