@@ -7,10 +7,10 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._cnf import check_cnf
 from ..utils._compat import Interval, _fit_context
-from ..utils._coupling import check_coupling
 from ..utils._warnings import warn_user
+from ._cnf import check_cnf
+from ._coupling import check_coupling
 
 # A local field below this (relative to the largest row sum of |A|) is zero:
 # sums such as 1/3 + 1/3 - 1/3 - 1/3 are not exactly 0 in floating point.

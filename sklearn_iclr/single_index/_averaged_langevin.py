@@ -15,13 +15,13 @@ from ..utils import (
     torch_seeded,
 )
 from ..utils._compat import Interval, StrOptions, _fit_context
-from ..utils._hermite import (
+from ..utils.validation import check_not_constant
+from ._hermite import (
     fit_hermite_link,
     hermite_basis,
     hermite_derivative,
     predict_hermite_link,
 )
-from ..utils.validation import check_not_constant
 from ._information_exponent import estimate_information_exponent
 from ._langevin_chains import direction_from_averages, run_chains
 

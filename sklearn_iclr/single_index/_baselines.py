@@ -16,8 +16,8 @@ import numpy as np
 from sklearn.utils.validation import check_random_state, check_X_y
 
 from ..utils._compat import Interval, StrOptions, validate_params
-from ..utils._hermite import hermite_derivative
 from ..utils.validation import check_not_constant
+from ._hermite import hermite_derivative
 
 PARTIAL_TRACE_ORDERS = (1, 2, 3, 4)
 # Online SGD runs its last 20% of samples at a tenth of the learning rate: the
