@@ -78,7 +78,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn_iclr.datasets.make_linear_mdp_dataset : Linear-MDP data with the exact value.
+    sklearn_iclr.datasets.make_linear_mdp_dataset : Linear MDP data, exact value.
     sklearn_iclr.datasets.make_tabular_mdp : Tabular MDP data with the exact value.
 
     Notes
