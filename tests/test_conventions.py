@@ -256,3 +256,29 @@ def test_private_utils_modules_are_shared_by_two_families(utils_module):
     assert f"``{utils_module}``" in docstring, (
         f"list utils/{utils_module}.py and its users in utils/__init__'s docstring"
     )
+
+
+# Data functions whose test file is named after the family of data rather than
+# after the function (docs/conventions.rst): a helper tested with its generator,
+# or a name that predates the rule.
+DATASET_TEST_FILES = {
+    "heavy_tailed_population_ridge": "heavy_tailed_regression",  # its sampler's
+    "make_matching_market": "matching",
+    "make_power_law_phase_retrieval": "phase_retrieval",
+    "power_law_spectrum": "phase_retrieval",  # the generator's spectrum
+    "read_dimacs_cnf": "dimacs_cnf",
+}
+
+
+def _dataset_functions():
+    return sorted(importlib.import_module("sklearn_iclr.datasets").__all__)
+
+
+@pytest.mark.parametrize("name", _dataset_functions())
+def test_every_data_function_has_its_test_file(name):
+    stem = DATASET_TEST_FILES.get(
+        name, name.removeprefix("make_").removeprefix("load_")
+    )
+    path = PACKAGE.parent / "tests" / f"test_datasets_{stem}.py"
+    assert path.exists(), f"{name} needs tests/{path.name}"
+    assert name in path.read_text(), f"tests/{path.name} does not call {name}"
