@@ -276,40 +276,22 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Scaling convention: tokens are used as given. In the paper's data model
-    (:func:`~sklearn_iclr.datasets.make_sparse_token`) the noise has
-    i.i.d. ``N(0, 1)`` entries and the signal direction unit norm, so a signal
-    token stands ``theta`` noise standard deviations out along ``xi`` while its
-    norm is about ``sqrt(k)``: the signal is weak (``n ~ k`` samples are
-    needed to find it; the paper's regime has ``n`` and ``k`` proportional).
-    With a unit-norm query the scores ``x_l . q`` are ``O(1)``: the same as
-    scores ``x_l . q / sqrt(k)`` for a query with ``O(1)`` entries, the usual
-    normalisation of the proportional regime. The model is therefore not
-    invariant to the units of the tokens: ``beta`` is a temperature and
-    ``alpha`` a penalty on the scale given. Tokens far from unit size (in the
-    generator's units a factor of 100 already loses most of the accuracy)
-    should be rescaled first; magnitudes above ``1e100`` are refused, as
-    their squares overflow float64.
+    Tokens are used as given: ``beta`` is a temperature and ``alpha`` a penalty
+    on the scale given, so the model is not invariant to the units of the tokens.
+    In the paper's data model (:func:`~sklearn_iclr.datasets.make_sparse_token`)
+    noise entries are ``N(0, 1)`` and scores ``x_l . q`` are ``O(1)`` for a
+    unit-norm query; rescale tokens far from unit size first. Magnitudes above
+    ``1e100`` are refused.
 
-    The implementation is numpy/scipy rather than torch: the gradients of
-    this one-head model are a few matrix products (one evaluation costs
-    ``O(n L k)``), the paper's protocol is two full-batch steps and a
-    logistic regression, and full-batch L-BFGS with the exact gradient needs
-    no step-size schedule; all of it runs deterministically on the CPU, with
-    no torch import (``benchmarks/README.md`` gives the fit times). After
-    the two gradient steps only the direction of ``q`` carries information:
-    its norm is proportional to the
-    squared step size and to the data scale, so it is set to one and
-    ``beta`` is the temperature knob (tune it with ``GridSearchCV``).
+    After the two gradient steps only the direction of ``q`` carries information,
+    so its norm is set to one and ``beta`` is the knob to tune. Sample weights
+    enter every loss as in ``LogisticRegression``; with ``"joint"`` an integer
+    weight equals repeating the bag, with ``"two_step"`` the D0/D1 split is drawn
+    over rows. The joint loss is not convex in ``q``: the local minimum L-BFGS
+    finds depends on ``random_state``.
 
-    Sample weights enter every loss as in
-    :class:`~sklearn.linear_model.LogisticRegression`. With ``"joint"`` an
-    integer weight equals repeating the bag; with ``"two_step"`` the split
-    into D0 and D1 is drawn over rows, so two copies of a bag can land in
-    different halves while a bag of weight 2 lands in one.
+    More in the user guide (:ref:`sparse-token-attention-details`).
 
-    The joint loss is not convex in ``q``; L-BFGS finds a local minimum,
-    which depends on ``random_state``.
 
     References
     ----------
