@@ -210,9 +210,8 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
     long answer every round, so it needs about ``log2((1 - p) / (2 p))`` rounds;
     the policy-gradient methods need rounds growing like ``1 / p``.
     :meth:`response_proba` gives the law of the response's length and answer
-    exactly (a forward recursion over the previous token).
-
-    The derivations are in the user guide (:ref:`chain-of-thought-details`).
+    exactly (a forward recursion over the previous token). The derivations are
+    in the user guide (:ref:`chain-of-thought-details`).
 
 
     References
