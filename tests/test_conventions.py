@@ -282,3 +282,46 @@ def test_every_data_function_has_its_test_file(name):
     path = PACKAGE.parent / "tests" / f"test_datasets_{stem}.py"
     assert path.exists(), f"{name} needs tests/{path.name}"
     assert name in path.read_text(), f"tests/{path.name} does not call {name}"
+
+
+# Class docstrings say what a user needs at the call site; derivations and
+# longer discussion live in the family's user-guide page (docs/conventions.rst).
+NOTES_MAX_LINES = 20
+# Everything but the Parameters and Attributes blocks (long by necessity when
+# an estimator has many options): summary, See Also, Notes, References, Examples.
+DOCSTRING_MAX_LINES = 70
+
+
+def _docstring_sections(doc):
+    """{section title: number of body lines}, and the docstring's line count."""
+    lines = inspect.cleandoc(doc or "").splitlines()
+    heads = [
+        i
+        for i in range(len(lines) - 1)
+        if lines[i].strip()
+        and re.fullmatch(r"-{3,}", lines[i + 1].strip())
+        and len(lines[i + 1].strip()) == len(lines[i].strip())
+    ]
+    sections = {}
+    for k, i in enumerate(heads):
+        body = lines[i + 2 : heads[k + 1] if k + 1 < len(heads) else len(lines)]
+        while body and not body[-1].strip():
+            body.pop()
+        sections[lines[i].strip()] = len(body)
+    return sections, len(lines)
+
+
+@pytest.mark.parametrize("name, cls", CLASSES, ids=[n for n, _ in CLASSES])
+def test_class_docstrings_are_short(name, cls):
+    sections, n_lines = _docstring_sections(cls.__doc__)
+    notes = sections.get("Notes", 0)
+    assert notes <= NOTES_MAX_LINES, (
+        f"{name}: Notes has {notes} lines (budget {NOTES_MAX_LINES}); keep what a "
+        "user needs at the call site and move the rest to docs/user_guide/"
+    )
+    long_blocks = sum(sections.get(s, 0) + 2 for s in ("Parameters", "Attributes"))
+    rest = n_lines - long_blocks
+    assert rest <= DOCSTRING_MAX_LINES, (
+        f"{name}: {rest} docstring lines besides Parameters and Attributes "
+        f"(budget {DOCSTRING_MAX_LINES})"
+    )
