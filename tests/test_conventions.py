@@ -325,3 +325,30 @@ def test_class_docstrings_are_short(name, cls):
         f"{name}: {rest} docstring lines besides Parameters and Attributes "
         f"(budget {DOCSTRING_MAX_LINES})"
     )
+
+
+@pytest.mark.parametrize("family", SUBPACKAGES)
+def test_family_docstring_names_its_torch_estimators(family):
+    # A family docstring that mentions torch says which estimators use it, and
+    # does not call the whole family torch-backed when some are numpy/scipy.
+    module = importlib.import_module(f"sklearn_iclr.{family}")
+    doc = module.__doc__ or ""
+    estimators = {
+        name: getattr(module, name)
+        for name in module.__all__
+        if inspect.isclass(getattr(module, name))
+        and hasattr(getattr(module, name), "fit")
+    }
+    uses_torch = {
+        name
+        for name, cls in estimators.items()
+        if "import_torch(" in Path(inspect.getsourcefile(cls)).read_text()
+    }
+    if "torch" not in doc.lower():
+        return
+    assert all(name in doc for name in uses_torch), (family, sorted(uses_torch))
+    if uses_torch != set(estimators):
+        assert not doc.lower().startswith("torch"), (
+            f"sklearn_iclr.{family} is not all torch: "
+            f"{sorted(set(estimators) - uses_torch)} are numpy/scipy"
+        )

@@ -1,4 +1,13 @@
-"""Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
+"""Neural-network estimators: attention, MLPs, autoencoders, contrastive encoders.
+
+Three train with torch and need the ``[torch]`` extra (imported inside
+``fit``): ``InfoNCEEncoder``, ``LevenbergMarquardtMLPRegressor`` and
+``PatchConvAEDetector``. The others are numpy/scipy, because their gradients
+are a few matrix products or their training is combinatorial:
+``EscapeDirection``, ``QuantizedReLUClassifier``,
+``RandomEmbeddingRecallClassifier``, ``SmallInitMLPRegressor`` and
+``SparseTokenAttentionClassifier``.
+"""
 
 from ._escape_direction import EscapeDirection
 from ._infonce import InfoNCEEncoder
