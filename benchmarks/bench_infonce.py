@@ -47,7 +47,7 @@ from sklearn_iclr.datasets import (
     make_long_tailed_sparse_coding,
 )
 from sklearn_iclr.metrics import gaussianity_report
-from sklearn_iclr.neural_network import fit_supervised_encoder
+from sklearn_iclr.neural_network._baselines import fit_supervised_encoder
 from sklearn_iclr.utils._skorch import module_outputs
 
 ENCODER = dict(n_components=32, hidden_layer_sizes=(256,), temperature=0.1)

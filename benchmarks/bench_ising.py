@@ -38,7 +38,7 @@ from sklearn_iclr.datasets import (
 )
 from sklearn_iclr.datasets._ising import _ColourSweepSampler
 from sklearn_iclr.graphical import PseudoLikelihoodIsing
-from sklearn_iclr.utils._cnf import check_cnf, moser_tardos
+from sklearn_iclr.graphical._cnf import check_cnf, moser_tardos
 
 DELTA = 3
 SWEEPS = 100

@@ -26,7 +26,10 @@ from _harness import bench_arguments, median_time, report
 from sklearn_iclr import AveragedLangevinRegressor
 from sklearn_iclr.datasets import make_single_index
 from sklearn_iclr.metrics import overlap
-from sklearn_iclr.single_index import online_sgd_direction, partial_trace_direction
+from sklearn_iclr.single_index._baselines import (
+    online_sgd_direction,
+    partial_trace_direction,
+)
 
 METHODS = ("averaged Langevin", "last iterate", "online SGD", "partial trace")
 SUCCESS = 0.9

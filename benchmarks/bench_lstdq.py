@@ -26,7 +26,8 @@ from _harness import bench_arguments, ratio, report
 from threadpoolctl import threadpool_limits
 
 from sklearn_iclr.datasets import make_linear_mdp_dataset
-from sklearn_iclr.rl import LSTDQEvaluator, fitted_q_evaluation
+from sklearn_iclr.rl import LSTDQEvaluator
+from sklearn_iclr.rl._baselines import fitted_q_evaluation
 
 GAMMA = 0.9
 

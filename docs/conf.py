@@ -28,8 +28,17 @@ templates_path = ["_templates"]
 numpydoc_show_class_members = False
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py"]
 html_theme = "pydata_sphinx_theme"
-# Four top-level links fit the navbar at 1280 px; more go under "More".
-html_theme_options = {"header_links_before_dropdown": 4, "navbar_align": "left"}
+# The header must fit at 1280 px: a short brand (the default title, "sklearn-iclr
+# 0.1.0.dev0 documentation", takes a third of the bar), at most four top-level
+# links (more go under "More"), and the search as an icon instead of the wide
+# "Search Ctrl+K" field. Not checked in a browser here; see tests/test_docs_conf.py.
+html_title = project
+html_theme_options = {
+    "header_links_before_dropdown": 4,
+    "navbar_align": "left",
+    "logo": {"text": project},
+    "navbar_persistent": ["search-button"],
+}
 intersphinx_mapping = {}
 sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),

@@ -19,12 +19,15 @@ attention weights are drawn over the images: the weight lands on the 0.
 
 import matplotlib.pyplot as plt
 import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
 
 from sklearn_iclr.datasets import load_digit_bags
 from sklearn_iclr.neural_network import (
     SparseTokenAttentionClassifier,
-    make_flattened_logistic_regression,
-    make_pooled_logistic_regression,
+    flatten_tokens,
+    mean_pool_tokens,
 )
 
 X_train, y_train, _ = load_digit_bags(0, 8, 600, subset="train", random_state=0)
@@ -35,8 +38,14 @@ X_test, y_test, mask = load_digit_bags(0, 8, 600, subset="test", random_state=1)
 # --------------------------------------
 models = {
     "attention": SparseTokenAttentionClassifier(beta=3.0, random_state=0),
-    "mean-pooled LR": make_pooled_logistic_regression(max_iter=1000),
-    "flattened LR": make_flattened_logistic_regression(max_iter=1000),
+    # The linear anchors: logistic regression on the mean token of each bag,
+    # and on all tokens side by side.
+    "mean-pooled LR": make_pipeline(
+        FunctionTransformer(mean_pool_tokens), LogisticRegression(max_iter=1000)
+    ),
+    "flattened LR": make_pipeline(
+        FunctionTransformer(flatten_tokens), LogisticRegression(max_iter=1000)
+    ),
 }
 for name, model in models.items():
     model.fit(X_train, y_train)

@@ -14,7 +14,7 @@ from sklearn.preprocessing import PolynomialFeatures
 from sklearn_iclr import AveragedLangevinRegressor
 from sklearn_iclr.datasets import make_single_index
 from sklearn_iclr.metrics import overlap
-from sklearn_iclr.single_index import online_sgd_direction
+from sklearn_iclr.single_index._baselines import online_sgd_direction
 from sklearn_iclr.testing.strategies import column_affine_maps
 from sklearn_iclr.utils import import_torch
 

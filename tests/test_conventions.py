@@ -132,3 +132,223 @@ def test_a_warning_points_at_the_users_line():
     with pytest.warns(UserWarning, match="MPLE") as record:
         PseudoLikelihoodIsing(coupling=A, beta_bound=0.5).fit(spins)
     assert record[0].filename == __file__
+
+
+# Baselines that are part of an issue's API, the only public ones
+# (docs/conventions.rst, "Layout"). Every other anchor lives in its family's
+# private _baselines.py.
+PUBLIC_BASELINES = {
+    "GPCController": "#18: a controller with its GPC and LQR baselines",
+    "LQRController": "#18: a controller with its GPC and LQR baselines",
+    "ETGS": "#22: the vanilla policy next to the robust ones",
+}
+PUBLIC_MODULES = (*SUBPACKAGES, "datasets", "metrics", "utils")
+
+
+def _public_objects():
+    """(qualified public name, object) for every name of every public __all__."""
+    import sklearn_iclr
+
+    yield from (
+        (f"sklearn_iclr.{n}", getattr(sklearn_iclr, n)) for n in sklearn_iclr.__all__
+    )
+    for sub in PUBLIC_MODULES:
+        module = importlib.import_module(f"sklearn_iclr.{sub}")
+        for name in module.__all__:
+            yield f"sklearn_iclr.{sub}.{name}", getattr(module, name)
+
+
+def _describes_a_baseline(obj):
+    """Whether the summary of ``obj`` or of its module calls it a baseline/anchor."""
+    doc = inspect.getdoc(obj) or ""
+    summary = re.split(r"\n(?:Parameters|Attributes|See Also|Notes)\n-{3,}", doc)[0]
+    module = inspect.getmodule(obj)
+    module_summary = (module.__doc__ or "").split("\n\n")[0] if module else ""
+    pattern = r"\b(?:baseline|anchor)s?\b"
+    return bool(re.search(pattern, f"{summary}\n{module_summary}", re.IGNORECASE))
+
+
+def test_anchors_in_baselines_modules_are_exported_nowhere():
+    exported = [
+        qualified
+        for qualified, obj in _public_objects()
+        if getattr(obj, "__module__", "").endswith("._baselines")
+    ]
+    assert not exported, (
+        f"{exported} are anchors (defined in a _baselines.py): do not export them "
+        "(docs/conventions.rst, Layout)"
+    )
+
+
+def test_public_baselines_are_the_documented_ones():
+    marked = {
+        qualified
+        for qualified, obj in _public_objects()
+        if (inspect.isclass(obj) or inspect.isfunction(obj))
+        and _describes_a_baseline(obj)
+        and obj.__name__ not in PUBLIC_BASELINES
+    }
+    assert not marked, (
+        f"{sorted(marked)} describe themselves as baselines: move them to the "
+        "family's _baselines.py, or, if an issue's API asks for them, add them to "
+        "PUBLIC_BASELINES and to docs/conventions.rst"
+    )
+    public = {qualified.rsplit(".", 1)[1] for qualified, _ in _public_objects()}
+    assert set(PUBLIC_BASELINES) <= public
+    conventions = (PACKAGE.parent / "docs" / "conventions.rst").read_text()
+    assert all(f"``{name}``" in conventions for name in PUBLIC_BASELINES)
+
+
+def test_baselines_modules_say_they_are_private():
+    modules = sorted(PACKAGE.glob("*/_baselines.py"))
+    assert modules, "no family _baselines.py found"
+    for path in modules:
+        module = importlib.import_module(f"sklearn_iclr.{path.parent.name}._baselines")
+        assert "not part of the public api" in " ".join(module.__doc__.lower().split())
+
+
+def _families_importing(utils_module):
+    """The families (SUBPACKAGES) whose modules import ``utils.<utils_module>``."""
+    import ast
+
+    utils = importlib.import_module("sklearn_iclr.utils")
+    defined_in = {
+        n: getattr(utils, n).__module__.rsplit(".", 1)[1] for n in utils.__all__
+    }
+    families = set()
+    for family in SUBPACKAGES:
+        for path in (PACKAGE / family).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if not isinstance(node, ast.ImportFrom):
+                    continue
+                if node.level == 2:  # from ..utils import ... (family/_module.py)
+                    module = node.module or ""
+                elif node.level == 0 and (node.module or "").startswith(
+                    "sklearn_iclr."
+                ):
+                    module = node.module.removeprefix("sklearn_iclr.")
+                else:
+                    continue
+                if module == f"utils.{utils_module}":
+                    families.add(family)
+                elif module == "utils":
+                    names = {defined_in.get(a.name, a.name) for a in node.names}
+                    if utils_module in names:
+                        families.add(family)
+    return families
+
+
+UTILS_PRIVATE = sorted(
+    p.stem for p in (PACKAGE / "utils").glob("_*.py") if p.stem != "__init__"
+)
+
+
+@pytest.mark.parametrize("utils_module", UTILS_PRIVATE)
+def test_private_utils_modules_are_shared_by_two_families(utils_module):
+    # docs/conventions.rst: utils/ holds only what two or more families share;
+    # paper-specific maths lives in its family (datasets imports it from there).
+    families = _families_importing(utils_module)
+    assert len(families) >= 2, (
+        f"utils/{utils_module}.py is used by {sorted(families) or 'no family'}: "
+        "move it into that family"
+    )
+    docstring = importlib.import_module("sklearn_iclr.utils").__doc__
+    assert f"``{utils_module}``" in docstring, (
+        f"list utils/{utils_module}.py and its users in utils/__init__'s docstring"
+    )
+
+
+# Data functions whose test file is named after the family of data rather than
+# after the function (docs/conventions.rst): a helper tested with its generator,
+# or a name that predates the rule.
+DATASET_TEST_FILES = {
+    "heavy_tailed_population_ridge": "heavy_tailed_regression",  # its sampler's
+    "make_matching_market": "matching",
+    "make_power_law_phase_retrieval": "phase_retrieval",
+    "power_law_spectrum": "phase_retrieval",  # the generator's spectrum
+    "read_dimacs_cnf": "dimacs_cnf",
+}
+
+
+def _dataset_functions():
+    return sorted(importlib.import_module("sklearn_iclr.datasets").__all__)
+
+
+@pytest.mark.parametrize("name", _dataset_functions())
+def test_every_data_function_has_its_test_file(name):
+    stem = DATASET_TEST_FILES.get(
+        name, name.removeprefix("make_").removeprefix("load_")
+    )
+    path = PACKAGE.parent / "tests" / f"test_datasets_{stem}.py"
+    assert path.exists(), f"{name} needs tests/{path.name}"
+    assert name in path.read_text(), f"tests/{path.name} does not call {name}"
+
+
+# Class docstrings say what a user needs at the call site; derivations and
+# longer discussion live in the family's user-guide page (docs/conventions.rst).
+NOTES_MAX_LINES = 20
+# Everything but the Parameters and Attributes blocks (long by necessity when
+# an estimator has many options): summary, See Also, Notes, References, Examples.
+DOCSTRING_MAX_LINES = 70
+
+
+def _docstring_sections(doc):
+    """{section title: number of body lines}, and the docstring's line count."""
+    lines = inspect.cleandoc(doc or "").splitlines()
+    heads = [
+        i
+        for i in range(len(lines) - 1)
+        if lines[i].strip()
+        and re.fullmatch(r"-{3,}", lines[i + 1].strip())
+        and len(lines[i + 1].strip()) == len(lines[i].strip())
+    ]
+    sections = {}
+    for k, i in enumerate(heads):
+        body = lines[i + 2 : heads[k + 1] if k + 1 < len(heads) else len(lines)]
+        while body and not body[-1].strip():
+            body.pop()
+        sections[lines[i].strip()] = len(body)
+    return sections, len(lines)
+
+
+@pytest.mark.parametrize("name, cls", CLASSES, ids=[n for n, _ in CLASSES])
+def test_class_docstrings_are_short(name, cls):
+    sections, n_lines = _docstring_sections(cls.__doc__)
+    notes = sections.get("Notes", 0)
+    assert notes <= NOTES_MAX_LINES, (
+        f"{name}: Notes has {notes} lines (budget {NOTES_MAX_LINES}); keep what a "
+        "user needs at the call site and move the rest to docs/user_guide/"
+    )
+    long_blocks = sum(sections.get(s, 0) + 2 for s in ("Parameters", "Attributes"))
+    rest = n_lines - long_blocks
+    assert rest <= DOCSTRING_MAX_LINES, (
+        f"{name}: {rest} docstring lines besides Parameters and Attributes "
+        f"(budget {DOCSTRING_MAX_LINES})"
+    )
+
+
+@pytest.mark.parametrize("family", SUBPACKAGES)
+def test_family_docstring_names_its_torch_estimators(family):
+    # A family docstring that mentions torch says which estimators use it, and
+    # does not call the whole family torch-backed when some are numpy/scipy.
+    module = importlib.import_module(f"sklearn_iclr.{family}")
+    doc = module.__doc__ or ""
+    estimators = {
+        name: getattr(module, name)
+        for name in module.__all__
+        if inspect.isclass(getattr(module, name))
+        and hasattr(getattr(module, name), "fit")
+    }
+    uses_torch = {
+        name
+        for name, cls in estimators.items()
+        if "import_torch(" in Path(inspect.getsourcefile(cls)).read_text()
+    }
+    if "torch" not in doc.lower():
+        return
+    assert all(name in doc for name in uses_torch), (family, sorted(uses_torch))
+    if uses_torch != set(estimators):
+        assert not doc.lower().startswith("torch"), (
+            f"sklearn_iclr.{family} is not all torch: "
+            f"{sorted(set(estimators) - uses_torch)} are numpy/scipy"
+        )

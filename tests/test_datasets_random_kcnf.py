@@ -5,7 +5,7 @@ import numpy as np
 from sklearn_iclr.datasets import (
     make_random_kcnf,
 )
-from sklearn_iclr.utils._cnf import check_cnf
+from sklearn_iclr.graphical._cnf import check_cnf
 
 
 def test_random_kcnf_structure():

@@ -14,7 +14,7 @@ from sklearn_iclr.datasets import (
 )
 from sklearn_iclr.datasets._colouring import colour_classes
 from sklearn_iclr.datasets._ising import _ColourSweepSampler
-from sklearn_iclr.utils._cnf import check_cnf
+from sklearn_iclr.graphical._cnf import check_cnf
 
 
 def _all_states(n):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 from numpy.polynomial import hermite_e
 
-from sklearn_iclr.utils._hermite import hermite_basis, hermite_design
+from sklearn_iclr.single_index._hermite import hermite_basis, hermite_design
 
 
 def test_hermite_basis_matches_numpy_hermite_e():

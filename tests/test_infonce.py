@@ -16,7 +16,7 @@ from sklearn_iclr.datasets import (
     make_long_tailed_sparse_coding,
 )
 from sklearn_iclr.metrics import gaussianity_report
-from sklearn_iclr.neural_network import fit_supervised_encoder
+from sklearn_iclr.neural_network._baselines import fit_supervised_encoder
 from sklearn_iclr.neural_network._infonce import parse_augmentation
 from sklearn_iclr.neural_network._infonce_torch import InfoNCELoss, MagnitudePrunedMLP
 from sklearn_iclr.utils import import_torch, module_outputs, torch_seeded

@@ -12,9 +12,11 @@ from sklearn_iclr.metrics import overlap
 from sklearn_iclr.single_index import (
     estimate_information_exponent,
     hermite_exponent_scores,
+    tensor_pca_langevin,
+)
+from sklearn_iclr.single_index._baselines import (
     online_sgd_direction,
     partial_trace_direction,
-    tensor_pca_langevin,
 )
 from sklearn_iclr.testing.strategies import orthogonal_matrices
 

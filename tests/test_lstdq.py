@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_iclr import LSTDQEvaluator
 from sklearn_iclr.datasets import make_linear_mdp_dataset, make_tabular_mdp
-from sklearn_iclr.rl import fitted_q_evaluation
+from sklearn_iclr.rl._baselines import fitted_q_evaluation
 from sklearn_iclr.testing.strategies import transition_data
 
 SETTINGS = settings(

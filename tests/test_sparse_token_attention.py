@@ -15,11 +15,10 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 
 from sklearn_iclr.datasets import load_digit_bags, make_sparse_token
-from sklearn_iclr.neural_network import (
-    SparseTokenAttentionClassifier,
+from sklearn_iclr.neural_network import SparseTokenAttentionClassifier, mean_pool_tokens
+from sklearn_iclr.neural_network._baselines import (
     make_flattened_logistic_regression,
     make_pooled_logistic_regression,
-    mean_pool_tokens,
 )
 from sklearn_iclr.testing.invariants import (
     assert_label_relabelling_invariant,

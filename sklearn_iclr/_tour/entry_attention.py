@@ -7,8 +7,8 @@ def _run():
     from sklearn.pipeline import make_pipeline
 
     from sklearn_iclr.datasets import load_digit_bags
-    from sklearn_iclr.neural_network import (
-        SparseTokenAttentionClassifier,
+    from sklearn_iclr.neural_network import SparseTokenAttentionClassifier
+    from sklearn_iclr.neural_network._baselines import (
         make_pooled_logistic_regression,
     )
 

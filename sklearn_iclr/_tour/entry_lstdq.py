@@ -5,7 +5,8 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 
 from ..datasets import make_linear_mdp_dataset
-from ..rl import LSTDQEvaluator, fitted_q_evaluation
+from ..rl import LSTDQEvaluator
+from ..rl._baselines import fitted_q_evaluation
 from . import TourEntry, chosen_params
 
 GAMMA = 0.9

@@ -103,30 +103,23 @@ class ReplicableCovariance(EmpiricalCovariance):
 
     Notes
     -----
-    With ``assume_centered=True`` (the default, as in the paper) ``m = 0`` and
-    the estimate is the uncentred second moment ``E[x x^T]``. Otherwise the
-    location ``m`` is the mean rounded on its own shared grid, so that it too is
-    identical across runs.
+    With ``assume_centered=True`` (the default, as in the paper) the estimate is
+    the uncentred second moment ``E[x x^T]``; otherwise the mean is rounded on its
+    own shared grid, so that it too is identical across runs.
 
     ``grid_width="auto"`` picks the widths from ``rho`` and the standard errors
-    of the entries (and of the mean): the lattice scale makes the expected
-    crossing rate for run-to-run differences ``N(0, 2 se^2)`` equal the budget
-    (the cube: ``(2/sqrt(pi)) sum_{j<=k} se_jk / budget``), rounded in
-    ``log2`` on a shared grid. The budget is the design target ``rho / 2``
-    (the other half of ``rho`` is a margin for the approximations) minus a reserve of
-    ``1.5 / sqrt(n)`` per data-driven width (for the chance that the rounded
-    widths differ); with a location, a quarter of it goes to the mean. The
-    estimated total is ``disagreement_bound_``. One width serves all entries,
-    so put the features in comparable units first (with a data-independent
-    transformation; a fitted scaler is not replicable).
+    of the entries, rounded in ``log2`` on a shared grid; the estimated total
+    disagreement is ``disagreement_bound_``. One width serves all entries, so put
+    the features in comparable units first, with a data-independent
+    transformation (a fitted scaler is not replicable).
 
-    The moments are accumulated over blocks of rows (the standard errors of
-    the entries come from ``d x d`` Gram matrices of the squared data, never
-    an ``n x d(d+1)/2`` array), with BLAS on one thread so that every
-    attribute has the same bits whatever the thread setting. Data of extreme
-    magnitude are divided by an exact power of two internally; data whose
-    second moments overflow float64 (entries above about ``8e152``) are
-    refused with a message.
+    The moments are accumulated over row blocks with BLAS on one thread, so every
+    attribute has the same bits whatever the thread setting. Entries above about
+    ``8e152`` (whose second moments overflow float64) are refused.
+
+    The width rule and its failure budget are in the user guide
+    (:ref:`replicable-covariance-details`).
+
 
     References
     ----------

@@ -6,7 +6,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..utils._cnf import check_cnf, moser_tardos
+from ..graphical._cnf import check_cnf, moser_tardos
 from ..utils._compat import Interval, validate_params
 
 

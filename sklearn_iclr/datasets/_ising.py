@@ -6,9 +6,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ..utils._cnf import check_cnf, concatenated_ranges, moser_tardos
+from ..graphical._cnf import check_cnf, concatenated_ranges, moser_tardos
+from ..graphical._coupling import check_coupling
 from ..utils._compat import Interval, validate_params
-from ..utils._coupling import check_coupling
 from ._colouring import colour_classes
 
 

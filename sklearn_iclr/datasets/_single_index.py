@@ -5,8 +5,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils.validation import check_random_state
 
+from ..single_index._hermite import hermite
 from ..utils._compat import Interval, validate_params
-from ..utils._hermite import hermite
 
 
 def _unit_vector(rng, n_features):

@@ -71,30 +71,20 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    Row ``t`` of the output holds, for every column ``x`` of ``X`` and every
-    filter ``j``::
+    Row ``t`` holds, for every column ``x`` and filter ``j``,
+    ``sigma_j^(1/4) * sum_{u<window} phi_j(u) x[t - u]`` (then the raw columns
+    when ``include_raw``): it uses rows ``0..t`` only. The rows of ``X`` must be
+    equally spaced steps of one series in time order; pair the features with a
+    linear model (``Ridge``).
 
-        sigma_j^(1/4) * sum_{u=0}^{window-1} phi_j(u) x[t - u]
+    Steps before the series count as zeros (a system at rest), so rows
+    ``t < window - 1`` are warm-up rows; a series shorter than ``window`` warns.
+    Each call of :meth:`transform` starts at rest: transform a whole series once
+    and split the rows afterwards. The features are equivariant to the scale of
+    each column.
 
-    followed by the raw columns ``x[t]`` when ``include_raw``. Row ``t`` uses
-    rows ``0..t`` of ``X`` only (causal). The rows of ``X`` must be equally
-    spaced steps of one series in time order. Pair the features with a linear
-    model (``Ridge``) to regress a target at step ``t`` (or later) on the
-    history of the inputs.
+    More in the user guide (:ref:`spectral-filter-features-details`).
 
-    **Warm-up rows.** A row ``t < window - 1`` sees fewer than ``window``
-    past steps; the missing steps ``x[s], s < 0`` count as zeros. That is the
-    theory's own assumption (a system at rest before the series starts), so
-    the first rows are exact for such a system and otherwise biased towards
-    zero. A series shorter than ``window`` consists of warm-up rows only:
-    :meth:`fit` and :meth:`transform` warn then, since the filters were built
-    for a longer memory than the data can show (lower ``window``). Each call of
-    :meth:`transform` treats its ``X`` as one series starting at rest: to
-    featurise a test period that continues a training period, transform the
-    whole series once and split the rows afterwards.
-
-    The features are exactly equivariant to the scale of each column (every
-    column is scaled to unit peak before the FFT convolution and back after).
 
     References
     ----------

@@ -7,10 +7,10 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._cnf import check_cnf
 from ..utils._compat import Interval, _fit_context
-from ..utils._coupling import check_coupling
 from ..utils._warnings import warn_user
+from ._cnf import check_cnf
+from ._coupling import check_coupling
 
 # A local field below this (relative to the largest row sum of |A|) is zero:
 # sums such as 1/3 + 1/3 - 1/3 - 1/3 are not exactly 0 in floating point.
@@ -90,44 +90,22 @@ class PseudoLikelihoodIsing(BaseEstimator):
 
     Notes
     -----
-    The model (each edge counted once) is::
+    The model counts each edge once, ``P(sigma) ~ exp(beta sum_{i<j} A_ij
+    sigma_i sigma_j) 1[sigma in S]`` (``beta_paper = beta / 2`` in the paper's
+    ``sigma^T A sigma`` form). Only *flippable* spins, whose flip keeps every
+    clause satisfied, carry information; the estimate maximises their concave
+    log-pseudolikelihood by Newton steps inside a bisection bracket on
+    ``[-beta_bound, beta_bound]``. The MPLE is finite iff some informative spin
+    is aligned with its field and some anti-aligned; otherwise ``at_bound_`` is
+    set and ``fit`` warns. With no informative spin ``fit`` raises.
 
-        P(sigma) = exp(beta * sum_{i<j} A_ij sigma_i sigma_j) 1[sigma in S] / Z.
+    ``beta_stderr_`` is the curvature standard error; it ignores the dependence
+    between neighbouring conditionals and can be ``sqrt(2)`` too small (at
+    ``beta = 0`` on a regular graph): an order of magnitude, not a calibrated
+    interval. :meth:`score` is the full log-pseudolikelihood.
 
-    Written as ``exp(beta_paper * sigma^T A sigma)``, the same law has
-    ``beta_paper = beta / 2``. A spin ``i`` is *flippable* when flipping it
-    keeps every clause satisfied; then ``P(sigma_i = s | rest) =
-    exp(beta s m_i) / (2 cosh(beta m_i))`` with local field
-    ``m_i = sum_j A_ij sigma_j``. A non-flippable spin is fixed by the
-    truncation and carries no information. The estimate maximises the concave
-    log-pseudolikelihood, summed over the rows of ``X``::
+    The derivations are in the user guide (:ref:`pseudolikelihood-ising-details`).
 
-        l(beta) = sum_{i flippable, m_i != 0} beta sigma_i m_i - log(2 cosh(beta m_i)),
-        l'(beta) = sum m_i (sigma_i - tanh(beta m_i)).
-
-    *Solver.* ``l`` is concave, so ``l'`` is non-increasing; the MPLE is
-    finite iff some informative flippable spin is aligned with its field
-    (``sigma_i m_i > 0``) and some anti-aligned. The root of ``l'`` is found by
-    Newton steps safeguarded by a bisection bracket inside
-    ``[-beta_bound, beta_bound]``. Each step costs ``O(n)``; the flippable set
-    (true-literal counts per clause) costs ``O(n Delta + m k)``.
-
-    *Identifiability.* If no row has a flippable spin with a non-zero field,
-    ``l`` is constant and ``fit`` raises a ``ValueError``.
-
-    *Standard error.* ``beta_stderr_`` is the inverse square root of the
-    observed information. It ignores the dependence between the conditionals of
-    neighbouring spins: on a ``Delta``-regular graph with ``A = adj / Delta``,
-    without truncation and at ``beta = 0``, the true standard deviation is
-    ``sqrt(2 Delta / n)`` (each edge enters two conditionals, which doubles the
-    variance of ``l'``) while the curvature gives ``sqrt(Delta / n)``, a factor
-    ``sqrt(2)`` too small. ``benchmarks/bench_ising.py`` compares it with the
-    simulated spread. Treat it as an order of magnitude, not as a calibrated
-    interval.
-
-    *Score.* :meth:`score` and :meth:`score_samples` return the full
-    log-pseudolikelihood ``sum_i log P(sigma_i | rest)``, in which a flippable
-    spin with zero field contributes ``-log 2`` (a constant absent from ``l``).
 
     References
     ----------

@@ -150,38 +150,24 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Exactness with ties. Write z = (x, 1) and let C be the set of (w, b) of an
-    optimal strict labelling (an open polyhedral cone). After restricting to
-    the affine hull of the data, its closure is pointed, so it has an extreme
-    ray r: a hyperplane H whose tight points span a (D-1)-flat, i.e. H passes
-    through D affinely independent data points. Off H, the labelling agrees
-    with r; on H it is a strict labelling of the on-plane points by an affine
-    function of their coordinates in H. Conversely r + eps * g realises, for
-    small eps, the sides of r off H and any affine labelling g on H. So the
-    optimum is the minimum over such H and both orientations of (weighted
-    off-plane errors) + (the optimum of the on-plane points in dimension
-    D - 1), computed recursively (cached per on-plane set); one location
-    costs the smaller of its two label weights. In general position the
-    on-plane term is 0 (the paper's "defining points are free"); on
-    integer-coded data it is not, which is why the optimum on raw Haberman
-    (65 errors) and Caesarian (15) differs from counts that treat every
+    Exact with ties: the optimum is the minimum, over hyperplanes through ``D``
+    affinely independent data points and both orientations, of the off-plane
+    errors plus the optimum of the on-plane points in dimension ``D - 1``
+    (solved recursively). In general position the on-plane term is 0 (the paper's
+    "defining points are free"); on integer-coded data it is not, which is why
+    raw Haberman and Caesarian have larger optima than counts that treat every
     on-plane point as free.
 
-    Duplicated feature vectors are merged into one location; with
-    conflicting labels the location costs the smaller total weight, and the
-    training loss counts every row (no de-duplication of the data).
+    Duplicated feature vectors are one location, costing the smaller weight of
+    its labels; the training loss counts every row. The returned boundary is the
+    maximum-margin separator of the optimal labelling (a HiGHS LP), so no training
+    point lies on it. Tolerances, on features min-max scaled to [-1, 1]: feature
+    vectors within 1e-9 (max-norm, single linkage) are one location, and a point
+    within 1e-9 radians (plus the angles' rounding bound) of a candidate plane is
+    on it, so the search and the refit agree on which points share a label.
 
-    The returned boundary is the maximum-margin separator (margin under
-    ``max |w_j| <= 1`` on features scaled to [-1, 1], a linear program solved
-    by HiGHS) of the optimal labelling, so no training point lies on it.
-    Tolerances: features are min-max scaled; feature vectors within 1e-9 of
-    each other (max-norm, single linkage) are one location; affine
-    dependence is decided at relative tolerance 1e-9; two points lie on one
-    candidate plane when the rotating plane meets them within 1e-9 radians
-    plus a bound on the rounding error of the two angles, and such on-plane
-    points are then solved in the plane's D - 1 coordinates, so the search
-    and the refit agree on which points share a label. A location within
-    the tolerance of another is therefore never split by the boundary.
+    The proof of exactness is in the user guide (:ref:`ice-details`).
+
 
     References
     ----------

@@ -335,105 +335,25 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
 
     Notes
     -----
-    The fit is (1) the ridge solution ``w = (Xc^T Xc + alpha I)^{-1} Xc^T yc``
-    of :class:`sklearn.linear_model.Ridge`; (2) a *replicable rounding basis*
-    ``u_j = s_j w_j`` and ``beta_0 = b + c^T w`` (the prediction at a centre
-    ``c``), whose scales ``s`` and centre ``c`` are themselves rounded on
-    shared grids, so both runs use the same basis; (3) one lattice scale ``t``
-    chosen from ``rho`` and the standard errors, rounded in ``log2`` scale on a
-    shared grid; (4) closest-point rounding of the vector ``v = (u, beta_0)``
-    (``m = d + 1`` entries) to a randomly shifted lattice,
-    ``v -> t (Q(v / t - z) + z)``, with the shift ``z`` uniform modulo the
-    lattice and drawn from ``random_state``; then back to ``coef_`` and
-    ``intercept_``. The output depends on the data only through the lattice
-    point, so two runs in one cell give identical bits.
+    The ridge solution of :class:`sklearn.linear_model.Ridge`, in a rounding
+    basis itself rounded on shared grids, is rounded to a lattice of scale ``t``
+    shifted at random by ``random_state``: two runs in one cell give identical
+    bits. The ``E8`` lattice (default) has about half the cube's error.
 
-    Rounding (``rounding``). ``"cube"`` is the paper's per-coordinate rounding
-    (the lattice ``Z^m``): a cell boundary falls between the two runs with
-    probability at most ``sum_j |Delta_j| / t``. ``"lattice"`` (default)
-    rounds to the product of ``E8`` lattices and one ``Z`` or ``A_r*`` factor
-    (:mod:`sklearn_iclr.utils._lattice`). For any lattice the chance that two
-    points round apart is at most the expected number of Voronoi facets
-    between them, ``sum_f A_f |<Delta, n_f>| / (2 V)`` (the cube's
-    ``sum_j |Delta_j| / t``). For ``Delta`` with standard deviation ``se`` per
-    coordinate it is ``kappa E|Delta_1| / V^(1/m)``, with ``kappa`` half the
-    surface of the unit-volume cell, and the rounding adds a mean squared error
-    of ``m G V^(2/m)``, ``G`` the normalized second moment. At a fixed
-    disagreement the error is therefore proportional to ``m G kappa^2``: ``E8``
-    (``G = 0.0717``, ``kappa = 4 sqrt 2``) has 0.43 of the cube's, and
-    ``E8 x Z`` (``d = 8`` with an intercept) 0.48.
+    ``grid_width="auto"`` chooses ``t`` from ``rho`` and homoscedastic standard
+    errors, designing for an expected disagreement of ``0.75 rho`` after a
+    reserve for the rounded scales; under heteroscedastic noise the disagreement
+    can exceed the design, and ``disagreement_bound_`` re-estimates it with
+    sandwich errors. Accuracy close to ridge needs ``n`` well above
+    ``d^3 / rho^2``. When the rounded linear model is predicted to lose to a
+    replicably rounded constant, the fit falls back to it
+    (``constant_fallback_``) with a warning that gives both losses and the ``n``
+    needed. A data-dependent transformer in front (a ``StandardScaler`` in a
+    ``Pipeline``) is not rounded and breaks replicability.
 
-    Failure budget (``grid_width="auto"``). Two runs differ when their basis,
-    their scale or their lattice cell differ. Each is a randomly shifted
-    rounding whose cost is its expected crossing rate (``E|Delta| / spacing``
-    for a scalar; ``E|Delta| = 2 se / sqrt(pi)`` for two independent runs with
-    standard error ``se``). The rule designs for an expected disagreement of
-    ``0.75 rho``; the rest is the margin for the approximations below and lets
-    a replicability experiment with a few thousand pairs confirm ``1 - rho``.
-    A reserve that depends only on ``n`` and ``d`` pays for the scale,
-    ``2 / sqrt(n)``, and for the standardized basis, ``2 d / sqrt(n)``; the
-    rounding gets the rest ``B`` (at least a quarter of the design, with a
-    warning that ``n`` is too small for ``rho`` when the reserve is larger):
-    ``t`` makes the expected crossing rate, with ``Delta ~ N(0, 2 diag(se^2))``,
-    equal to ``B`` on average over the ``log2`` offset. The ``se`` of the rule
-    are homoscedastic (the residual variance times the leverages of the
-    design): they fluctuate between runs like ``sqrt(mean r^2)``
-    (``E|Delta log2|`` about ``1.6 / sqrt(n)`` on heavy-tailed data), several
-    times less than the sandwich standard errors, whose fluctuation would make
-    the scale itself differ between runs. Under heteroscedastic noise they are
-    smaller than the sandwich ones, and the disagreement can exceed the
-    design (``benchmarks/README.md`` gives the figures).
-    ``disagreement_bound_`` re-estimates every term from the sample, the
-    rounding term with the sandwich standard errors, so it also sees what the
-    homoscedastic rule misses. The scale needs finite fourth moments of the
-    residual to be stable (with heavier tails pass a fixed ``grid_width``).
+    The rounding, the failure budget, the bases and the fallback rule are derived
+    in the user guide (:ref:`replicable-ridge-details`).
 
-    The expected excess risk of the rounding, ``m G t^2`` in the rounding
-    basis, is at a fixed expected disagreement ``P`` proportional to
-    ``m G kappa^2 se^2 / P^2``: ``m^3 se^2 / P^2`` up to a constant for the
-    cube and the lattice alike (the lattice's constant is about half), so
-    ``rho``-replicable fits as accurate as ridge need ``n`` well above
-    ``d^3 / rho^2``.
-
-    Rounding basis (``basis``). One lattice scale serves every rounded entry,
-    so the entries must share units. ``"scaled"`` (default) rounds the slopes
-    times one global feature scale ``S`` (the geometric mean of the features'
-    standard deviations, rounded on a shared ``log2`` grid of spacing 2) and
-    the intercept: both in the units of ``y``, so multiplying ``X`` by a
-    constant moves ``S`` and leaves the rounded predictions alone (up to the
-    ``log2`` grid). It costs a reserve of ``1.5 / sqrt(n d)``. When the
-    features' log2 standard deviations spread further from their mean than
-    a shared uniform threshold between 1 and 3 (factors 2 to 8: mixed
-    units), it switches to ``"standardized"`` (``basis_``). ``"raw"``
-    rounds the coefficients and the intercept as they are (for features in
-    the units of ``y``). ``"standardized"`` rounds ``s_j w_j`` with one scale
-    per feature and the prediction at a rounded centre: it protects features
-    in mixed units, at a reserve of ``2 d / sqrt(n)`` (each scale and centre
-    costs about ``1 / sqrt(n)``), so it needs much larger ``n``.
-    A data-dependent transformer in front of this estimator (for example a
-    ``StandardScaler`` in a ``Pipeline``) is not rounded and breaks replicability;
-    put only data-independent transformations in front of it.
-
-    Never worse than a constant (``grid_width="auto"``). The rounding adds an
-    expected squared error ``sum_j G_j t_j^2 E[x_j^2] / s_j^2 + G_0 t_0^2`` to
-    the residual variance (the lattice's error is uniform on the cell, with
-    uncorrelated coordinates); the replicable constant (the mean of ``y``
-    rounded on its own shared grid, scale from the same rule with one entry)
-    adds ``t^2 / 12`` to ``Var(y)``. Both runs must pick the same model, so the
-    linear model is kept when its predicted loss is smaller by a factor
-    ``2^U``, ``U`` uniform on ``[0, 1/2)`` from the shared randomness;
-    otherwise the fit falls back to the constant (``constant_fallback_``), with
-    a warning that gives both losses, the constant's expected ``R^2`` and the
-    ``n`` at which the linear model's rounding error would fall to a tenth of
-    what it explains (the error scales like ``1 / (n B(n)^2)``). Small samples
-    with a small ``rho`` are out of reach for any replicable fit: even the
-    constant's grid must be coarse there, and its expected ``R^2`` is then well
-    below zero (the warning says how far).
-
-    Magnitudes: data whose root mean square lies outside ``2^-64 .. 2^64`` are
-    divided internally by an exact power of two (chosen on a shared grid of
-    spacing 16 in ``log2``), the same ridge problem in other units, so
-    squares and fourth moments stay finite.
 
     References
     ----------

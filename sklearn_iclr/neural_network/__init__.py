@@ -1,4 +1,13 @@
-"""Torch-backed neural-network estimators (torch is imported inside ``fit``)."""
+"""Neural-network estimators: attention, MLPs, autoencoders, contrastive encoders.
+
+Three train with torch and need the ``[torch]`` extra (imported inside
+``fit``): ``InfoNCEEncoder``, ``LevenbergMarquardtMLPRegressor`` and
+``PatchConvAEDetector``. The others are numpy/scipy, because their gradients
+are a few matrix products or their training is combinatorial:
+``EscapeDirection``, ``QuantizedReLUClassifier``,
+``RandomEmbeddingRecallClassifier``, ``SmallInitMLPRegressor`` and
+``SparseTokenAttentionClassifier``.
+"""
 
 from ._escape_direction import EscapeDirection
 from ._infonce import InfoNCEEncoder
@@ -10,11 +19,8 @@ from ._sparse_token_attention import (
     SparseTokenAttentionClassifier,
     as_token_array,
     flatten_tokens,
-    make_flattened_logistic_regression,
-    make_pooled_logistic_regression,
     mean_pool_tokens,
 )
-from ._supervised_baseline import fit_supervised_encoder
 
 __all__ = [
     "EscapeDirection",
@@ -24,10 +30,7 @@ __all__ = [
     "SmallInitMLPRegressor",
     "SparseTokenAttentionClassifier",
     "as_token_array",
-    "fit_supervised_encoder",
     "flatten_tokens",
-    "make_flattened_logistic_regression",
-    "make_pooled_logistic_regression",
     "mean_pool_tokens",
     "RandomEmbeddingRecallClassifier",
     "recall_capacity",

@@ -126,43 +126,23 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     Notes
     -----
-    Betser, Gofer, Levi and Gilboa, "InfoNCE Induces Gaussian Distribution",
-    ICLR 2026 (oral), arXiv:2602.24012, show that InfoNCE drives the
-    embeddings towards a thin shell (the norm's coefficient of variation
-    drops) spread uniformly over it, so that their coordinates become
-    Gaussian; supervised training of the same network does not. Pair the
-    encoder with :class:`~sklearn_iclr.covariance.GaussianEmbeddingModel` for
-    likelihoods, entropy and mutual information in embedding space.
+    Betser et al. show that InfoNCE drives the embeddings to a thin shell, spread
+    uniformly over it, so that their coordinates become Gaussian; pair the
+    encoder with :class:`~sklearn_iclr.covariance.GaussianEmbeddingModel`
+    (``normalize="l2"`` to model the directions). Liao et al. show that rare
+    features are learned worse and that magnitude pruning helps: ``prune_ratio >
+    0`` masks the smallest-norm neurons of every hidden layer (straight-through
+    during training, applied to the returned network).
 
-    Liao, Zhou, Zhang, Wang and Zhang, "Theoretical Analysis of Contrastive
-    Learning under Imbalanced Data: From Training Dynamics to a Pruning
-    Solution", ICLR 2026, arXiv:2602.10357, show that rare (minority)
-    features are learned worse and that magnitude pruning of neurons helps:
-    with ``prune_ratio > 0`` the smallest-norm fraction of every hidden
-    layer's neurons is masked in each forward pass (all weights keep being
-    updated, through a straight-through mask), and the final mask is applied
-    to the returned network.
+    The loss sees only the directions ``f(x) / |f(x)|``. Strong views (the
+    default) group inputs that are alike, so on data with classes the directions
+    form clusters, far from Gaussian; near-identical views
+    (``augmentation="noise"``, ``noise_scale`` about 0.05-0.1) with
+    ``n_components`` of 64-128 give the Gaussian regime. Only the trained torch
+    module is kept, on the CPU, so the encoder pickles and transforms anywhere.
 
-    The network is trained by a skorch net built inside ``fit`` (Adam,
-    seeded, one CPU thread); only the trained torch module is kept, on the
-    CPU, so the fitted encoder pickles and transforms anywhere.
+    More in the user guide (:ref:`infonce-details`).
 
-    The loss sees only the directions ``f(x) / |f(x)|``. The strength of the
-    views decides what those directions look like. Strong views (the
-    default: noise of 0.5 feature sd and a 0.2 mask) make InfoNCE group
-    inputs that are alike, so on data with classes, such as the
-    scikit-learn digits, the directions form clusters and are far from
-    Gaussian. Near-identical views (``augmentation="noise"``,
-    ``noise_scale`` about 0.05-0.1) leave the loss's uniformity term in
-    charge: the directions spread uniformly over the sphere. A fixed
-    coordinate of such points is close to Gaussian when ``n_components`` is
-    large (64-128), which is the regime of Betser et al.
-    (``benchmarks/bench_infonce.py`` measures it; ``benchmarks/README.md``
-    gives the figures). To model the directions, use
-    ``GaussianEmbeddingModel(normalize="l2")``.
-
-    The CUDA path runs the same code with tensors on the GPU; the tests of
-    this package run on the CPU only.
 
     References
     ----------

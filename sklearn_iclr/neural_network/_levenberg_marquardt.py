@@ -234,34 +234,22 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
 
     Notes
     -----
-    In the eigenbasis of the neural tangent kernel ``J J^T`` (eigenvalues
-    ``lambda_i``) gradient descent shrinks the error component ``e_i`` at the
-    rate ``lambda_i``, so the small-eigenvalue (high-frequency) components
-    are learnt last: spectral bias. The Levenberg-Marquardt (LM) step shrinks
-    it at ``lambda_i / (mu + lambda_i)`` and the Gauss-Newton (GN) step
-    (``mu -> 0``) at a uniform rate, so all frequencies converge together.
-    The damping ``mu`` is adapted by a trust-region ratio test: a step that
-    lowers the loss is accepted and ``mu`` shrinks by how well the linear
-    model predicted the decrease; a rejected step (or a non-finite loss)
-    multiplies ``mu`` until a step succeeds. The paper proposes a short LM
-    phase followed by a first-order optimiser; ``switch_after`` does that.
+    Gradient descent shrinks the error along an eigenvector of the neural
+    tangent kernel ``J J^T`` at the rate of its eigenvalue, so high frequencies
+    are learnt last (spectral bias); the Levenberg-Marquardt step shrinks them at
+    ``lambda / (mu + lambda)``, nearly uniformly. ``mu`` is adapted by a
+    trust-region ratio test, and ``switch_after`` hands over to a first-order
+    optimiser, as the paper proposes.
 
-    The network is a fully connected MLP whose parameters and solves are in
-    float64. The step solves with the ``p x p`` matrix ``J^T J`` when there
-    are at least as many residuals as parameters and with the ``N x N``
-    matrix ``J J^T`` otherwise; a singular system falls back to a truncated
-    pseudo-inverse, so no step fails. Inputs and targets are used as given:
-    scale them (e.g. ``StandardScaler`` and ``TransformedTargetRegressor``)
-    as for scikit-learn's ``MLPRegressor``.
+    Parameters and solves are in float64; a singular system falls back to a
+    truncated pseudo-inverse, so no step fails. Inputs and targets are used as
+    given: scale them as for ``MLPRegressor``. An iteration costs a Jacobian
+    (``N x p``) and a Gram matrix (``O(N p min(N, p))``): the method suits small
+    networks and data sets. On CPU the fit uses one torch thread.
 
-    One LM iteration costs a Jacobian (``N x p``, from ``torch.func``:
-    ``vmap`` over samples of a reverse-mode Jacobian), one Gram matrix
-    (``O(N p min(N, p))``) and one Cholesky solve per trial damping, so the
-    method suits small networks and data sets (thousands of parameters and
-    samples), the regime of scientific machine learning. On the CPU the fit
-    runs on one torch thread: its operations are small, and a thread pool
-    only adds synchronisation. The CUDA path is the same code with tensors on
-    the GPU.
+    The derivation and the cost of a step are in the user guide
+    (:ref:`levenberg-marquardt-details`).
+
 
     References
     ----------

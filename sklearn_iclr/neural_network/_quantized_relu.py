@@ -404,26 +404,17 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Training is NP-hard even for one neuron, but fixed-parameter tractable in
-    the input dimension together with the width: there are at most ``d^alpha``
-    distinct inputs ``p``. The fit compresses the data to its distinct inputs
-    with per-class counts, so that its cost does not grow with ``n`` beyond
-    the compression, and replaces every hidden unit by its *pattern*, its
-    values on the distinct inputs (all ``d^(alpha+1)`` weight vectors, kept
-    once per distinct pattern, with the sparsest weights). A branch and bound
-    then fixes the output weights (sorted: the top branches, run in parallel
-    with joblib), assigns the hidden units one by one with the permutation
-    symmetry broken, and bounds every partial network by the errors that no
-    completion can avoid. Search stops at a network as good as the conflict
-    bound (distinct inputs with mixed labels) or at ``max_errors``.
+    Training is NP-hard even for one neuron, but fixed-parameter tractable in the
+    input dimension and the width. The fit compresses the data to its distinct
+    inputs with per-class counts (so ``n`` matters only through the compression),
+    enumerates every hidden unit's pattern on them, and runs a branch and bound
+    that stops at a network as good as the conflict bound (distinct inputs with
+    mixed labels) or at ``max_errors``. The cost is exponential in the input
+    dimension ``alpha`` and in the width. Deeper networks, several outputs and the
+    paper's tree-decomposition dynamic programming are not implemented.
 
-    The cost is exponential in the input dimension ``alpha`` (``d^(alpha+1)``
-    candidate units) and in the width (multisets of ``width`` patterns), and
-    linear in ``n`` only through the compression. No Steinitz-type in-degree
-    reduction is needed here: with all weights enumerated the bound of the
-    paper's Lemma 1 is not used. Deeper networks, several output units and
-    the tree-decomposition dynamic programming of the paper are not
-    implemented.
+    The search is described in the user guide (:ref:`quantized-relu-details`).
+
 
     References
     ----------

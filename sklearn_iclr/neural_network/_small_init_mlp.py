@@ -182,31 +182,21 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
 
     Notes
     -----
-    From a small initialisation the loss stays on a plateau at the saddle at
-    the origin until the weights align with an escape direction
-    (:class:`EscapeDirection`), which is nearly rank-1 in deep layers; it then
-    drops to a plateau near a saddle where the deep layers have rank 1, and
-    later escapes again, adding a singular value at a time. As in the paper,
-    the step is scaled by the parameter norm::
+    From a small initialisation the loss stays on a plateau at the origin until
+    the weights align with an escape direction (:class:`EscapeDirection`), then
+    drops to a saddle where the deep layers have rank 1, and later escapes again,
+    adding a singular value at a time. The step is scaled by the parameter norm,
+    ``lr_t = learning_rate * (sqrt(L) / ||theta_t||)^(L - 2)``, so the first
+    plateau does not lengthen as ``init_scale`` shrinks.
 
-        lr_t = learning_rate * (sqrt(L) / ||theta_t||)^(L - 2)
+    The model has no intercept and is positively homogeneous in ``x``; inputs and
+    target are divided by scalars only, so the fit is equivariant to their
+    scales. The defaults are set for studying the first escape: on a generic
+    regression task the default fit usually stops at the first (rank-1) saddle.
+    As a regressor, use e.g. ``hidden_layer_sizes=(16, 16), init_scale=0.1``.
 
-    (the gradient near the origin scales like ``||theta||^(L-1)``), so the
-    time spent near the origin does not explode as ``init_scale`` shrinks;
-    ``learning_rate`` is the step once every layer has unit norm.
+    More in the user guide (:ref:`small-init-mlp-details`).
 
-    The model has no intercept and is positively homogeneous in ``x``
-    (``f(c x) = c f(x)`` for ``c > 0``, ``f(0) = 0``); centre or augment the
-    data if that does not suit the problem. The input and target are divided
-    by scalars only, which keeps that structure and makes the fit equivariant
-    to their scales. The saddles are visited for times that grow like
-    ``init_scale^(-(L-2))`` after the first escape (the norm scaling of the
-    step only shortens the first plateau): later escapes need a larger
-    ``init_scale``, a shallower network or more iterations. The defaults are
-    set for studying the first escape, so on a generic regression task the
-    default fit usually stops at the first (rank-1) saddle; as a regressor,
-    use e.g. ``hidden_layer_sizes=(16, 16), init_scale=0.1``. The BLAS runs on
-    one thread (the matrices are small).
 
     References
     ----------

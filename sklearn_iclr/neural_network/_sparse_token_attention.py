@@ -8,8 +8,6 @@ from scipy.special import expit, log_softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..utils._compat import Interval, StrOptions, _fit_context
@@ -83,7 +81,7 @@ def as_token_array(X, token_dim=None):
 
 
 def mean_pool_tokens(X, token_dim=None):
-    """Average the tokens of every bag: the pooled linear baseline's features.
+    """Average the tokens of every bag (features of a mean-pooled linear model).
 
     Parameters
     ----------
@@ -107,7 +105,7 @@ def mean_pool_tokens(X, token_dim=None):
 
 
 def flatten_tokens(X):
-    """Concatenate the tokens of every bag: the flattened baseline's features.
+    """Concatenate the tokens of every bag into one feature row.
 
     Parameters
     ----------
@@ -127,65 +125,6 @@ def flatten_tokens(X):
     """
     X = np.asarray(X)
     return X.reshape(X.shape[0], X.shape[1] * X.shape[2]) if X.ndim == 3 else X
-
-
-def make_pooled_logistic_regression(token_dim=None, **logistic_params):
-    """Pooled linear baseline: logistic regression on the mean token of each bag.
-
-    Any linear classifier of the mean token needs a signal strength growing
-    like ``sqrt(n_tokens)`` to classify sparse-token bags (Barnfield, Cui & Lu,
-    ICLR 2026); :class:`SparseTokenAttentionClassifier` needs ``log n_tokens``.
-
-    Parameters
-    ----------
-    token_dim : int, default=None
-        Features per token of a 2-D input table (``None``: one per column);
-        ignored for 3-D input.
-    **logistic_params
-        Passed to :class:`~sklearn.linear_model.LogisticRegression`.
-
-    Returns
-    -------
-    pipeline : Pipeline
-        ``FunctionTransformer(mean_pool_tokens) -> LogisticRegression``.
-
-    Examples
-    --------
-    >>> from sklearn_iclr.datasets import make_sparse_token
-    >>> X, y, _, _ = make_sparse_token(200, 4, 3, signal_strength=4.0,
-    ...                                random_state=0)
-    >>> make_pooled_logistic_regression().fit(X, y).score(X, y) > 0.5
-    True
-    """
-    return make_pipeline(
-        FunctionTransformer(mean_pool_tokens, kw_args={"token_dim": token_dim}),
-        LogisticRegression(**logistic_params),
-    )
-
-
-def make_flattened_logistic_regression(**logistic_params):
-    """Flattened linear baseline: logistic regression on all tokens side by side.
-
-    Parameters
-    ----------
-    **logistic_params
-        Passed to :class:`~sklearn.linear_model.LogisticRegression`.
-
-    Returns
-    -------
-    pipeline : Pipeline
-        ``FunctionTransformer(flatten_tokens) -> LogisticRegression``.
-
-    Examples
-    --------
-    >>> from sklearn_iclr.datasets import make_sparse_token
-    >>> X, y, _, _ = make_sparse_token(200, 4, 3, random_state=0)
-    >>> make_flattened_logistic_regression().fit(X, y).predict(X).shape
-    (200,)
-    """
-    return make_pipeline(
-        FunctionTransformer(flatten_tokens), LogisticRegression(**logistic_params)
-    )
 
 
 def attention_softmax(tokens, query, beta):
@@ -332,47 +271,27 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
 
     See Also
     --------
-    make_pooled_logistic_regression : Linear baseline on the mean token.
-    make_flattened_logistic_regression : Linear baseline on all tokens.
     sklearn_iclr.datasets.make_sparse_token : The paper's data model.
     sklearn_iclr.datasets.load_digit_bags : Bags of handwritten digits.
 
     Notes
     -----
-    Scaling convention: tokens are used as given. In the paper's data model
-    (:func:`~sklearn_iclr.datasets.make_sparse_token`) the noise has
-    i.i.d. ``N(0, 1)`` entries and the signal direction unit norm, so a signal
-    token stands ``theta`` noise standard deviations out along ``xi`` while its
-    norm is about ``sqrt(k)``: the signal is weak (``n ~ k`` samples are
-    needed to find it; the paper's regime has ``n`` and ``k`` proportional).
-    With a unit-norm query the scores ``x_l . q`` are ``O(1)``: the same as
-    scores ``x_l . q / sqrt(k)`` for a query with ``O(1)`` entries, the usual
-    normalisation of the proportional regime. The model is therefore not
-    invariant to the units of the tokens: ``beta`` is a temperature and
-    ``alpha`` a penalty on the scale given. Tokens far from unit size (in the
-    generator's units a factor of 100 already loses most of the accuracy)
-    should be rescaled first; magnitudes above ``1e100`` are refused, as
-    their squares overflow float64.
+    Tokens are used as given: ``beta`` is a temperature and ``alpha`` a penalty
+    on the scale given, so the model is not invariant to the units of the tokens.
+    In the paper's data model (:func:`~sklearn_iclr.datasets.make_sparse_token`)
+    noise entries are ``N(0, 1)`` and scores ``x_l . q`` are ``O(1)`` for a
+    unit-norm query; rescale tokens far from unit size first. Magnitudes above
+    ``1e100`` are refused.
 
-    The implementation is numpy/scipy rather than torch: the gradients of
-    this one-head model are a few matrix products (one evaluation costs
-    ``O(n L k)``), the paper's protocol is two full-batch steps and a
-    logistic regression, and full-batch L-BFGS with the exact gradient needs
-    no step-size schedule; all of it runs deterministically on the CPU, with
-    no torch import (``benchmarks/README.md`` gives the fit times). After
-    the two gradient steps only the direction of ``q`` carries information:
-    its norm is proportional to the
-    squared step size and to the data scale, so it is set to one and
-    ``beta`` is the temperature knob (tune it with ``GridSearchCV``).
+    After the two gradient steps only the direction of ``q`` carries information,
+    so its norm is set to one and ``beta`` is the knob to tune. Sample weights
+    enter every loss as in ``LogisticRegression``; with ``"joint"`` an integer
+    weight equals repeating the bag, with ``"two_step"`` the D0/D1 split is drawn
+    over rows. The joint loss is not convex in ``q``: the local minimum L-BFGS
+    finds depends on ``random_state``.
 
-    Sample weights enter every loss as in
-    :class:`~sklearn.linear_model.LogisticRegression`. With ``"joint"`` an
-    integer weight equals repeating the bag; with ``"two_step"`` the split
-    into D0 and D1 is drawn over rows, so two copies of a bag can land in
-    different halves while a bag of weight 2 lands in one.
+    More in the user guide (:ref:`sparse-token-attention-details`).
 
-    The joint loss is not convex in ``q``; L-BFGS finds a local minimum,
-    which depends on ``random_state``.
 
     References
     ----------

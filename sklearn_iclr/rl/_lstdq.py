@@ -78,66 +78,31 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn_iclr.rl.fitted_q_evaluation : Fitted-Q evaluation by iterated ridge.
+    sklearn_iclr.datasets.make_linear_mdp_dataset : Linear MDP data, exact value.
     sklearn_iclr.datasets.make_tabular_mdp : Tabular MDP data with the exact value.
 
     Notes
     -----
-    With features ``phi_i = phi(s_i, a_i)`` (``X``), rewards ``r_i`` (``y``) and
-    next features under the target ``phi'_i = E_{a' ~ pi(s'_i)} phi(s'_i, a')``
-    (``X_next``; a zero row for a terminal transition), and weights ``w_i``::
+    With features ``phi_i`` (``X``), rewards ``r_i`` (``y``), next features
+    under the target policy ``phi'_i`` (``X_next``; zeros when terminal) and
+    weights ``w_i``: ``A = sum w_i phi_i (phi_i - gamma phi'_i)^T / W``,
+    ``b = sum w_i phi_i r_i / W``, ``theta = (A + (alpha / W) I)^{-1} b`` and
+    ``J = phibar_0^T theta`` with ``phibar_0`` the mean of ``X_init``. With
+    ``gamma = 0`` this is ridge regression of the reward on Ridge's ``alpha``
+    scale. The standard error of ``J`` is about ``sigma sqrt(C / n) / (1 -
+    gamma)``, with ``C`` the coverage.
 
-        A = sum_i w_i phi_i (phi_i - gamma phi'_i)^T / W,  b = sum_i w_i phi_i r_i / W
-        Sigma = sum_i w_i phi_i phi_i^T / W,               W = sum_i w_i
-        theta = (A + (alpha / W) I)^{-1} b,  J = phibar_0^T theta
+    ``partial_fit`` on chunks gives what ``fit`` gives on their concatenation up
+    to floating-point rounding (the sums are ordered differently), so logs larger
+    than memory can be processed; the sandwich standard error needs a second pass
+    (:meth:`accumulate_residuals`), which :meth:`fit` does itself. ``X_next``
+    reaches ``fit`` and ``score`` in a ``Pipeline`` through metadata routing, but
+    steps before the evaluator do not transform it: preprocess it by hand.
+    Magnitudes above ``1e150`` are refused; rescaling the features loses nothing.
 
-    with ``phibar_0`` the mean of ``X_init`` (initial features under ``pi``).
-    With ``gamma = 0`` or without ``X_next`` this is ridge regression of the
-    reward: ``alpha`` follows :class:`~sklearn.linear_model.Ridge`'s scale. The
-    coverage ``C = (1 - gamma)^2 phibar_0^T A^{-1} Sigma A^{-T} phibar_0`` is
-    invariant to invertible linear maps of the features, equals
-    ``1 + chi^2(d^pi || mu)`` for one-hot features and
-    ``phibar_0^T Sigma^{-1} phibar_0`` for ``gamma = 0``; with TD residual
-    variance ``sigma^2`` the standard error of ``J`` is about
-    ``sigma sqrt(C / n) / (1 - gamma)``.
+    The formulas of ``C`` and of the sandwich error are in the user guide
+    (:ref:`lstdq-details`).
 
-    All statistics are sums over transitions, so ``partial_fit`` on chunks
-    gives what ``fit`` gives on their concatenation, and logs larger than
-    memory (or a Dask array, chunk by chunk) can be processed. The chunks are
-    summed in a different order than one product over all rows, so the two
-    agree up to floating-point rounding, not bit for bit: the sums to a few
-    units of ``1e-16`` relative to the sums of absolute values, ``coef_`` to
-    about that times ``condition_number_``.
-
-    Feature and reward magnitudes above ``1e150`` (and non-zero feature
-    columns below ``1e-150``) are refused: their products overflow (or
-    underflow) float64. LSTDQ is equivariant to a rescaling of the features
-    (``coef_`` scales inversely), so dividing by a constant loses nothing.
-
-    The standard error is the sandwich
-    ``sqrt(v^T M v / W)`` with ``v = (A + (alpha / W) I)^{-T} phibar_0`` and
-    ``M = sum_i w_i eps_i^2 phi_i phi_i^T / W``, where
-    ``eps_i = r_i + gamma phi'_i^T theta - phi_i^T theta`` is the TD residual
-    at the final ``theta``. ``M`` needs ``theta``, which is known only after
-    the last chunk; exact one-pass accumulation would need fourth moments
-    (``O(n_features^4)`` memory), so streaming takes a second pass: after the
-    last ``partial_fit``, feed the chunks (or a random subset of them) to
-    :meth:`accumulate_residuals`. :meth:`fit` does both passes itself. The
-    error treats ``phibar_0`` as known (no sampling error from ``X_init``) and
-    is the spread of ``J`` around its ridge-biased mean when ``alpha > 0``.
-
-    ``X_next`` reaches ``fit`` and ``score`` inside a ``Pipeline`` or
-    ``GridSearchCV`` through metadata routing
-    (``set_fit_request(X_next=True)``, ``set_score_request(X_next=True)``).
-    Steps before the evaluator transform ``X`` but not ``X_next``, so any
-    feature preprocessing must be applied to ``X_next`` by hand.
-
-    The coverage is the reconstruction of the paper's feature-dynamics
-    coverage (Eq. 13 and Proposition 1 of arXiv:2601.19030 are the reference
-    definition): ``(1 - gamma) Sigma A^{-T} phibar_0`` is the discounted
-    feature occupancy of the induced linear system ``x_{t+1} = M^T x_t``,
-    ``M = Sigma^{-1} E[phi phi'^T]``, and ``C`` is its squared
-    ``Sigma^{-1}``-norm.
 
     References
     ----------

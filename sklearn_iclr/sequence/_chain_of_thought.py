@@ -198,40 +198,21 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    ``fit`` first maximises the likelihood of the demonstrations
-    (``sequences``; without them, the one-token answers ``(y, EOS)``): the
-    next-token cross-entropy of every position plus ``alpha / 2 ||W||^2``,
-    a convex problem solved by L-BFGS. On the mixture ``D(p)`` of
-    :func:`~sklearn_iclr.datasets.make_cot_parity` the exact optimum is length
-    calibrated: the first token is ``x_1`` with probability ``(1 + p) / 2``, and
-    after it the chain continues with probability ``2 p / (1 + p)``; greedy
-    decoding thus continues iff ``p > 1/3`` and otherwise answers ``x_1``,
-    right half of the time.
+    ``fit`` first maximises the penalised next-token likelihood of the
+    demonstrations (a convex problem, L-BFGS), then runs ``n_rl_rounds`` rounds
+    of RL with the outcome reward ``1{answer = y}`` from ``samples_per_prompt``
+    responses per prompt at ``temperature``: ``"star"`` refits on the rewarded
+    responses, ``"reinforce"`` and ``"grpo"`` take one policy-gradient step per
+    round (mean-reward and group-normalised advantages).
 
-    Then ``n_rl_rounds`` rounds of reinforcement learning with the outcome
-    reward ``1{answer = y}`` on the training prompts, from
-    ``samples_per_prompt`` responses per prompt drawn at ``temperature``:
+    On :func:`~sklearn_iclr.datasets.make_cot_parity` data, greedy decoding after
+    pretraining continues the chain iff ``p > 1/3``. STaR doubles the odds of a
+    long answer every round, so it needs about ``log2((1 - p) / (2 p))`` rounds;
+    the policy-gradient methods need rounds growing like ``1 / p``.
+    :meth:`response_proba` gives the law of the response's length and answer
+    exactly (a forward recursion over the previous token). The derivations are
+    in the user guide (:ref:`chain-of-thought-details`).
 
-    * ``"star"`` (STaR, rejection-sampling fine-tuning): keep the rewarded
-      responses and refit the penalised likelihood on them. At temperature 1
-      the kept responses follow ``D(p')`` with odds ``p' / (1 - p') = 2 p /
-      (1 - p)``: the odds of a long answer double every round, so greedy
-      decoding turns long after about ``log2((1 - p) / (2 p))`` rounds.
-    * ``"reinforce"``: one policy-gradient step ``W += learning_rate *
-      mean(A grad log pi(response))`` per round with the advantage ``A = r -
-      mean(r)`` (the round's mean reward as baseline).
-    * ``"grpo"``: the same step with the group-normalised advantage ``A = (r -
-      mean_g r) / std_g r`` over the responses of each prompt (0 where all of
-      a prompt's responses get the same reward). With one on-policy step per
-      round the clipped ratio of GRPO is 1 and there is no KL term.
-
-    Because a position's features depend on the prompt and the previous token
-    only, the distribution of the response's length and answer is a Markov
-    chain over the previous token; :meth:`response_proba` computes it exactly
-    by a forward recursion in ``O(n_samples * n_features)`` evaluations. The
-    policy-gradient methods take one step per round; their progress per round
-    is proportional to the probability of the rewarded long answers, so their
-    rounds grow like ``1 / p`` where those of STaR grow like ``log(1 / p)``.
 
     References
     ----------

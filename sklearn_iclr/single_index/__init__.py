@@ -1,7 +1,6 @@
 """Single-index models: averaged Langevin dynamics, tensor PCA, phase retrieval."""
 
 from ._averaged_langevin import AveragedLangevinRegressor
-from ._baselines import online_sgd_direction, partial_trace_direction
 from ._information_exponent import (
     estimate_information_exponent,
     hermite_exponent_scores,
@@ -16,8 +15,6 @@ __all__ = [
     "escape_rate",
     "estimate_information_exponent",
     "hermite_exponent_scores",
-    "online_sgd_direction",
-    "partial_trace_direction",
     "phase_retrieval_dynamics",
     "phase_three_decay",
     "tensor_pca_langevin",

@@ -15,13 +15,13 @@ from ..utils import (
     torch_seeded,
 )
 from ..utils._compat import Interval, StrOptions, _fit_context
-from ..utils._hermite import (
+from ..utils.validation import check_not_constant
+from ._hermite import (
     fit_hermite_link,
     hermite_basis,
     hermite_derivative,
     predict_hermite_link,
 )
-from ..utils.validation import check_not_constant
 from ._information_exponent import estimate_information_exponent
 from ._langevin_chains import direction_from_averages, run_chains
 
@@ -204,56 +204,31 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
 
     See Also
     --------
-    sklearn_iclr.single_index.partial_trace_direction : the one-shot spectral
-        estimator that the average converges to.
-    sklearn_iclr.single_index.online_sgd_direction : one-pass online SGD.
+    sklearn_iclr.single_index.tensor_pca_langevin : the same averaging for
+        spiked tensor PCA.
+    sklearn_iclr.single_index.estimate_information_exponent : choose
+        ``information_exponent`` from data.
 
     Notes
     -----
-    Many independent chains run batch SGD on the correlation loss
-    ``L(theta) = -mean(y h_{k*}(theta . x))`` on the unit sphere, from uniform
-    random starts::
+    The chains run batch SGD on the correlation loss on the unit sphere (spherical
+    Langevin dynamics at a high temperature). The direction is the normalised
+    average of ``theta`` for odd ``k*`` and the extreme eigenvector of the average
+    of ``theta theta^T`` for even ``k*``; it is found from about ``d^ceil(k*/2)``
+    samples, where the last iterate and online SGD need about ``d^(k*-1)``. The
+    link is a least-squares fit in Hermite polynomials of the index, so
+    :meth:`predict` works on any data.
 
-        theta <- normalize(theta + lr * P_perp mean_batch(y h_{k*}'(theta . x) x))
+    Inputs are standardised column-wise (the theory assumes ``x ~ N(0, I)``);
+    ``direction_`` is in the original feature space. For a link of degree ``k``,
+    ``R^2`` is about ``overlap^(2k)``: near ``n = 4 d^2`` (the defaults of
+    :func:`~sklearn_iclr.datasets.make_single_index`) pass
+    ``information_exponent``, raise ``n_steps`` or use more samples. The chains run
+    on one torch thread on CPU; the CUDA path is untested.
 
-    with ``P_perp = I - theta theta^T``. With ``lr << d^(-1/2)`` this is
-    spherical Langevin dynamics at a high temperature (inverse temperature
-    about ``1 / (k* lr)``): each iterate stays near the equator, but its time-
-    and chain-average estimates the smoothed landscape. The direction is the
-    normalised average of ``theta`` for odd ``k*`` and the extreme eigenvector
-    of the average of ``theta theta^T`` for even ``k*``. This succeeds from
-    about ``d^ceil(k*/2)`` samples, where the last iterate and one-pass online
-    SGD need about ``d^(k*-1)``.
+    The update rule, the sample-size discussion and the numerics are in the user
+    guide (:ref:`averaged-langevin-details`).
 
-    The link is then fitted by least squares on the index
-    ``z = theta . x_standardized`` in Hermite polynomials up to
-    ``link_degree``, so that :meth:`predict` works on any data.
-
-    Inputs are standardised column-wise (the theory assumes ``x ~ N(0, I)``)
-    and the target is standardised for the chains; ``direction_`` is expressed
-    in the original feature space.
-
-    Sample size. The chains find the direction from about ``d^ceil(k*/2)``
-    samples, up to constants that are not small, and the fit is only as good
-    as the direction: for a link of degree ``k``, an overlap ``rho`` between
-    the fitted and the true direction leaves a correlation of about
-    ``rho^k`` between the two index terms, so ``R^2`` is about
-    ``rho^(2k)``. A direction that looks accurate can thus lose much of the
-    variance at ``k* = 3``. The defaults of
-    :func:`~sklearn_iclr.datasets.make_single_index` (``n = 1000``,
-    ``d = 16``, ``k* = 3``, so ``n`` about ``4 d^2``) sit at the edge of this
-    regime: the order-3 statistic of :func:`estimate_information_exponent`
-    may fall short of its threshold (a warning says so) and the default fit
-    explains only part of the variance. Passing ``information_exponent``,
-    spending more chain work (``n_steps``) and more samples (``n`` around
-    ``10 d^2``) each raise it.
-
-    The averages are accumulated in float64; the chains run in float32. On
-    CPU the chains run on one torch thread (the per-step matrices are small;
-    a thread pool only adds synchronisation): the
-    parallelism is the vectorisation over chains. The CUDA path is the same
-    code with tensors on the GPU; it has not been run on a GPU by the tests of
-    this package.
 
     References
     ----------

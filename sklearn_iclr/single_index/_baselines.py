@@ -1,4 +1,8 @@
-"""Baselines for single-index direction recovery: online SGD and partial traces.
+"""Anchors of the single-index family, for tests and benchmarks only.
+
+Online SGD and partial traces recover a single-index direction; they are what
+:class:`AveragedLangevinRegressor` is compared with, not part of the public API
+(docs/conventions.rst).
 
 Both take ``X`` as given: the theory assumes ``x ~ N(0, I_d)``, so standardise
 the columns first when they are not. The target is centred and scaled to unit
@@ -12,8 +16,8 @@ import numpy as np
 from sklearn.utils.validation import check_random_state, check_X_y
 
 from ..utils._compat import Interval, StrOptions, validate_params
-from ..utils._hermite import hermite_derivative
 from ..utils.validation import check_not_constant
+from ._hermite import hermite_derivative
 
 PARTIAL_TRACE_ORDERS = (1, 2, 3, 4)
 # Online SGD runs its last 20% of samples at a tenth of the learning rate: the

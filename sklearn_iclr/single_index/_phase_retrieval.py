@@ -107,34 +107,20 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
 
     Notes
     -----
-    This estimator is built to work on data a user brings:
+    ``X`` is rescaled to unit mean squared row norm and ``y`` to unit mean, so
+    the fit is equivariant (``X -> c X`` gives ``coef_ / c``). ``whiten=True``
+    (default) minimises in the coordinates ``M^(-1/2) x`` (``M`` the second
+    moment of ``X``): the minimiser is the same, and the slow power-law phase of
+    the dynamics is gone. ``init="spectral"`` starts from the top eigenvector of
+    ``(1/n) sum_i y_i z_i z_i^T``. ``whiten=False, init="random", solver="gd"`` is
+    the paper's setting.
 
-    - ``X`` is rescaled to unit mean squared row norm and ``y`` to unit mean
-      (the fit is equivariant: ``X -> c X`` gives ``coef_ / c`` and
-      ``y -> c y`` gives ``sqrt(c) coef_``);
-    - with ``whiten=True`` (default) the loss is minimised in the coordinates
-      ``z = M^(-1/2) x``, ``M`` the second moment of ``X``. This changes the
-      path of the solvers, not the minimiser, and removes the slow
-      power-law phase of the dynamics;
-    - ``init="spectral"`` starts from the top eigenvector of
-      ``(1/n) sum_i y_i z_i z_i^T`` (for whitened Gaussian inputs its
-      expectation is ``2 v v^T + ||v||^2 I``, whose top eigenvector is the
-      signal ``v``), scaled to fit ``y`` best.
+    The model has no intercept and ``X`` is not centred. The mean of ``y`` must
+    be positive (centred or signed targets are not intensities). Fewer than
+    ``2 d - 1`` samples do not determine ``w`` up to sign; ``fit`` warns.
 
-    ``whiten=False, init="random", solver="gd"`` is the paper's setting:
-    gradient descent from a point drawn uniformly on the unit sphere of the
-    trace-normalised coordinates.
+    More in the user guide (:ref:`phase-retrieval-details`).
 
-    The model has no intercept and ``X`` is not centred: ``<x - m, w>^2`` is a
-    different model. Intensities may be negative through noise and are used
-    as given in the loss, but their mean must be positive (``E[y] = w^T Q w``);
-    otherwise ``fit`` raises a ``ValueError`` (centred or signed targets are
-    not intensities).
-
-    Determining ``w`` up to sign needs at least ``2 d - 1`` generic
-    measurements (Balan, Casazza and Edidin, 2006); below that ``fit`` warns.
-    With noise the excess test error of least squares is of order
-    ``noise^2 d / n``.
 
     References
     ----------

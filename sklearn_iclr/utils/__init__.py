@@ -1,7 +1,21 @@
 """Shared utilities: estimator discovery, input validation and torch glue.
 
 Nothing here imports torch at import time; the torch helpers load it when
-called.
+called. ``utils`` holds only what two or more families share
+(docs/conventions.rst); paper-specific maths lives in its family, and the
+family's data generators in ``sklearn_iclr.datasets`` import it from there.
+The private modules and the families that use them
+(``tests/test_conventions.py`` checks the list):
+
+* ``_budget``: up-front refusals of work (``check_work_budget``), in most families;
+* ``_compat``: every private scikit-learn and skorch name, in every family;
+* ``_warnings``: ``warn_user``, in most families;
+* ``_torch``, ``_skorch``: torch import, seeding, devices and skorch training,
+  in ``neural_network``, ``linear_model``, ``events`` (and ``single_index`` for
+  ``_torch``);
+* ``_lattice``, ``_rounding``: replicable rounding (lattices, grid widths and the
+  failure-budget policy), in ``linear_model`` (``ReplicableLinearRegressor``) and
+  ``covariance`` (``ReplicableCovariance``).
 """
 
 from ._budget import check_work_budget

@@ -1,4 +1,9 @@
-"""Fitted-Q evaluation by iterated ridge regression (the LSTDQ anchor)."""
+"""Anchor of the rl family, for tests and benchmarks only: fitted-Q evaluation.
+
+Fitted-Q evaluation by iterated ridge regression, the method
+:class:`LSTDQEvaluator` is compared with. Not part of the public API
+(docs/conventions.rst).
+"""
 
 from numbers import Integral, Real
 
@@ -60,7 +65,7 @@ def fitted_q_evaluation(X, y, X_next, X_init, *, gamma=0.99, alpha=1.0, n_iter=1
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_tabular_mdp
-    >>> from sklearn_iclr.rl import fitted_q_evaluation
+    >>> from sklearn_iclr.rl._baselines import fitted_q_evaluation
     >>> X, y, X_next, X_init, value = make_tabular_mdp(
     ...     5000, n_states=3, gamma=0.5, random_state=0)
     >>> J, coef = fitted_q_evaluation(X, y, X_next, X_init, gamma=0.5, n_iter=30)
