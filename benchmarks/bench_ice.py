@@ -129,7 +129,7 @@ def e01loss_cell(X, y):
     return result[1], time.perf_counter() - start
 
 
-def real_data(quick, time_limit, names=None):
+def real_data(quick, time_limit, names=None, brute=True):
     rows = []
     loaders = {
         "voicepath": load_voicepath,
@@ -160,7 +160,8 @@ def real_data(quick, time_limit, names=None):
         milp_fun, milp_gap, proven = milp_01_loss(X, y, time_limit)
         milp_s = time.perf_counter() - start
         brute_s, brute = (np.nan, None)
-        if name != "caesarian" and not quick:  # Caesarian: 1.4e7 subsets
+        # Caesarian: 1.4e7 subsets, skipped
+        if name != "caesarian" and not quick and brute:
             brute_s, brute = median_time(
                 lambda X=X, y=y: brute_force_free_ties(X, y), repeats=1, warmup=0
             )
@@ -558,6 +559,17 @@ def _options(parser):
         help="comma-separated subset of voicepath, haberman, caesarian (real)",
     )
     parser.add_argument(
+        "--milp-limit",
+        type=float,
+        default=None,
+        help="HiGHS time limit in s for the real-data table (default 300)",
+    )
+    parser.add_argument(
+        "--skip-brute",
+        action="store_true",
+        help="leave out the free-ties brute force of the real-data table",
+    )
+    parser.add_argument(
         "--tables",
         default="real,scaling,kernel,compile,ties",
         help="comma-separated: real, scaling, kernel, compile, ties, big, dask",
@@ -568,13 +580,15 @@ def main(argv=None):
     args = bench_arguments(__doc__.splitlines()[0], argv, configure=_options)
     tables = set(args.tables.split(","))
     time_limit = 5 if args.quick else 300
+    if args.milp_limit is not None:
+        time_limit = args.milp_limit
     if "compile" in tables:
         compile_time(args.quick)
     if "kernel" in tables:
         kernel(args.quick)
     if "real" in tables:
         names = args.real_sets.split(",") if args.real_sets else None
-        real_data(args.quick, time_limit, names)
+        real_data(args.quick, time_limit, names, brute=not args.skip_brute)
     if "scaling" in tables:
         scaling(args.quick)
     if "ties" in tables:
