@@ -14,13 +14,16 @@ Two tables, measured in one process on the same data:
    exponent of N (the sweep is O(N^D log N); the brute force O(N^(D+1))).
 3. ``kernel``: CPU nanoseconds per candidate examination of the compiled
    (numba) sweep against the numpy sweep it replaced (kept as the tests'
-   oracle), on the same pencils, for Caesarian and synthetic D = 3, 4, 5.
+   oracle), on the same pencils, for Caesarian, synthetic D = 3, 4, 5 and a
+   degree-2 fit (the five monomials of two features); and the pruned sweep
+   (pencils that own none of their planes and pencils whose forced-error
+   bound reaches the incumbent are skipped) against the full one.
 4. ``compile``: first call in a fresh process with an empty numba cache
    (compilation), a fresh process with the cache filled, and a warm call.
 5. ``ties``: N = 1000 distinct points of an integer grid in D = 3 (heavy
    ties), ICE with 1 and 2 threads against HiGHS under a time limit.
 6. ``big`` (not in the default set): D = 6, N = 90 integer-coded data, 2
-   threads.
+   threads, against HiGHS under a time limit.
 7. ``dask`` (not in the default set): Caesarian with 1 and 2 Dask workers.
 
 Run ``python benchmarks/bench_ice.py`` (MILP limit 300 s per data set) or
@@ -40,7 +43,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 from sklearn.svm import LinearSVC
 
 from sklearn_iclr.datasets import load_caesarian, load_haberman, load_voicepath
@@ -126,7 +129,7 @@ def e01loss_cell(X, y):
     return result[1], time.perf_counter() - start
 
 
-def real_data(quick, time_limit, names=None):
+def real_data(quick, time_limit, names=None, brute=True):
     rows = []
     loaders = {
         "voicepath": load_voicepath,
@@ -157,7 +160,8 @@ def real_data(quick, time_limit, names=None):
         milp_fun, milp_gap, proven = milp_01_loss(X, y, time_limit)
         milp_s = time.perf_counter() - start
         brute_s, brute = (np.nan, None)
-        if name != "caesarian" and not quick:  # Caesarian: 1.4e7 subsets
+        # Caesarian: 1.4e7 subsets, skipped
+        if name != "caesarian" and not quick and brute:
             brute_s, brute = median_time(
                 lambda X=X, y=y: brute_force_free_ties(X, y), repeats=1, warmup=0
             )
@@ -286,20 +290,34 @@ def integer_table(n, d, levels, seed=0):
     return X, np.where(score > np.median(score), 1, -1)
 
 
-def cpu_ns_per_examination(Y, y, w, pencils, compiled):
+def cpu_ns_per_examination(Y, y, w, pencils, compiled, prune=False):
     # The estimator's starting bound: the better of logistic regression and
     # the constant classifier.
     bound = float(np.sum(w[_surrogate(Y, y, w)[0] != y]))
+    stats = {}
     cpu = time.process_time()
-    _, _, _, examined = scan_pencils(Y, y, w, pencils, bound, compiled=compiled)
+    cost, _, _, examined = scan_pencils(
+        Y, y, w, pencils, bound, compiled=compiled, prune=prune, stats=stats
+    )
     seconds = time.process_time() - cpu
-    return 1e9 * seconds / max(examined, 1), examined, seconds
+    skipped = (stats.get("pruned", 0), stats.get("foreign", 0))
+    return 1e9 * seconds / max(examined, 1), examined, seconds, cost, skipped
+
+
+def degree_two(n, seed=0):
+    """Two features, a noisy disc: the degree-2 search runs on the five
+    monomials (the Veronese embedding ICEClassifier(degree=2) searches)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2))
+    y = np.where((X**2).sum(1) + 0.15 * rng.standard_normal(n) < 0.5, 1, -1)
+    return PolynomialFeatures(2, include_bias=False).fit_transform(X), y
 
 
 def kernel(quick):
     sets = {"caesarian": load_caesarian(return_X_y=True)}
     for d, n in ((3, 120), (4, 50), (5, 30)):
         sets[f"synthetic D={d}"] = synthetic(n, d)
+    sets["degree 2 (disc, 2 features)"] = degree_two(24 if quick else 40)
     rows = []
     budget = 2e5 if quick else 2e6  # numpy-side examinations per data set
     scan_pencils(*search_problem(*synthetic(10, 2)), combinations_array(10, 1))
@@ -308,11 +326,15 @@ def kernel(quick):
         m, d = Y.shape
         pencils = combinations_array(m, d - 1)
         subset = pencils[: max(1, int(budget / m))]
-        numpy_ns, numpy_n, _ = cpu_ns_per_examination(Y, labels, weight, subset, False)
-        compiled_sub_ns, _, _ = cpu_ns_per_examination(Y, labels, weight, subset, True)
-        compiled_ns, compiled_n, compiled_s = cpu_ns_per_examination(
+        numpy_ns, numpy_n, *_ = cpu_ns_per_examination(Y, labels, weight, subset, False)
+        compiled_sub_ns, *_ = cpu_ns_per_examination(Y, labels, weight, subset, True)
+        compiled_ns, compiled_n, compiled_s, cost, _ = cpu_ns_per_examination(
             Y, labels, weight, pencils, True
         )
+        _, pruned_n, pruned_s, pruned_cost, (by_bound, foreign) = (
+            cpu_ns_per_examination(Y, labels, weight, pencils, True, prune=True)
+        )
+        assert pruned_cost == cost  # the pruned sweep finds the same optimum
         rows.append(
             {
                 "data": name,
@@ -326,6 +348,14 @@ def kernel(quick):
                 "compiled_ns/exam (all pencils)": compiled_ns,
                 "compiled_examinations": compiled_n,
                 "compiled_cpu_s": compiled_s,
+                "pruned_cpu_s": pruned_s,
+                "pruned_examinations": pruned_n,
+                "foreign_share": foreign / len(pencils),
+                "bound_share": by_bound / len(pencils),
+                # The pruned sweep's CPU time over the full sweep's
+                # examinations: the cost per candidate the search settles.
+                "pruned_ns/exam (full count)": 1e9 * pruned_s / max(compiled_n, 1),
+                "pruning speed-up": ratio(compiled_s, pruned_s),
             }
         )
         print(rows[-1], flush=True)
@@ -334,7 +364,7 @@ def kernel(quick):
         rows,
         title=(
             "CPU ns per candidate examination, compiled vs numpy sweep (1 thread, "
-            "same pencils, process CPU time)"
+            "same pencils, process CPU time), and the pruned compiled sweep"
         ),
         meta={"quick": quick},
     )
@@ -427,7 +457,7 @@ def ties(quick, time_limit):
     )
 
 
-def big(quick):
+def big(quick, time_limit):
     n, d, levels = (40, 6, 3) if quick else (90, 6, 3)
     X, y = integer_table(n, d, levels, seed=1)
     cpu = time.process_time()
@@ -446,11 +476,21 @@ def big(quick):
         "ice_2threads_s": seconds,
         "ice_cpu_s": time.process_time() - cpu,
     }
+    start = time.perf_counter()
+    fun, gap, proven = milp_01_loss(X, y, time_limit)
+    row["milp_obj"] = float(fun)
+    row["milp_gap"] = float(gap)
+    row["milp_proven"] = proven
+    row["milp_s"] = time.perf_counter() - start
+    row["milp/ice_2threads"] = ratio(row["milp_s"], seconds) if proven else np.nan
     print(row, flush=True)
     report(
         "ice_big",
         [row],
-        title="D = 6 integer-coded table, 2 threads, wall s on 2 shared cores",
+        title=(
+            f"D = 6 integer-coded table, ICE on 2 threads vs HiGHS (limit "
+            f"{time_limit} s), wall s on 2 shared cores"
+        ),
         meta={"quick": quick},
     )
 
@@ -519,6 +559,17 @@ def _options(parser):
         help="comma-separated subset of voicepath, haberman, caesarian (real)",
     )
     parser.add_argument(
+        "--milp-limit",
+        type=float,
+        default=None,
+        help="HiGHS time limit in s for the real-data table (default 300)",
+    )
+    parser.add_argument(
+        "--skip-brute",
+        action="store_true",
+        help="leave out the free-ties brute force of the real-data table",
+    )
+    parser.add_argument(
         "--tables",
         default="real,scaling,kernel,compile,ties",
         help="comma-separated: real, scaling, kernel, compile, ties, big, dask",
@@ -529,19 +580,21 @@ def main(argv=None):
     args = bench_arguments(__doc__.splitlines()[0], argv, configure=_options)
     tables = set(args.tables.split(","))
     time_limit = 5 if args.quick else 300
+    if args.milp_limit is not None:
+        time_limit = args.milp_limit
     if "compile" in tables:
         compile_time(args.quick)
     if "kernel" in tables:
         kernel(args.quick)
     if "real" in tables:
         names = args.real_sets.split(",") if args.real_sets else None
-        real_data(args.quick, time_limit, names)
+        real_data(args.quick, time_limit, names, brute=not args.skip_brute)
     if "scaling" in tables:
         scaling(args.quick)
     if "ties" in tables:
         ties(args.quick, 10 if args.quick else 120)
     if "big" in tables:
-        big(args.quick)
+        big(args.quick, 10 if args.quick else 120)
     if "dask" in tables:
         dask_workers(args.quick)
 

@@ -309,11 +309,13 @@ def test_dask_backend_gives_the_same_model(many_chunks):
 
 
 def test_exact_search_over_budget_is_refused_with_an_estimate():
+    # A budget above the separating linear program's (about 1e3
+    # examination equivalents here) and far below the search's.
     X, y = _chunked_problem()
     with pytest.raises(ValueError, match=r"needs .* examinations .*max_candidates"):
-        ICEClassifier(search="exact", max_candidates=1000).fit(X, y)
+        ICEClassifier(search="exact", max_candidates=5000).fit(X, y)
     with pytest.raises(ValueError, match=r"about .* on one core"):
-        ICEClassifier(search="exact", max_candidates=1000).fit(X, y)
+        ICEClassifier(search="exact", max_candidates=5000).fit(X, y)
 
 
 def test_auto_search_over_budget_warns_and_stays_below_the_surrogate():

@@ -61,8 +61,9 @@ def test_compiled_and_numpy_sweeps_find_the_same_optimum(problem):
 @AGREE
 @given(tied_problems(max_points=14), st.booleans())
 def test_compiled_and_numpy_scans_agree_pencil_set_by_pencil_set(problem, exhaustive):
-    """Same examinations, same best cost, for the full pencil set or any
-    subset of it (the heuristic scans subsets without ownership)."""
+    """Same examinations (without pruning), same best cost, for the full
+    pencil set or any subset of it (the heuristic scans subsets without
+    ownership)."""
     X, y, w = problem
     Y = affine_coordinates(X)
     m, d = Y.shape
@@ -72,7 +73,7 @@ def test_compiled_and_numpy_scans_agree_pencil_set_by_pencil_set(problem, exhaus
     if not exhaustive:
         pencils = pencils[::2]
     bound = float(min(w[y > 0].sum(), w[y < 0].sum()))
-    compiled = scan_pencils(Y, y, w, pencils, bound, exhaustive=exhaustive)
+    compiled = scan_pencils(Y, y, w, pencils, bound, exhaustive=exhaustive, prune=False)
     oracle = scan_pencils(
         Y, y, w, pencils, bound, exhaustive=exhaustive, compiled=False
     )
@@ -90,7 +91,7 @@ def test_general_position_examines_every_candidate(d):
     w = np.ones(len(X))
     Y = affine_coordinates(X)
     n_examined = sum(
-        scan_pencils(Y, y, w, pencils, np.inf)[3]
+        scan_pencils(Y, y, w, pencils, np.inf, prune=False)[3]
         for pencils in exhaustive_chunks(len(Y), d, 7)
     )
     assert n_examined == count_examinations(len(Y), d)
@@ -119,3 +120,64 @@ def test_each_pencil_has_the_same_best_plane_in_both_sweeps(problem):
         assert compiled[3] == oracle[3]
         if compiled[2] is not None:
             assert weighted_cost(compiled[2], y, w) == compiled[0]
+
+
+@AGREE
+@given(
+    tied_problems(max_points=22, max_dim=4, levels=3),
+    st.sampled_from(["surrogate", "optimum", "optimum+"]),
+)
+def test_pruning_changes_nothing_but_the_examinations(problem, incumbent):
+    """Skipping pencils (those that own none of their planes, and those
+    whose forced-error bound reaches the incumbent) returns the same cost,
+    key and labelling as the full sweep, chunk by chunk, for a loose
+    incumbent, the optimum itself (nothing strictly better exists) and the
+    optimum plus half a unit; the numpy oracle agrees on the cost."""
+    X, y, w = problem
+    Y = affine_coordinates(X)
+    m, d = Y.shape
+    if d == 0 or m <= d + 1:
+        return
+    full = float(min(w[y > 0].sum(), w[y < 0].sum()))
+    optimum = solve_exact(X, y, w, compiled=False)[0]
+    bound = {"surrogate": full, "optimum": optimum, "optimum+": optimum + 0.5}
+    bound = bound[incumbent]
+    for pencils in exhaustive_chunks(m, d, 25):
+        stats = {}
+        pruned = scan_pencils(Y, y, w, pencils, bound, stats=stats)
+        unpruned = scan_pencils(Y, y, w, pencils, bound, prune=False)
+        oracle = scan_pencils(Y, y, w, pencils, bound, compiled=False)
+        assert pruned[:2] == unpruned[:2]
+        assert pruned[0] == oracle[0] or min(pruned[0], oracle[0]) >= bound
+        if pruned[2] is None:
+            assert unpruned[2] is None
+        else:
+            np.testing.assert_array_equal(pruned[2], unpruned[2])
+            assert weighted_cost(pruned[2], y, w) == pruned[0]
+        assert pruned[3] <= unpruned[3]
+        assert stats["pruned"] + stats["foreign"] <= len(pencils)
+    assert solve_exact(X, y, w)[0] == optimum
+
+
+def test_pruning_skips_pencils_on_a_tied_grid():
+    """On integer grids in D = 4 both rules skip pencils (a test that the
+    pruning runs), and the optimum is that of the unpruned sweep."""
+    rng = np.random.default_rng(0)
+    grid = np.stack(np.meshgrid(*[np.arange(4)] * 4, indexing="ij"), -1)
+    X = grid.reshape(-1, 4)[rng.permutation(4**4)[:60]].astype(float)
+    score = X @ np.linspace(1.0, 2.0, 4) + 2.4 * rng.standard_normal(60)
+    y = np.where(score > np.median(score), 1, -1).astype(np.int8)
+    w = np.ones(len(X))
+    Y = affine_coordinates(X)
+    m, d = Y.shape
+    pencils = combinations_array(m, d - 1)
+    optimum = solve_exact(X, y, w, compiled=False)[0]
+    # An incumbent as good as a heuristic can give: the optimum plus 1/2.
+    stats = {}
+    pruned = scan_pencils(Y, y, w, pencils, optimum + 0.5, stats=stats)
+    unpruned = scan_pencils(Y, y, w, pencils, optimum + 0.5, prune=False)
+    assert pruned[:2] == unpruned[:2]
+    assert pruned[0] == optimum
+    assert stats["foreign"] > 0.1 * len(pencils)
+    assert stats["pruned"] > 0
+    assert pruned[3] < unpruned[3]

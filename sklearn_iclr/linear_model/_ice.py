@@ -30,11 +30,12 @@ from ._ice_enumeration import (
     scan_pencils,
 )
 
-# Examinations per second and core for the time estimate of a refused search:
-# the compiled sweep made 1.2e7 (Caesarian, heavy ties) to 5e7 (synthetic
-# D = 3) per CPU second on the 2-core development machine
-# (benchmarks/README.md); the conservative figure is used.
-_EXAMINATIONS_PER_SECOND = 1e7
+# Examinations per second and core for the time estimate of a refused search,
+# counted as the budget is (D * C(N, D), before pruning): the compiled, pruned
+# sweep settled 1.8e7 (synthetic D = 5) to 6e7 (integer grid, D = 3) of them
+# per CPU second on the loaded 2-core development machine
+# (benchmarks/README.md, ICE section); a conservative figure is used.
+_EXAMINATIONS_PER_SECOND = 2e7
 # Pencils per parallel task: coarse enough to amortise the task overhead.
 _EXAMINATIONS_PER_CHUNK = 2_000_000
 # Rounds of the heuristic search (each at most max_candidates / rounds).
@@ -83,7 +84,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         nearest the current best boundary, improved over a few rounds,
         starting from logistic regression), warns, and sets
         ``optimal_ = False``.
-    max_candidates : int, default=600_000_000
+    max_candidates : int, default=1_200_000_000
         Budget of candidate-hyperplane examinations. An exhaustive search over
         N distinct points spanning D dimensions makes ``D * C(N, D)`` of them
         (each hyperplane through D points, once per pencil containing it).
@@ -137,7 +138,10 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         boundary returned.
     n_candidates_ : int
         Candidate hyperplanes examined (0 when the data were separable or
-        trivial and no search was needed).
+        trivial and no search was needed). The exact search skips, without
+        examining their planes, the pencils that cannot improve on the best
+        boundary found so far (see the user guide), so this is at most, and
+        on tied data often well below, the count the budget is set in.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -200,7 +204,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         degree=1,
         *,
         search="auto",
-        max_candidates=600_000_000,
+        max_candidates=1_200_000_000,
         n_jobs=None,
         verbose=0,
     ):

@@ -298,7 +298,16 @@ def _cumsum0(values):
 
 
 def scan_pencils(
-    X, y, w, pencils, upper_bound=np.inf, cache=None, exhaustive=True, compiled=True
+    X,
+    y,
+    w,
+    pencils,
+    upper_bound=np.inf,
+    cache=None,
+    exhaustive=True,
+    compiled=True,
+    prune=True,
+    stats=None,
 ):
     """Find the best candidate hyperplane over the given pencils.
 
@@ -328,6 +337,16 @@ def scan_pencils(
         vectorised numpy sweep, kept only as the tests' oracle; it also breaks
         ties between equal candidates differently (first key), so the two
         agree on the cost, not always on the labelling.
+    prune : bool, default=True
+        Skip, unswept, the pencils whose lower bound (the prefix's forced
+        errors, see ``_ice_kernel._lines``) already reaches the best cost
+        found so far (compiled sweep, d >= 3), and, when ``exhaustive``, the
+        pencils that own none of their planes. The result is the same; only
+        ``n_examined`` is smaller.
+    stats : dict, default=None
+        When given, ``stats["pruned"]`` is increased by the number of pencils
+        skipped by the bound and ``stats["foreign"]`` by those skipped because
+        they own none of their planes.
 
     Returns
     -------
@@ -342,8 +361,15 @@ def scan_pencils(
         Candidate hyperplanes examined (sweep groups).
     """
     cache = {} if cache is None else cache
-    scan = _scan_compiled if compiled else _scan_numpy
-    return scan(X, y, w, pencils, upper_bound, cache, exhaustive)
+    if not compiled:
+        return _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive)
+    *result, (n_pruned, n_foreign) = _scan_compiled(
+        X, y, w, pencils, upper_bound, cache, exhaustive, prune
+    )
+    if stats is not None:
+        stats["pruned"] = stats.get("pruned", 0) + n_pruned
+        stats["foreign"] = stats.get("foreign", 0) + n_foreign
+    return tuple(result)
 
 
 def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive):
@@ -420,7 +446,7 @@ def _best_in_batch(
     return best_cost, best_key, batch_best
 
 
-def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive):
+def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
     """``scan_pencils`` with the numba sweep: the kernel returns the best plane
     through exactly d points and the tied planes that may beat it; their
     on-plane sub-problems are solved here, cheapest off-plane cost first."""
@@ -429,12 +455,24 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive):
     signed_weight = np.ascontiguousarray(y * w, dtype=np.float64)
     pencils = np.ascontiguousarray(pencils, dtype=np.int64).reshape(len(pencils), -1)
     best_cost, best_key, sub_labels = float(upper_bound), None, None
-    n_examined, start = 0, 0
+    n_examined, n_pruned, n_foreign, start = 0, 0, 0, 0
     capacity = 4 * m + 4096
     while start < len(pencils):
-        start, examined, cost, pencil, position, *tied = _ice_kernel.scan(
-            Z, signed_weight, pencils, d, best_cost, bool(exhaustive), start, capacity
+        start, examined, cost, pencil, position, *tied, pruned, foreign = (
+            _ice_kernel.scan(
+                Z,
+                signed_weight,
+                pencils,
+                d,
+                best_cost,
+                bool(exhaustive),
+                start,
+                capacity,
+                3 if prune is True else int(prune),
+            )
         )
+        n_pruned += pruned
+        n_foreign += foreign
         n_examined += examined
         if pencil >= 0:
             best_cost, best_key, sub_labels = cost, (int(pencil), int(position)), None
@@ -453,12 +491,12 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive):
             if cost < best_cost:
                 best_cost, best_key, sub_labels = cost, key, labels
     if best_key is None:
-        return np.inf, None, None, int(n_examined)
+        return np.inf, None, None, int(n_examined), (n_pruned, n_foreign)
     labels, on_plane = _ice_kernel.plane_labels(
         Z, signed_weight, pencils[best_key[0]], d, best_key[1]
     )
     labels[on_plane] = y[on_plane] if sub_labels is None else sub_labels
-    return float(best_cost), best_key, labels, int(n_examined)
+    return float(best_cost), best_key, labels, int(n_examined), (n_pruned, n_foreign)
 
 
 def _owns(Z, on_plane, pencil, d):
