@@ -1,8 +1,10 @@
 """Package-level contracts: lazy torch, documented estimators, the tour."""
 
 import inspect
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -184,3 +186,15 @@ def test_every_estimator_has_a_tour_entry():
 
     missing = {name for name, _ in all_estimators()} - {e.name for e in tour_entries()}
     assert not missing, f"estimators without a tour entry: {sorted(missing)}"
+
+
+def test_readme_table_names_every_estimator_once():
+    # Union merges of README.md can bring a replaced row back: one row each.
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    table = readme.split("## Estimators", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    named = [re.findall(r"`(\w+)`", row.split("|")[1]) for row in rows]
+    flat = [name for names in named for name in names]
+    assert sorted(set(flat)) == sorted(flat), "a README row is duplicated"
+    missing = {name for name, _ in all_estimators()} - set(flat)
+    assert not missing, f"estimators without a README row: {sorted(missing)}"
