@@ -146,8 +146,24 @@ def test_mass_and_gradient_shapes(n_points, n_bins, kernel, seed):
     gx, gw = torch.autograd.grad((h**2).sum(), (x, w))
     assert gx.shape == x.shape and gw.shape == w.shape
     assert torch.isfinite(gx).all() and torch.isfinite(gw).all()
-    # points outside the range get no gradient
-    assert (gx[~torch.as_tensor(inside)] == 0).all()
+    # points whose B-spline stencil misses the grid get no gradient: one bin
+    # past the range for rect, one and a half for linear
+    reach = (1.0 if kernel == "rect" else 1.5) / n_bins
+    xd = x.detach().numpy()
+    far = ((xd < -reach) | (xd >= 1 + reach)).any(1)
+    assert (gx[torch.as_tensor(far)] == 0).all()
+
+
+def test_point_just_outside_the_range_reads_the_cotangent_inside():
+    # The forward pass drops a point at -0.3 bins, but its quadratic B-spline
+    # reaches bin 0: moving it right by dx adds about (0.7 + dx)**2 / 2 there.
+    x = torch.tensor([[-0.3], [5.4]], dtype=torch.float64, requires_grad=True)
+    h = fbp_histogramdd(x, None, 5, [(0, 5)])
+    assert float(h.detach().sum()) == 0.0
+    c = torch.tensor([1.0, 0, 0, 0, 2.0], dtype=torch.float64)
+    (g,) = torch.autograd.grad((h * c).sum(), x)
+    # r = 0.7 in bin -1: derivative r on bin 0; r = 0.4 in bin 5: r - 1 on bin 4
+    np.testing.assert_allclose(g.numpy().ravel(), [0.7, 2 * (0.4 - 1)])
 
 
 def test_gaussian_surrogate_is_differentiable_and_not_the_histogram():

@@ -23,7 +23,7 @@ from ..utils import import_torch
 
 KERNELS = ("rect", "linear")
 RECONSTRUCTIONS = ("linear",)
-_PAD = 2  # the cubic B-spline reaches two bins past the point's bin
+_PAD = 3  # the widest stencil reaches three bins past a point just outside
 
 
 def _check_bins_range(bins, range, n_dims):
@@ -118,6 +118,31 @@ def _linear_index(torch, points, bins, lows, highs):
         index.append(i.to(torch.int64))
         frac.append((u - i).to(points.dtype))
     return torch.stack(index, -1), torch.stack(frac, -1), inside
+
+
+def _stencil_index(torch, points, bins, lows, highs, kernel):
+    """Stencil base, fractional position and reach of each point (backward).
+
+    The base is the point's bin (``"rect"``) or the bin centre at its left
+    (``"linear"``), from ``floor`` without clamping, so that a point just
+    outside the range keeps its B-spline stencil: the part of the stencil
+    that overlaps the grid reads the cotangent there, the rest reads zero.
+    ``reach`` marks the points whose stencil touches the grid.
+    """
+    shift, n_stencil = (0.0, 3) if kernel == "rect" else (0.5, 4)
+    index, frac = [], []
+    reach = torch.ones(points.shape[:2], dtype=torch.bool, device=points.device)
+    for d, (n, low, high) in enumerate(zip(bins, lows, highs, strict=True)):
+        u = (points[..., d].detach().to(torch.float64) - low) / ((high - low) / n)
+        u = u - shift
+        i = torch.floor(u)
+        # the stencil covers bins i - 1 .. i + n_stencil - 2
+        ok = torch.isfinite(u) & (i + n_stencil - 2 >= 0) & (i - 1 <= n - 1)
+        reach &= ok
+        i = torch.where(ok, i, torch.zeros_like(i))
+        index.append(i.to(torch.int64))
+        frac.append(torch.where(ok, u - i, torch.zeros_like(u)).to(points.dtype))
+    return torch.stack(index, -1), torch.stack(frac, -1), reach
 
 
 def _flat_index(torch, base, offsets, bins, pad=_PAD):
@@ -246,13 +271,17 @@ def _make_function(torch):
                 offsets = [[0, 1]] * n_dims
             w = torch.where(inside, weights, torch.zeros_like(weights))
             hist = _splat(torch, index, offsets, factors, w, bins)
-            ctx.save_for_backward(index, frac, inside, weights)
+            # the backward pass also reaches points just outside the range
+            index, frac, reach = _stencil_index(
+                torch, points, bins, lows, highs, kernel
+            )
+            ctx.save_for_backward(index, frac, reach, weights)
             ctx.bins, ctx.lows, ctx.highs, ctx.kernel = bins, lows, highs, kernel
             return hist
 
         @staticmethod
         def backward(ctx, grad_out):
-            index, frac, inside, weights = ctx.saved_tensors
+            index, frac, reach, weights = ctx.saved_tensors
             bins, lows, highs = ctx.bins, ctx.lows, ctx.highs
             n_dims = index.shape[-1]
             coefficients = _QUADRATIC if ctx.kernel == "rect" else _CUBIC
@@ -265,7 +294,7 @@ def _make_function(torch):
                 dws.append(dw)
                 offsets.append(list(range(-1, n_stencil - 1)))
             g = _gather(torch, grad_out.contiguous(), index, offsets, bins)
-            mask = inside.to(g.dtype)
+            mask = reach.to(g.dtype)
             grad_points = grad_weights = None
             # contract the (B, N, K, ..., K) stencil one dimension at a time
             g = g.view(*g.shape[:2], *[w.shape[-1] for w in ws])
@@ -292,72 +321,74 @@ def fbp_histogramdd(
 ):
     """Histogram of points whose gradient is estimated by functional backprop.
 
-    The forward pass is ordinary binning; the backward pass gives the unbiased
-    gradient of Chen et al. (ICLR 2026, arXiv:2602.12590) with respect to both
-    the point coordinates and the weights, where autograd through hard binning
-    would give zero.
+        The forward pass is ordinary binning; the backward pass gives the unbiased
+        gradient of Chen et al. (ICLR 2026, arXiv:2602.12590) with respect to both
+        the point coordinates and the weights, where autograd through hard binning
+        would give zero.
 
-    With bin width :math:`\\Delta` and :math:`k` the binning kernel, the
-    forward pass is :math:`h_j = \\sum_i w_i\\, k((x_i - c_j)/\\Delta)` with
-    :math:`c_j` the bin centres. The backward pass replaces :math:`k` by
-    :math:`\\kappa = l * k` with :math:`l` the linear reconstruction kernel:
-    :math:`\\partial L/\\partial x_i = w_i \\sum_j g_j\\,
-    \\kappa'((x_i - c_j)/\\Delta)/\\Delta` and
-    :math:`\\partial L/\\partial w_i = \\sum_j g_j\\, \\kappa((x_i - c_j)/\\Delta)`,
-    with :math:`g` the cotangent on the bins. In several dimensions the kernels
-    are tensor products.
+        With bin width :math:`\\Delta` and :math:`k` the binning kernel, the
+        forward pass is :math:`h_j = \\sum_i w_i\\, k((x_i - c_j)/\\Delta)` with
+        :math:`c_j` the bin centres. The backward pass replaces :math:`k` by
+        :math:`\\kappa = l * k` with :math:`l` the linear reconstruction kernel:
+        :math:`\\partial L/\\partial x_i = w_i \\sum_j g_j\\,
+        \\kappa'((x_i - c_j)/\\Delta)/\\Delta` and
+        :math:`\\partial L/\\partial w_i = \\sum_j g_j\\, \\kappa((x_i - c_j)/\\Delta)`,
+        with :math:`g` the cotangent on the bins. In several dimensions the kernels
+        are tensor products.
 
-    Parameters
-    ----------
-    points : torch.Tensor of shape (N, D) or (B, N, D)
-        Coordinates, D in 1..3; a leading batch dimension bins B point sets
-        at once.
-    weights : torch.Tensor of shape (N,) or (B, N), default=None
-        Weight of each point; ``None`` counts points.
-    bins : int or sequence of D ints, default=10
-        Number of bins per dimension.
-    range : sequence of D (low, high) pairs
-        The bins split ``[low, high]`` evenly in each dimension. Required.
-        Points outside the range are dropped, as in :func:`numpy.histogramdd`
-        (the right edge belongs to the last bin).
-    kernel : {"rect", "linear"}, default="rect"
-        ``"rect"`` counts each point in its bin, exactly as
-        :func:`numpy.histogramdd`; ``"linear"`` splats it bilinearly onto the
-        (up to :math:`2^D`) nearest bin centres; mass that would land past the
-        outer centres is lost.
-    reconstruction : {"linear"}, default="linear"
-        The kernel that reconstructs the cotangent in the backward pass.
+        Parameters
+        ----------
+        points : torch.Tensor of shape (N, D) or (B, N, D)
+            Coordinates, D in 1..3; a leading batch dimension bins B point sets
+            at once.
+        weights : torch.Tensor of shape (N,) or (B, N), default=None
+            Weight of each point; ``None`` counts points.
+        bins : int or sequence of D ints, default=10
+            Number of bins per dimension.
+        range : sequence of D (low, high) pairs
+            The bins split ``[low, high]`` evenly in each dimension. Required.
+            Points outside the range are dropped, as in :func:`numpy.histogramdd`
+            (the right edge belongs to the last bin).
+        kernel : {"rect", "linear"}, default="rect"
+            ``"rect"`` counts each point in its bin, exactly as
+            :func:`numpy.histogramdd`; ``"linear"`` splats it bilinearly onto the
+            (up to :math:`2^D`) nearest bin centres; mass that would land past the
+            outer centres is lost.
+        reconstruction : {"linear"}, default="linear"
+            The kernel that reconstructs the cotangent in the backward pass.
 
-    Returns
-    -------
-    hist : torch.Tensor of shape ``bins`` or ``(B, *bins)``
-        In the dtype of ``points``.
+        Returns
+        -------
+        hist : torch.Tensor of shape ``bins`` or ``(B, *bins)``
+            In the dtype of ``points``.
 
-    Notes
-    -----
-    Rect binning with linear reconstruction gives the quadratic B-spline: with
-    :math:`r` the fractional position of the point in its bin, the weights on
-    bins (-1, 0, +1) are :math:`((1-r)^2/2,\\ r - r^2 + 1/2,\\ r^2/2)` and the
-    derivatives :math:`(r - 1,\\ 1 - 2r,\\ r)/\\Delta`. Linear binning gives the
-    cubic B-spline on four bins. The cotangent outside the grid is taken as
-    zero. The work is vectorised over points; the Python loops run over the
+        Notes
+        -----
+        Rect binning with linear reconstruction gives the quadratic B-spline: with
+        :math:`r` the fractional position of the point in its bin, the weights on
+        bins (-1, 0, +1) are :math:`((1-r)^2/2,\\ r - r^2 + 1/2,\\ r^2/2)` and the
+        derivatives :math:`(r - 1,\\ 1 - 2r,\\ r)/\\Delta`. Linear binning gives the
+        cubic B-spline on four bins. The cotangent outside the grid is taken as
+    zero, so a point up to one bin (rect) or 1.5 bins (linear) outside the
+    range, dropped by the forward pass, still gets the gradient of moving in.
+    The work is vectorised over points; the Python loops run over the
     :math:`3^D` or :math:`4^D` neighbour offsets only.
 
-    Examples
-    --------
-    >>> import torch
-    >>> from sklearn_iclr.events import fbp_histogramdd
-    >>> x = torch.tensor([[0.4], [0.6], [0.65]], requires_grad=True)
-    >>> h = fbp_histogramdd(x, bins=4, range=[(0.0, 1.0)])
-    >>> h.detach()
-    tensor([0., 1., 2., 0.])
+        Examples
+        --------
+        >>> import torch
+        >>> from sklearn_iclr.events import fbp_histogramdd
+        >>> x = torch.tensor([[0.4], [0.6], [0.65]], requires_grad=True)
+        >>> h = fbp_histogramdd(x, bins=4, range=[(0.0, 1.0)])
+        >>> h.detach()
+        tensor([0., 1., 2., 0.])
 
-    The bins hold samples of the linear function ``4 x``; FBP recovers its
-    slope at every point, where autograd through binning would give zero:
+        The bins hold samples of the linear function ``4 x``; FBP recovers its
+        slope at every point, where autograd through binning would give zero:
 
-    >>> (h * torch.arange(4.0)).sum().backward()
-    >>> x.grad.ravel()
-    tensor([4., 4., 4.])
+        >>> (h * torch.arange(4.0)).sum().backward()
+        >>> x.grad.ravel()
+        tensor([4., 4., 4.])
     """
     torch = import_torch()
     if kernel not in KERNELS:
