@@ -24,6 +24,7 @@ Run: ``PYTHONPATH=. python benchmarks/bench_events.py`` (about 4 minutes on 2
 busy cores); ``--quick`` for a smoke run.
 """
 
+import functools
 import time
 
 import numpy as np
@@ -48,63 +49,89 @@ def configure(parser):
     parser.add_argument("--speed-events", type=int, default=1_000_000)
 
 
-def variance_and_gradient(torch, xy, tau, theta, gradient, kernel):
+def variance_and_gradient(torch, xy, tau, theta, gradient, kernel, rec="linear"):
     th = torch.tensor(theta, dtype=torch.float64, requires_grad=True)
-    image = iwe(torch, xy, tau, th, "translation", SHAPE, kernel, gradient, 1.0)
+    image = iwe(torch, xy, tau, th, "translation", SHAPE, kernel, gradient, 1.0, rec)
     var = image.var(correction=0)
     var.backward()
     return float(var.detach()), th.grad.numpy().copy()
+
+
+# (label, gradient, reconstruction)
+ESTIMATORS = (
+    ("fbp", "fbp", "linear"),
+    ("fbp, cubic reconstruction", "fbp", "cubic"),
+    ("autograd", "autograd", "linear"),
+    ("smooth", "smooth", "linear"),
+)
 
 
 def gradient_accuracy(torch, args):
     X = make_moving_edges(args.n_events, velocity=TRUTH, shape=SHAPE, random_state=0)
     xy = torch.tensor(X[:, :2])
     tau = torch.tensor((X[:, 2] - X[:, 2].min()) / np.ptp(X[:, 2]))
-    thetas = TRUTH + np.random.default_rng(0).uniform(-15, 15, (args.n_thetas, 2))
+    # the 50 motions of the first runs (seed 0) and a fresh 50 (seed 1)
+    sets = {
+        name: TRUTH + np.random.default_rng(seed).uniform(-15, 15, (args.n_thetas, 2))
+        for name, seed in (("original", 0), ("fresh", 1))
+    }
     rows = []
-    for kernel in ("rect", "linear"):
-        errors = {g: [] for g in GRADIENTS}
-        for theta in thetas:
-            fd = np.array(
-                [
-                    (
-                        variance_and_gradient(torch, xy, tau, theta + e, "fbp", kernel)[
-                            0
-                        ]
-                        - variance_and_gradient(
-                            torch, xy, tau, theta - e, "fbp", kernel
-                        )[0]
-                    )
-                    / 2
-                    for e in np.eye(2)
-                ]
-            )
-            for g in GRADIENTS:
-                grad = variance_and_gradient(torch, xy, tau, theta, g, kernel)[1]
-                errors[g].append(np.linalg.norm(grad - fd) / np.linalg.norm(fd))
-        for g in GRADIENTS:
-            e = np.array(errors[g])
-            rows.append(
-                {
-                    "binning": kernel,
-                    "gradient": g,
-                    "median rel. error": float(np.median(e)),
-                    "q25": float(np.quantile(e, 0.25)),
-                    "q75": float(np.quantile(e, 0.75)),
-                    "share < 10%": float(np.mean(e < 0.1)),
-                }
-            )
+    for set_name, thetas in sets.items():
+        for kernel in ("rect", "linear"):
+            errors = {label: [] for label, _, _ in ESTIMATORS}
+            scales = {label: [] for label, _, _ in ESTIMATORS}
+            for theta in thetas:
+                fd = np.array(
+                    [
+                        (
+                            variance_and_gradient(
+                                torch, xy, tau, theta + e, "fbp", kernel
+                            )[0]
+                            - variance_and_gradient(
+                                torch, xy, tau, theta - e, "fbp", kernel
+                            )[0]
+                        )
+                        / 2
+                        for e in np.eye(2)
+                    ]
+                )
+                for label, g, rec in ESTIMATORS:
+                    grad = variance_and_gradient(torch, xy, tau, theta, g, kernel, rec)
+                    grad = grad[1]
+                    errors[label].append(np.linalg.norm(grad - fd) / np.linalg.norm(fd))
+                    scales[label].append(grad @ fd / (fd @ fd))
+            for label, _, _ in ESTIMATORS:
+                e = np.array(errors[label])
+                rows.append(
+                    {
+                        "motions": set_name,
+                        "binning": kernel,
+                        "gradient": label,
+                        "median rel. error": float(np.median(e)),
+                        "q25": float(np.quantile(e, 0.25)),
+                        "q75": float(np.quantile(e, 0.75)),
+                        "share < 10%": float(np.mean(e < 0.1)),
+                        "median scale vs FD": float(np.median(scales[label])),
+                    }
+                )
     return rows
 
 
 def fit_with_path(X, **params):
     """Fit and record every L-BFGS-B iterate (through a callback)."""
-    path = []
+    path, evals = [], [0]
     original = contrast_module.minimize
 
     def minimize(fun, x0, **kwargs):
-        kwargs["callback"] = lambda xk: path.append(np.array(xk))
-        return original(fun, x0, **kwargs)
+        def counted(x, *a):
+            evals[0] += 1
+            return fun(x, *a)
+
+        def callback(xk):
+            path.append((np.array(xk), evals[0]))
+
+        kwargs["callback"] = callback
+        return original(counted, x0, **kwargs)
 
     contrast_module.minimize = minimize
     try:
@@ -113,13 +140,23 @@ def fit_with_path(X, **params):
         seconds = time.perf_counter() - start
     finally:
         contrast_module.minimize = original
-    return est, path, seconds
+    return est, path, evals[0], seconds
 
 
 def motion_recovery(args):
     configs = {
         "fbp (rect)": {"gradient": "fbp", "kernel": "rect"},
+        "fbp (rect, cubic rec.)": {
+            "gradient": "fbp",
+            "kernel": "rect",
+            "reconstruction": "cubic",
+        },
         "fbp (linear)": {"gradient": "fbp", "kernel": "linear"},
+        "fbp (linear, cubic rec.)": {
+            "gradient": "fbp",
+            "kernel": "linear",
+            "reconstruction": "cubic",
+        },
         "smooth (sigma=1)": {"gradient": "smooth"},
         "autograd (rect)": {"gradient": "autograd", "kernel": "rect"},
     }
@@ -130,18 +167,21 @@ def motion_recovery(args):
         )
         span = np.ptp(X[:, 2])
         for name, params in configs.items():
-            est, path, seconds = fit_with_path(X, **params)
+            est, path, n_evals, seconds = fit_with_path(X, **params)
             errs = [
-                np.linalg.norm(p / span - TRUTH) / np.linalg.norm(TRUTH) for p in path
+                np.linalg.norm(p / span - TRUTH) / np.linalg.norm(TRUTH)
+                for p, _ in path
             ]
-            hit = next((i + 1 for i, e in enumerate(errs) if e <= 0.02), None)
+            hit = next((i for i, e in enumerate(errs) if e <= 0.02), None)
             final = np.linalg.norm(est.motion_[0] - TRUTH) / np.linalg.norm(TRUTH)
             per_seed.append(
                 {
                     "seed": seed,
                     "method": name,
                     "n_iter": int(est.n_iter_[0]),
-                    "iters to 2%": hit,
+                    "n_evals": n_evals,
+                    "iters to 2%": None if hit is None else hit + 1,
+                    "evals to 2%": None if hit is None else int(path[hit][1]),
                     "final error": float(final),
                     "seconds": seconds,
                 }
@@ -149,13 +189,19 @@ def motion_recovery(args):
     rows = []
     for name in configs:
         sub = [r for r in per_seed if r["method"] == name]
-        hits = [r["iters to 2%"] for r in sub if r["iters to 2%"] is not None]
+        hits = [r for r in sub if r["iters to 2%"] is not None]
         rows.append(
             {
                 "method": name,
                 "median n_iter": float(np.median([r["n_iter"] for r in sub])),
+                "median n_evals": float(np.median([r["n_evals"] for r in sub])),
                 "reached 2%": f"{len(hits)}/{len(sub)}",
-                "median iters to 2%": float(np.median(hits)) if hits else None,
+                "median iters to 2%": float(np.median([r["iters to 2%"] for r in hits]))
+                if hits
+                else None,
+                "median evals to 2%": float(np.median([r["evals to 2%"] for r in hits]))
+                if hits
+                else None,
                 "median final error": float(np.median([r["final error"] for r in sub])),
                 "max final error": float(np.max([r["final error"] for r in sub])),
                 "median fit s": float(np.median([r["seconds"] for r in sub])),
@@ -163,10 +209,13 @@ def motion_recovery(args):
         )
     anchor = next(r for r in rows if r["method"] == "smooth (sigma=1)")
     for r in rows:
-        if r["median iters to 2%"] and anchor["median iters to 2%"]:
-            r["iters ratio vs smooth"] = (
-                anchor["median iters to 2%"] / r["median iters to 2%"]
-            )
+        for key, ratio in (
+            ("median iters to 2%", "iters ratio vs smooth"),
+            ("median evals to 2%", "evals ratio vs smooth"),
+            ("median n_iter", "n_iter ratio vs smooth"),
+        ):
+            if r[key] and anchor[key]:
+                r[ratio] = anchor[key] / r[key]
     return rows, per_seed
 
 
@@ -180,8 +229,14 @@ def speed(torch, args):
     rows = []
     t_np, _ = median_time(lambda: np.histogramdd(x_np, bins=bins, range=ranges))
     rows.append({"op": "numpy.histogramdd", "forward s": t_np})
+    cubic = functools.partial(fbp_histogramdd, reconstruction="cubic")
+    ops = (
+        ("fbp", fbp_histogramdd),
+        ("fbp cubic rec.", cubic),
+        ("autograd", autograd_histogramdd),
+    )
     for kernel in ("rect", "linear"):
-        for name, op in (("fbp", fbp_histogramdd), ("autograd", autograd_histogramdd)):
+        for name, op in ops:
 
             def forward(op=op, kernel=kernel):
                 with torch.no_grad():
