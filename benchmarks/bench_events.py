@@ -6,21 +6,24 @@ and replace the derivative of the binning kernel by that of a B-spline
 ``make_moving_edges`` data (64 x 64 sensor, true velocity (20, 10) pixels per
 unit time) and all in this one process:
 
-1. Gradient accuracy. For 50 motions ``theta`` (uniform within 15 pixels of
-   the truth), the gradient of the IWE variance by FBP, by plain autograd
-   through the hard binning and by a Gaussian-splatted surrogate (sigma = 1
+1. Gradient accuracy. For two sets of 50 motions ``theta`` (uniform within
+   15 pixels of the truth; seeds 0 and 1), the gradient of the IWE variance
+   by FBP (hat and cubic reconstructions), by plain autograd through the
+   hard binning and by a Gaussian-splatted surrogate (sigma = 1
    pixel) is compared with a long-range central finite difference of the
    hard-binned variance (step = one pixel of warp). Median relative error
-   ``||g - g_fd|| / ||g_fd||``, for rect and bilinear binning.
+   ``||g - g_fd|| / ||g_fd||`` and median scale ``<g, g_fd> / |g_fd|^2``,
+   for rect and bilinear binning.
 2. Motion recovery. ``ContrastMaximizationMotion`` from ``theta0 = truth / 2``
-   with each gradient, over seeds: L-BFGS-B iterations to convergence, the
-   first iteration whose velocity error is within 2% (read from an
-   L-BFGS-B callback), and the final velocity error.
+   with each gradient, over seeds: L-BFGS-B iterations and function
+   evaluations to convergence, the first iteration whose velocity error is
+   within 2% and the evaluations spent by then (read from an L-BFGS-B
+   callback), and the final velocity error.
 3. Speed. Forward and forward+backward time of ``fbp_histogramdd`` on 1e6
    2-D events (256 x 256 bins), against ``numpy.histogramdd`` and the plain
    autograd op; torch on one thread.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_events.py`` (about 4 minutes on 2
+Run: ``PYTHONPATH=. python benchmarks/bench_events.py`` (about 6 minutes on 2
 busy cores); ``--quick`` for a smoke run.
 """
 
