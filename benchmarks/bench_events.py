@@ -69,6 +69,9 @@ ESTIMATORS = (
 )
 
 
+SHIFTED = "FD, grid shifted 1/2 px"
+
+
 def gradient_accuracy(torch, args):
     X = make_moving_edges(args.n_events, velocity=TRUTH, shape=SHAPE, random_state=0)
     xy = torch.tensor(X[:, :2])
@@ -81,8 +84,9 @@ def gradient_accuracy(torch, args):
     rows = []
     for set_name, thetas in sets.items():
         for kernel in ("rect", "linear"):
-            errors = {label: [] for label, _, _ in ESTIMATORS}
-            scales = {label: [] for label, _, _ in ESTIMATORS}
+            labels = [label for label, _, _ in ESTIMATORS] + [SHIFTED]
+            errors = {label: [] for label in labels}
+            scales = {label: [] for label in labels}
             for theta in thetas:
                 fd = np.array(
                     [
@@ -98,12 +102,32 @@ def gradient_accuracy(torch, args):
                         for e in np.eye(2)
                     ]
                 )
-                for label, g, rec in ESTIMATORS:
-                    grad = variance_and_gradient(torch, xy, tau, theta, g, kernel, rec)
-                    grad = grad[1]
+                grads = {
+                    label: variance_and_gradient(torch, xy, tau, theta, g, kernel, rec)[
+                        1
+                    ]
+                    for label, g, rec in ESTIMATORS
+                }
+                # the reference's own grid dependence: the same finite
+                # difference with the pixel grid shifted by half a pixel
+                grads[SHIFTED] = np.array(
+                    [
+                        (
+                            variance_and_gradient(
+                                torch, xy + 0.5, tau, theta + e, "fbp", kernel
+                            )[0]
+                            - variance_and_gradient(
+                                torch, xy + 0.5, tau, theta - e, "fbp", kernel
+                            )[0]
+                        )
+                        / 2
+                        for e in np.eye(2)
+                    ]
+                )
+                for label, grad in grads.items():
                     errors[label].append(np.linalg.norm(grad - fd) / np.linalg.norm(fd))
                     scales[label].append(grad @ fd / (fd @ fd))
-            for label, _, _ in ESTIMATORS:
+            for label in labels:
                 e = np.array(errors[label])
                 rows.append(
                     {
@@ -138,12 +162,13 @@ def fit_with_path(X, **params):
 
     contrast_module.minimize = minimize
     try:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         est = ContrastMaximizationMotion(shape=SHAPE, init=TRUTH / 2, **params).fit(X)
         seconds = time.perf_counter() - start
+        cpu = time.process_time() - cpu
     finally:
         contrast_module.minimize = original
-    return est, path, evals[0], seconds
+    return est, path, evals[0], seconds, cpu
 
 
 def motion_recovery(args):
@@ -170,7 +195,7 @@ def motion_recovery(args):
         )
         span = np.ptp(X[:, 2])
         for name, params in configs.items():
-            est, path, n_evals, seconds = fit_with_path(X, **params)
+            est, path, n_evals, seconds, cpu = fit_with_path(X, **params)
             errs = [
                 np.linalg.norm(p / span - TRUTH) / np.linalg.norm(TRUTH)
                 for p, _ in path
@@ -187,6 +212,7 @@ def motion_recovery(args):
                     "evals to 2%": None if hit is None else int(path[hit][1]),
                     "final error": float(final),
                     "seconds": seconds,
+                    "cpu seconds": cpu,
                 }
             )
     rows = []
@@ -208,6 +234,7 @@ def motion_recovery(args):
                 "median final error": float(np.median([r["final error"] for r in sub])),
                 "max final error": float(np.max([r["final error"] for r in sub])),
                 "median fit s": float(np.median([r["seconds"] for r in sub])),
+                "median fit CPU s": float(np.median([r["cpu seconds"] for r in sub])),
             }
         )
     anchor = next(r for r in rows if r["method"] == "smooth (sigma=1)")
@@ -220,6 +247,17 @@ def motion_recovery(args):
             if r[key] and anchor[key]:
                 r[ratio] = anchor[key] / r[key]
     return rows, per_seed
+
+
+def cpu_time(func, repeats=5):
+    """Median CPU seconds (``time.process_time``) of ``repeats`` calls."""
+    func()
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        func()
+        times.append(time.process_time() - start)
+    return float(np.median(times))
 
 
 def speed(torch, args):
@@ -251,12 +289,16 @@ def speed(torch, args):
 
             t_f, _ = median_time(forward, repeats=5)
             t_fb, _ = median_time(both, repeats=5)
+            c_f, c_fb = cpu_time(forward), cpu_time(both)
             rows.append(
                 {
                     "op": f"{name} ({kernel})",
                     "forward s": t_f,
                     "fwd+bwd s": t_fb,
                     "backward / forward": (t_fb - t_f) / t_f,
+                    "forward CPU s": c_f,
+                    "fwd+bwd CPU s": c_fb,
+                    "backward / forward (CPU)": (c_fb - c_f) / c_f,
                     "forward vs numpy": t_f / t_np,
                 }
             )
@@ -275,7 +317,8 @@ def main(argv=None):
         "truth": TRUTH.tolist(),
         "shape": SHAPE,
         "torch_threads": 1,
-        "timing": "wall clock, one process, torch on 1 thread, 2 shared cores",
+        "timing": "wall clock and CPU time (process_time), one process, torch on "
+        "1 thread, 2 shared cores",
     }
     rows = gradient_accuracy(torch, args)
     report(
@@ -302,6 +345,9 @@ def main(argv=None):
             "forward s",
             "fwd+bwd s",
             "backward / forward",
+            "forward CPU s",
+            "fwd+bwd CPU s",
+            "backward / forward (CPU)",
             "forward vs numpy",
         ],
         meta={**meta, "n_points": args.speed_events},
