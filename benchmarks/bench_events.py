@@ -155,14 +155,19 @@ def gradient_bias(torch, args):
     """Where FBP and the finite difference part: step, linearisation, density.
 
     Rect binning, the first ``n_bias`` motions of the original set, at two
-    event counts: the median scale ``<g, g_fd> / |g_fd|^2`` of the FBP
-    gradient against central differences with steps 0.5, 1 and 2 pixels and
-    against the linearised one-pixel difference ``c . (h(+) - h(-)) / 2``
-    (cotangent ``c`` of the variance held at theta, the quantity FBP
-    estimates without the variance's second-order term).
+    event counts. For steps of 1/4, 1 and 2 pixels, the median scale
+    ``<a, b> / |b|^2`` of the FBP gradient against the central difference of
+    the variance and against its linearisation ``c . (h(+) - h(-)) / 2``
+    (cotangent ``c`` of the variance held at theta), and of the difference
+    against its linearisation.
     """
     thetas = TRUTH + np.random.default_rng(0).uniform(-15, 15, (args.n_thetas, 2))
     thetas = thetas[: args.n_bias]
+    steps = (0.25, 1.0, 2.0)
+
+    def scale(a, b):
+        return a @ b / (b @ b)
+
     rows = []
     for n_events in (args.n_events, 4 * args.n_events):
         X = make_moving_edges(n_events, velocity=TRUTH, shape=SHAPE, random_state=0)
@@ -172,39 +177,35 @@ def gradient_bias(torch, args):
         for theta in thetas:
             h0 = images(torch, xy, tau, theta)
             cot = 2 * (h0 - h0.mean()) / h0.size
-            fd, lin = {}, np.zeros(2)
-            for step in (0.5, 1.0, 2.0):
-                fd[step] = np.zeros(2)
+            fd = {step: np.zeros(2) for step in steps}
+            lin = {step: np.zeros(2) for step in steps}
+            for step in steps:
                 for d, e in enumerate(np.eye(2)):
                     hp = images(torch, xy, tau, theta + step * e)
                     hm = images(torch, xy, tau, theta - step * e)
                     fd[step][d] = (hp.var() - hm.var()) / (2 * step)
-                    if step == 1.0:
-                        lin[d] = (cot * (hp - hm)).sum() / 2
+                    lin[step][d] = (cot * (hp - hm)).sum() / (2 * step)
             for rec in stats:
                 g = variance_and_gradient(torch, xy, tau, theta, "fbp", "rect", rec)[1]
                 stats[rec].append(
-                    [g @ fd[s] / (fd[s] @ fd[s]) for s in (0.5, 1.0, 2.0)]
-                    + [
-                        g @ lin / (lin @ lin),
-                        fd[1.0] @ lin / (lin @ lin),
-                        np.linalg.norm(g - fd[1.0]) / np.linalg.norm(fd[1.0]),
-                    ]
+                    [scale(g, fd[st]) for st in steps]
+                    + [scale(g, lin[st]) for st in steps]
+                    + [scale(fd[st], lin[st]) for st in steps]
+                    + [np.linalg.norm(g - fd[1.0]) / np.linalg.norm(fd[1.0])]
                 )
         for rec, values in stats.items():
             med = np.median(np.array(values), axis=0)
-            rows.append(
-                {
-                    "events": n_events,
-                    "reconstruction": rec,
-                    "scale vs FD 0.5 px": float(med[0]),
-                    "scale vs FD 1 px": float(med[1]),
-                    "scale vs FD 2 px": float(med[2]),
-                    "scale vs linearised FD": float(med[3]),
-                    "FD 1 px vs linearised": float(med[4]),
-                    "median rel. error (1 px)": float(med[5]),
-                }
-            )
+            row = {"events": n_events, "reconstruction": rec}
+            for k, (what, step) in enumerate(
+                [
+                    (w, st)
+                    for w in ("FBP / FD", "FBP / lin.", "FD / lin.")
+                    for st in steps
+                ]
+            ):
+                row[f"{what} {step:g} px"] = float(med[k])
+            row["median rel. error (1 px)"] = float(med[-1])
+            rows.append(row)
     return rows
 
 
