@@ -56,7 +56,6 @@ PENDING_SECTIONS = (
     "## Replicable ridge",
     "## InfoNCEEncoder",
     "## Random-embedding recall",
-    "## Events:",
 )
 _EXEMPT = re.compile(r"\(hand-written: [^)]+\)|<!-- not results -->")
 _PLAIN_RULE = re.compile(r"^\s*-{2,}(\s+-{2,})+\s*$")  # format_table's rule

@@ -235,6 +235,7 @@ def test_reconstructions_are_exact_for_a_quadratic_cotangent(kernel):
     np.testing.assert_allclose(grads["linear"].numpy(), exact, rtol=1e-9)
 
 
+@pytest.mark.slow
 def test_paper_claim_gradient_matches_a_long_range_finite_difference():
     # Paper: the FBP gradient of the IWE variance matches a central finite
     # difference of the binned variance (step one pixel of warp), where
