@@ -176,8 +176,32 @@ def _block_partial(block_stats, index, names, args, *blocks):
     return block_stats(*blocks, *args)
 
 
+def _merge_moments(a, b):
+    """Chan, Golub and LeVeque's pairwise update of weighted moments.
+
+    ``a`` and ``b`` hold a total weight ``w``, a weighted ``mean`` and the
+    centred cross-products ``m2``; the merge is stable where the raw sums
+    ``sum w x x^T - W mean mean^T`` would cancel.
+    """
+    if b["w"] == 0:
+        return a
+    if a["w"] == 0:
+        return b
+    w = a["w"] + b["w"]
+    delta = b["mean"] - a["mean"]
+    return {
+        "w": w,
+        "mean": a["mean"] + delta * (b["w"] / w),
+        "m2": a["m2"] + b["m2"] + np.outer(delta, delta) * (a["w"] * b["w"] / w),
+    }
+
+
 def _combine(*partials):
-    """Sum (``max_*`` keys: maximum) of partial statistics, in the given order."""
+    """Combine partial statistics in the given order.
+
+    Keys starting with ``max_`` take the maximum, ``moments_`` the merge of
+    weighted moments (``_merge_moments``), the others the sum.
+    """
     bad = [p["_bad"] for p in partials if "_bad" in p]
     if bad:
         return {"_bad": min(bad)}
@@ -187,6 +211,8 @@ def _combine(*partials):
         for p in partials[1:]:
             if key.startswith("max_"):
                 value = np.maximum(value, p[key])
+            elif key.startswith("moments_"):
+                value = _merge_moments(value, p[key])
             else:
                 value = value + p[key]
         total[key] = value
@@ -199,7 +225,9 @@ def reduce_blocks(block_stats, arrays, names, args=()):
     One pass over the data: ``block_stats(*blocks, *args)`` runs once per
     block of rows (``None`` for an absent array) and returns a dict of
     ndarrays or floats; keys starting with ``max_`` are combined by maximum,
-    the others by summation, in the fixed tree of the module docstring. Every
+    ``moments_`` by the stable merge of weighted moments (a dict of ``w``,
+    ``mean`` and ``m2``), the others by summation, in the fixed tree of the
+    module docstring. Every
     block is checked for NaN and infinity in the same task.
 
     Parameters
