@@ -63,7 +63,7 @@ def _gram_block(X, y, sw, x_exp, y_exp, fit_intercept):
         total = out["weight"]
         mean = w @ Z / total if total > 0 else np.zeros(Z.shape[1])
         Zc = Z - mean
-        root = Zc if sw is None else Zc * np.sqrt(w)[:, None]
+        root = Zc if sw is None else Zc * np.sqrt(np.maximum(w, 0.0))[:, None]
         out["moments_z"] = {"w": total, "mean": mean, "m2": root.T @ root}
     else:
         out["raw"] = Zw.T @ Z

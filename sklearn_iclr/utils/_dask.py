@@ -10,8 +10,10 @@ Summation order. The per-block partial statistics are combined in a fixed
 tree: groups of ``FANOUT`` consecutive blocks, in block order, then groups of
 those, up to the root. The graph depends on the row chunks only, never on the
 number of workers or on which task finishes first, so for one chunking the
-totals are the same bits on any cluster. Two chunkings sum in different
-orders and agree up to floating-point rounding: each total within a few units
+totals are the same bits on any cluster whose workers run BLAS on one thread
+(distributed's default; blocks a worker received at unaligned addresses are
+first copied, see ``_aligned``). Two chunkings sum in different orders and
+agree up to floating-point rounding: each total within a few units
 of ``1e-16`` times the sum of the absolute values of its terms (times the
 depth of the tree, ``log_8`` of the number of blocks, plus the BLAS error
 inside a block).
@@ -168,8 +170,20 @@ def align_rows(X, values, name, *, ndim):
     return values
 
 
+def _aligned(block):
+    """``block`` C-contiguous and aligned (copied only when it is not).
+
+    Blocks deserialised on a distributed worker can arrive at addresses that
+    are not multiples of 8 bytes; numpy then leaves BLAS for other loops, and
+    ``X.T @ X`` or ``X.T @ y`` of the same numbers differ in the last bit from
+    one task to the next.
+    """
+    return None if block is None else np.require(block, requirements=["C", "A"])
+
+
 def _block_partial(block_stats, index, names, args, *blocks):
     """Statistics of one block of rows, or the first non-finite input named."""
+    blocks = [_aligned(block) for block in blocks]
     for name, block in zip(names, blocks, strict=True):
         if block is not None and not np.isfinite(block).all():
             return {"_bad": (index, name)}
@@ -280,6 +294,7 @@ def reduce_blocks(block_stats, arrays, names, args=()):
 
 
 def _checked_block(block, func, kwargs, block_info=None):
+    block = _aligned(block)
     if not np.isfinite(block).all():
         index = block_info[0]["chunk-location"][0] if block_info else "?"
         raise ValueError(f"Input X contains NaN or infinity in block {index}.")
