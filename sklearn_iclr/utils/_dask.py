@@ -269,8 +269,13 @@ def reduce_blocks(block_stats, arrays, names, args=()):
 
     X = arrays[0]
     n_blocks = len(X.chunks[0])
+    # Not optimised array by array: blocks the arrays share (X, y and X_next
+    # sliced from one generated block, say) keep one key, computed once.
     per_array = [
-        [None] * n_blocks if a is None else list(a.to_delayed().ravel()) for a in arrays
+        [None] * n_blocks
+        if a is None
+        else list(a.to_delayed(optimize_graph=False).ravel())
+        for a in arrays
     ]
     partial = dask.delayed(_block_partial, pure=True)
     combine = dask.delayed(_combine, pure=True)
