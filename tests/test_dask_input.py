@@ -112,6 +112,16 @@ def test_lstdq_dask_matches_numpy(n_chunks, fit_intercept):
         ref.estimate_value(X_init, return_std=True),
         rtol=1e-10,
     )
+    # score blockwise (one pass, no vector of n values to the client).
+    score = est.score(
+        _chunked(X, n_chunks),
+        _chunked(y, n_chunks),
+        X_next=_chunked(X_next, n_chunks),
+        sample_weight=_chunked(sw, n_chunks),
+    )
+    assert score == pytest.approx(
+        ref.score(X, y, X_next=X_next, sample_weight=sw), rel=1e-9
+    )
     # X_init as a Dask array too.
     assert est.estimate_value(_chunked(X_init, 3)) == pytest.approx(
         ref.estimate_value(X_init), rel=1e-12

@@ -285,8 +285,10 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Embeddings; at least 2 finite rows.
+        X : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features)
+            Embeddings; at least 2 finite rows. On Dask input the mean and
+            covariance are computed blockwise in two passes (``covariance``
+            must then be one of the named estimators).
         y : None
             Ignored.
 
@@ -320,12 +322,12 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, dask array} of shape (n_samples, n_features)
             Embeddings.
 
         Returns
         -------
-        log_density : ndarray of shape (n_samples,)
+        log_density : ndarray or dask array of shape (n_samples,)
             ``log N(x; location_, covariance_)``.
         """
         check_is_fitted(self)
@@ -364,12 +366,12 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, dask array} of shape (n_samples, n_features)
             Embeddings.
 
         Returns
         -------
-        X_white : ndarray of shape (n_samples, n_features)
+        X_white : ndarray or dask array of shape (n_samples, n_features)
             Whitened embeddings.
         """
         check_is_fitted(self)

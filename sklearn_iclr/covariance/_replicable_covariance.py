@@ -189,8 +189,11 @@ class ReplicableCovariance(EmpiricalCovariance):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (finite).
+        X : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features)
+            Training data (finite). On Dask input the moments are computed
+            blockwise (three passes with ``grid_width="auto"``, two
+            otherwise) and only ``d x d`` results reach the client (see the
+            user guide, "Scaling out").
         y : Ignored
             Not used, present for API consistency by convention.
 

@@ -589,8 +589,11 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (finite).
+        X : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features)
+            Training data (finite). On Dask input the statistics are computed
+            blockwise (three passes with ``grid_width="auto"``, two
+            otherwise) and only ``d x d`` results reach the client (see the
+            user guide, "Scaling out").
         y : array-like of shape (n_samples,)
             Target values (finite).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -951,12 +954,12 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, dask array} of shape (n_samples, n_features)
             Samples.
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        y_pred : ndarray or dask array of shape (n_samples,)
             ``X @ coef_ + intercept_``.
         """
         check_is_fitted(self)

@@ -185,8 +185,13 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Features ``phi(s_i, a_i)`` of the logged state-action pairs.
+        X : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features)
+            Features ``phi(s_i, a_i)`` of the logged state-action pairs. On
+            Dask input (``X``, or any of ``y``, ``X_next``,
+            ``sample_weight``) the sums are computed blockwise in two passes
+            and only ``n_params x n_params`` results reach the client; the
+            other arrays are rechunked to ``X``'s row chunks (see the user
+            guide, "Scaling out").
         y : array-like of shape (n_samples,)
             Rewards ``r_i``.
         X_next : array-like of shape (n_samples, n_features), default=None
@@ -224,8 +229,8 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Features ``phi(s_i, a_i)``.
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Features ``phi(s_i, a_i)`` (a Dask array: its sums blockwise).
         y : array-like of shape (n_samples,)
             Rewards ``r_i``.
         X_next : array-like of shape (n_samples, n_features), default=None
@@ -282,13 +287,14 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, dask array} of shape (n_samples, n_features)
             Features of state-action pairs.
 
         Returns
         -------
-        q_values : ndarray of shape (n_samples,)
-            The estimated ``Q^pi(s, a)``.
+        q_values : ndarray or dask array of shape (n_samples,)
+            The estimated ``Q^pi(s, a)``; a lazy Dask array, block by block,
+            for Dask input.
         """
         check_is_fitted(self)
         if any_dask(X):
@@ -306,7 +312,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
             Initial features under the target policy,
             ``phi(s_0, pi) = E_{a ~ pi(s_0)} phi(s_0, a)`` for initial states
             ``s_0``; their mean is ``phibar_0``. One row holding the exact
-            mean is fine.
+            mean is fine; a Dask array is averaged blockwise.
         return_std : bool, default=False
             Also return the standard error (see Notes of the class).
 
@@ -387,6 +393,17 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         X, y, X_next, sample_weight = self._validate_transitions(
             X, y, X_next, sample_weight, reset=False
         )
+        if any_dask(X):
+            sums = reduce_blocks(
+                _score_sums,
+                [X, y, X_next, sample_weight],
+                ["X", "y", "X_next", "sample_weight"],
+                args=(self.coef_, self.intercept_, self.gamma),
+            )
+            total = sums["t2"] - sums["t"] ** 2 / sums["w"]
+            if total <= 0:
+                return 1.0 if sums["residual"] == 0 else 0.0
+            return float(1.0 - sums["residual"] / total)
         targets = y if X_next is None else y + self.gamma * self._q_values(X_next)
         return r2_score(targets, self._q_values(X), sample_weight=sample_weight)
 
@@ -609,6 +626,19 @@ def _chunk_meat(X, y, X_next, sample_weight, coef, intercept, gamma, fit_interce
     # rank-k update, half the work of a general product.
     scaled = phi * (np.sqrt(w) * np.abs(residual))[:, None]
     return {"sum": scaled.T @ scaled, "weight": w.sum()}
+
+
+def _score_sums(X, y, X_next, sample_weight, coef, intercept, gamma):
+    """One block's weighted sums for the R^2 of ``score`` (targets ``t``)."""
+    targets = y if X_next is None else y + gamma * (X_next @ coef + intercept)
+    w = np.ones(len(y)) if sample_weight is None else sample_weight
+    error = targets - (X @ coef + intercept)
+    return {
+        "w": w.sum(),
+        "t": w @ targets,
+        "t2": w @ (targets * targets),
+        "residual": w @ (error * error),
+    }
 
 
 def _linear(X, coef, intercept):
