@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import gaussianity_report
 from ..utils._compat import HasMethods, StrOptions
+from ..utils._dask import any_dask, map_rows, reduce_blocks, validate_dask_data
 
 COVARIANCE_ESTIMATORS = {
     "empirical": EmpiricalCovariance,
@@ -53,7 +54,11 @@ def _normalize_rows(X, normalize):
 
 def _check_magnitude(X, name="X"):
     """Refuse data whose squares overflow or underflow float64."""
-    largest = float(np.max(np.abs(X))) if X.size else 0.0
+    _check_largest(float(np.max(np.abs(X))) if X.size else 0.0, name)
+
+
+def _check_largest(largest, name="X"):
+    """Refuse a largest magnitude whose square overflows or underflows."""
     if largest > MAX_MAGNITUDE or 0 < largest < MIN_MAGNITUDE:
         fault = "overflow" if largest > 1 else "underflow"
         raise ValueError(
@@ -74,6 +79,11 @@ def _fit_covariance(X, covariance):
         else clone(covariance)
     )
     estimator.fit(X)
+    return _spectrum(estimator, covariance, X.shape[1])
+
+
+def _spectrum(estimator, covariance, n_features):
+    """The estimator, its location, eigenvalues and eigenvectors (checked)."""
     if not (hasattr(estimator, "covariance_") and hasattr(estimator, "location_")):
         raise TypeError(
             f"covariance={covariance!r} has no covariance_ and location_ after fit: "
@@ -84,7 +94,7 @@ def _fit_covariance(X, covariance):
     eigenvalues, eigenvectors = np.linalg.eigh(estimator.covariance_)
     if eigenvalues[0] <= RELATIVE_EIGENVALUE_FLOOR * max(eigenvalues[-1], 0.0):
         raise ValueError(
-            f"The estimated covariance of the {X.shape[1]} features is singular "
+            f"The estimated covariance of the {n_features} features is singular "
             f"(smallest eigenvalue {eigenvalues[0]:.3g}, largest "
             f"{eigenvalues[-1]:.3g}): there are fewer samples than features, a "
             "feature is constant, or features are collinear. Use a shrinkage "
@@ -97,6 +107,76 @@ def _fit_covariance(X, covariance):
         eigenvalues,
         eigenvectors,
     )
+
+
+def _block_sums(X, normalize):
+    X = _normalize_rows(X, normalize)
+    return {"count": float(len(X)), "sum": X.sum(axis=0), "max_abs": np.abs(X).max()}
+
+
+def _block_centred_moments(X, normalize, location):
+    Z = _normalize_rows(X, normalize) - location
+    squares = np.einsum("ij,ij->i", Z, Z)
+    return {"gram": Z.T @ Z, "quartic": squares @ squares}
+
+
+def _fit_covariance_dask(X, covariance, normalize):
+    """``_fit_covariance`` of a Dask array: two blockwise passes.
+
+    The first pass gives the mean (and the largest magnitude), the second the
+    Gram matrix of the centred rows and ``sum_i ||x_i - mean||^4``, from which
+    the three named estimators follow in closed form (as scikit-learn computes
+    them from the centred data).
+    """
+    if not isinstance(covariance, str):
+        raise ValueError(
+            "Dask input supports covariance in "
+            f"{sorted(COVARIANCE_ESTIMATORS)} (computed blockwise), not an "
+            f"estimator object ({covariance!r}): it would need all rows in memory."
+        )
+    first = reduce_blocks(_block_sums, [X], ["X"], args=(normalize,))
+    _check_largest(float(first["max_abs"]))
+    n_samples, n_features = first["count"], X.shape[1]
+    location = first["sum"] / n_samples
+    second = reduce_blocks(
+        _block_centred_moments, [X], ["X"], args=(normalize, location)
+    )
+    emp_cov = second["gram"] / n_samples
+    mu = np.trace(emp_cov) / n_features
+    shrinkage = 0.0
+    if covariance == "oas" and n_features > 1:
+        alpha = np.mean(emp_cov**2)
+        num = alpha + mu**2
+        den = (n_samples + 1) * (alpha - mu**2 / n_features)
+        shrinkage = 1.0 if den == 0 else min(num / den, 1.0)
+    elif covariance == "ledoit_wolf" and n_features > 1:
+        # Ledoit-Wolf's shrinkage from the centred Gram matrix and the sum of
+        # the rows' fourth powers (scikit-learn's ledoit_wolf_shrinkage).
+        trace = np.diag(emp_cov)
+        delta_ = np.sum(emp_cov**2)
+        beta = (second["quartic"] / n_samples - delta_) / (n_features * n_samples)
+        delta = (delta_ - 2.0 * mu * trace.sum() + n_features * mu**2) / n_features
+        beta = min(beta, delta)
+        shrinkage = 0.0 if beta == 0 else beta / delta
+    shrunk = (1.0 - shrinkage) * emp_cov
+    shrunk.flat[:: n_features + 1] += shrinkage * mu
+    estimator = COVARIANCE_ESTIMATORS[covariance]()
+    estimator.location_ = location
+    estimator._set_covariance(shrunk)
+    if covariance != "empirical":
+        estimator.shrinkage_ = shrinkage
+    return _spectrum(estimator, covariance, n_features)
+
+
+def _log_density(X, normalize, location, precision, constant):
+    """Gaussian log-density of the rows (``constant``: d log 2 pi + log det)."""
+    centered = _normalize_rows(X, normalize) - location
+    mahalanobis = np.einsum("ij,jk,ik->i", centered, precision, centered)
+    return -0.5 * (constant + mahalanobis)
+
+
+def _whiten(X, normalize, location, whitening):
+    return (_normalize_rows(X, normalize) - location) @ whitening
 
 
 class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -205,8 +285,10 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Embeddings; at least 2 finite rows.
+        X : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features)
+            Embeddings; at least 2 finite rows. On Dask input the mean and
+            covariance are computed blockwise in two passes (``covariance``
+            must then be one of the named estimators).
         y : None
             Ignored.
 
@@ -215,12 +297,18 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         self : GaussianEmbeddingModel
             The fitted model.
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-        X = _normalize_rows(X, self.normalize)
-        _check_magnitude(X)
-        estimator, location, eigenvalues, eigenvectors = _fit_covariance(
-            X, self.covariance
-        )
+        if any_dask(X):
+            X = validate_dask_data(self, X, reset=True, ensure_min_samples=2)
+            estimator, location, eigenvalues, eigenvectors = _fit_covariance_dask(
+                X, self.covariance, self.normalize
+            )
+        else:
+            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+            X = _normalize_rows(X, self.normalize)
+            _check_magnitude(X)
+            estimator, location, eigenvalues, eigenvectors = _fit_covariance(
+                X, self.covariance
+            )
         self.covariance_estimator_ = estimator
         self.location_ = location
         self.covariance_ = (eigenvectors * eigenvalues) @ eigenvectors.T
@@ -229,29 +317,32 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         self._log_det = float(np.sum(np.log(eigenvalues)))
         return self
 
-    def _centered(self, X):
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return _normalize_rows(X, self.normalize) - self.location_
-
     def score_samples(self, X):
         """Gaussian log-density of every row (higher means more typical).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, dask array} of shape (n_samples, n_features)
             Embeddings.
 
         Returns
         -------
-        log_density : ndarray of shape (n_samples,)
+        log_density : ndarray or dask array of shape (n_samples,)
             ``log N(x; location_, covariance_)``.
         """
         check_is_fitted(self)
-        centered = self._centered(X)
-        mahalanobis = np.einsum("ij,jk,ik->i", centered, self.precision_, centered)
-        return -0.5 * (
-            self.n_features_in_ * math.log(2 * math.pi) + self._log_det + mahalanobis
-        )
+        constant = self.n_features_in_ * math.log(2 * math.pi) + self._log_det
+        params = {
+            "normalize": self.normalize,
+            "location": self.location_,
+            "precision": self.precision_,
+            "constant": constant,
+        }
+        if any_dask(X):
+            X = validate_dask_data(self, X, reset=False)
+            return map_rows(_log_density, X, **params)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return _log_density(X, **params)
 
     def score(self, X, y=None):
         """Mean Gaussian log-density of the rows of ``X``.
@@ -275,16 +366,25 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, dask array} of shape (n_samples, n_features)
             Embeddings.
 
         Returns
         -------
-        X_white : ndarray of shape (n_samples, n_features)
+        X_white : ndarray or dask array of shape (n_samples, n_features)
             Whitened embeddings.
         """
         check_is_fitted(self)
-        return self._centered(X) @ self.whitening_
+        params = {
+            "normalize": self.normalize,
+            "location": self.location_,
+            "whitening": self.whitening_,
+        }
+        if any_dask(X):
+            X = validate_dask_data(self, X, reset=False)
+            return map_rows(_whiten, X, n_columns=X.shape[1], **params)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return _whiten(X, **params)
 
     def entropy(self):
         """Differential entropy of the fitted Gaussian, in nats.

@@ -9,6 +9,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._dask import (
+    any_dask,
+    log2_width_disagreement_from_sums,
+    magnitude_exponent_blockwise,
+    reduce_blocks,
+    validate_dask_data,
+)
 from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
     COVARIANCE_FLOOR_MAGNITUDE,
@@ -175,8 +182,11 @@ class ReplicableCovariance(EmpiricalCovariance):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (finite).
+        X : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features)
+            Training data (finite). On Dask input the moments are computed
+            blockwise (three passes with ``grid_width="auto"``, two
+            otherwise) and only ``d x d`` results reach the client (see the
+            user guide, "Scaling out").
         y : Ignored
             Not used, present for API consistency by convention.
 
@@ -185,7 +195,12 @@ class ReplicableCovariance(EmpiricalCovariance):
         self : object
             The fitted estimator.
         """
-        X = validate_data(self, X, dtype=np.float64)
+        dask_input = any_dask(X)
+        if dask_input:
+            X = validate_dask_data(self, X, reset=True)
+            data = _BlockwiseData(X)
+        else:
+            X = validate_data(self, X, dtype=np.float64)
         n_samples, n_features = X.shape
         upper = np.triu_indices(n_features)
         offsets = shared_offsets(
@@ -198,7 +213,10 @@ class ReplicableCovariance(EmpiricalCovariance):
                 "magnitude": 1,
             },
         )
-        peak = float(np.max(np.abs(X))) if X.size else 0.0
+        if dask_input:
+            peak = data.peak
+        else:
+            peak = float(np.max(np.abs(X))) if X.size else 0.0
         if peak > _MAX_MAGNITUDE:
             raise ValueError(
                 f"X has entries of magnitude up to {peak:.3g}: its second moments "
@@ -208,13 +226,19 @@ class ReplicableCovariance(EmpiricalCovariance):
             )
         # Extreme magnitudes: work in units of an exact power of two, so that
         # fourth moments neither overflow nor underflow.
-        exponent = magnitude_exponent(X, offsets["magnitude"][0])
-        if exponent:
-            X = np.ldexp(X, -exponent)
+        if dask_input:
+            exponent = data.scale_by_power_of_two(offsets["magnitude"][0])
+        else:
+            exponent = magnitude_exponent(X, offsets["magnitude"][0])
+            if exponent:
+                X = np.ldexp(X, -exponent)
+            data = _InMemoryData(X)
         # BLAS sums in an order that depends on its thread count; one thread
-        # gives the same bits whatever the caller's setting.
+        # gives the same bits whatever the caller's setting (Dask: in the
+        # threads of this process; distributed workers run BLAS on one thread
+        # by default).
         with threadpool_limits(limits=1, user_api="blas"):
-            result = self._fit_scaled(X, upper, offsets)
+            result = self._fit_scaled(data, upper, offsets)
         location, rounded, unrounded, width, location_width, bound = result
         self.location_ = np.ldexp(location, exponent)
         self._set_covariance(np.ldexp(rounded, 2 * exponent))
@@ -224,24 +248,28 @@ class ReplicableCovariance(EmpiricalCovariance):
         self.disagreement_bound_ = bound
         return self
 
-    def _fit_scaled(self, X, upper, offsets):
-        """Location, rounded and unrounded matrices, widths and bound, for X."""
-        n_samples, n_features = X.shape
-        mean = X.mean(axis=0)
+    def _fit_scaled(self, data, upper, offsets):
+        """Location, rounded and unrounded matrices, widths and bound, for X.
+
+        ``data`` is an ``_InMemoryData`` or ``_BlockwiseData``: the statistics
+        of X, computed in memory or blockwise on a Dask array.
+        """
+        n_samples, n_features = data.n_samples, data.n_features
+        mean = data.mean()
         auto = self.grid_width == "auto"
         centre = np.zeros(n_features) if self.assume_centered else mean
         # The entries' standard errors depend on the location only through a
         # shift of order se(mean); compute them around the mean. Moments of
         # the products z_j z_k come from d x d Gram matrices by blocks of rows
         # (never an n x d(d+1)/2 array).
-        moments = _product_moments(X, centre)
+        moments = data.moments(centre)
         second, fourth = moments["second"], moments["fourth"]
         entry_var = np.maximum(fourth - second**2, 0.0)[upper]
         entry_se = np.sqrt(entry_var / n_samples)
         width_cost, budget = 0.0, self.rho
         if auto:
             width_cost, budget = _width_cost_and_budget(
-                X, centre, moments, self.rho, self.assume_centered
+                data, centre, moments, self.rho, self.assume_centered
             )
         if self.assume_centered:
             location, location_width, location_cost = np.zeros(n_features), 0.0, 0.0
@@ -258,8 +286,7 @@ class ReplicableCovariance(EmpiricalCovariance):
             if auto:
                 budget -= location_budget
         unrounded, rounded, width, entry_cost = _round_entries(
-            X,
-            location,
+            data.second_moment(location, centre, moments),
             upper,
             entry_se,
             self.rounding,
@@ -304,6 +331,118 @@ class ReplicableCovariance(EmpiricalCovariance):
         """
         check_is_fitted(self)
         return super().mahalanobis(X)
+
+
+class _InMemoryData:
+    """The statistics ``_fit_scaled`` needs, from an in-memory array."""
+
+    def __init__(self, X):
+        self.X = X
+        self.n_samples, self.n_features = X.shape
+
+    def mean(self):
+        return self.X.mean(axis=0)
+
+    def moments(self, centre):
+        return _product_moments(self.X, centre)
+
+    def entry_width_cost(self, centre, second):
+        terms = _entry_terms(self.X, centre, second)
+        return log2_width_disagreement(np.ones(self.n_samples), terms)
+
+    def location_width_cost(self, moments):
+        terms = moments["location_terms"]
+        return log2_width_disagreement(np.ones(self.n_samples), terms)
+
+    def second_moment(self, location, centre, moments):
+        """``(X - location)^T (X - location) / n``."""
+        Z = self.X - location
+        return Z.T @ Z / self.n_samples
+
+
+class _BlockwiseData:
+    """The statistics ``_fit_scaled`` needs, blockwise from a Dask array.
+
+    Passes over the data: one here (count, sums, largest magnitude), one for
+    the moments about the centre, one for the entries' width cost (auto
+    width only), and one more for data of extreme magnitude.
+    """
+
+    def __init__(self, X):
+        self.X = X
+        self.n_features = X.shape[1]
+        first = reduce_blocks(_first_pass, [X], ["X"])
+        self.n_samples = first["count"]
+        self.peak = float(first["max_abs"])
+        self._sum = first["sum"]
+        self.exponent = 0
+
+    def scale_by_power_of_two(self, offset):
+        """Work in units of ``2**exponent`` (exact) from now on."""
+        self.exponent = magnitude_exponent_blockwise(self.X, self.peak, offset)
+        return self.exponent
+
+    def mean(self):
+        return np.ldexp(self._sum, -self.exponent) / self.n_samples
+
+    def moments(self, centre):
+        sums = reduce_blocks(
+            _moment_sums, [self.X], ["X"], args=(self.exponent, centre, self.mean())
+        )
+        n = self.n_samples
+        return {
+            "second": sums["second"] / n,
+            "fourth": sums["fourth"] / n,
+            "variance": sums["variance"] / n,
+            "location_sums": (sums["location"], sums["location_sq"]),
+        }
+
+    def entry_width_cost(self, centre, second):
+        sums = reduce_blocks(
+            _entry_term_sums, [self.X], ["X"], args=(self.exponent, centre, second)
+        )
+        return log2_width_disagreement_from_sums(
+            self.n_samples, sums["sum"], sums["sum_sq"]
+        )
+
+    def location_width_cost(self, moments):
+        total, total_sq = moments["location_sums"]
+        return log2_width_disagreement_from_sums(self.n_samples, total, total_sq)
+
+    def second_moment(self, location, centre, moments):
+        """About ``location``, from the moments about ``centre`` (no pass)."""
+        shift = centre - location
+        deviation = self.mean() - centre
+        cross = np.outer(deviation, shift)
+        return moments["second"] + cross + cross.T + np.outer(shift, shift)
+
+
+def _first_pass(X):
+    return {"count": float(len(X)), "sum": X.sum(axis=0), "max_abs": np.abs(X).max()}
+
+
+def _moment_sums(X, exponent, centre, mean):
+    """One block's ``_product_moments`` as sums (location terms: sum, squares)."""
+    if exponent:
+        X = np.ldexp(X, -exponent)
+    Z = X - centre
+    Z2 = Z * Z
+    dev = (X - mean) ** 2
+    location_terms = dev.sum(axis=1)
+    return {
+        "second": Z.T @ Z,
+        "fourth": Z2.T @ Z2,
+        "variance": dev.sum(axis=0),
+        "location": location_terms.sum(),
+        "location_sq": location_terms @ location_terms,
+    }
+
+
+def _entry_term_sums(X, exponent, centre, second):
+    if exponent:
+        X = np.ldexp(X, -exponent)
+    terms = _entry_terms(X, centre, second)
+    return {"sum": terms.sum(), "sum_sq": terms @ terms}
 
 
 def _product_moments(X, centre, block=4096):
@@ -360,19 +499,17 @@ def _entry_terms(X, centre, second, block=4096):
     return terms
 
 
-def _width_cost_and_budget(X, centre, moments, rho, assume_centered):
+def _width_cost_and_budget(data, centre, moments, rho, assume_centered):
     """Chance that the data-driven widths round apart, and the budget left.
 
     One width for the entries, and one for the location when it is estimated,
     each with the policy's reserve (see :mod:`sklearn_iclr.utils._rounding`).
     """
-    n_samples = X.shape[0]
-    ones = np.ones(n_samples)
-    entry_terms = _entry_terms(X, centre, moments["second"])
-    width_cost = log2_width_disagreement(ones, entry_terms)
+    n_samples = data.n_samples
+    width_cost = data.entry_width_cost(centre, moments["second"])
     n_widths = 1
     if not assume_centered:
-        width_cost += log2_width_disagreement(ones, moments["location_terms"])
+        width_cost += data.location_width_cost(moments)
         n_widths = 2
     reserve = RESERVE_PER_WIDTH * n_widths / np.sqrt(n_samples)
     return width_cost, rounding_budget(rho, reserve, DESIGN_SHARE)
@@ -392,18 +529,15 @@ def _round_location(mean, mean_se, rounding, width, budget, offsets):
     return location, width, lattice.expected_crossing_rate(mean_se, width)
 
 
-def _round_entries(X, location, upper, entry_se, rounding, width, budget, offsets):
-    """The second-moment matrix about ``location``, and its rounding.
+def _round_entries(unrounded, upper, entry_se, rounding, width, budget, offsets):
+    """The rounding of the second-moment matrix ``unrounded``.
 
     ``width`` is the fixed scale, or None to pick it from ``budget``. Returns
     the unrounded matrix, the rounded symmetric one (before the PSD
     projection), the lattice scale and the expected crossing rate.
     """
-    n_samples, n_features = X.shape
+    n_features = len(unrounded)
     lattice = shifted_lattice(len(upper[0]), rounding)
-    Z = X - location
-    unrounded = Z.T @ Z / n_samples
-    del Z
     if width is None:
         width = _lattice_width(
             lattice,

@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._dask import any_dask, map_rows, validate_dask_data
 from ..utils._lattice import shifted_lattice
 from ..utils._rounding import (
     EXPECTED_ABS_DIFF_PER_SE,
@@ -119,14 +120,13 @@ def _weighted_abs_deviation(X, sw, offset, chunk=8192):
     return total
 
 
-def _centred_ridge(X, y, sw, alpha, fit_intercept):
-    """Weighted ridge on centred data (when fitting an intercept).
+def _centred_gram(X, y, sw, fit_intercept):
+    """Weighted Gram matrix of the (centred, with an intercept) data.
 
     Returns a dict with the weighted column ``mean``, the centre used
-    ``x_mean`` (zero without intercept), the centred data ``Xc`` (a private
-    copy when centred, ``X`` itself otherwise), the features' weighted central
-    ``variance``, the regularised Gram matrix ``hessian`` and its inverse
-    ``h_inv``, the ``coef`` and ``intercept``, and the ``residual``.
+    ``x_mean`` (zero without intercept), ``y_mean``, the centred data ``Xc``
+    (a private copy when centred, ``X`` itself otherwise), the Gram matrix
+    ``gram`` of the weighted rows and ``cross``, ``Xc^T (sw (y - y_mean))``.
     """
     n_samples, n_features = sw.sum(), X.shape[1]
     mean = sw @ X / n_samples
@@ -134,7 +134,26 @@ def _centred_ridge(X, y, sw, alpha, fit_intercept):
     y_mean = sw @ y / n_samples if fit_intercept else 0.0
     Xc = X - x_mean if fit_intercept else X
     Xw = Xc if np.all(sw == 1.0) else Xc * np.sqrt(sw)[:, None]
-    hessian = Xw.T @ Xw
+    return {
+        "mean": mean,
+        "x_mean": x_mean,
+        "y_mean": y_mean,
+        "Xc": Xc,
+        "gram": Xw.T @ Xw,
+        "cross": Xc.T @ (sw * (y - y_mean)),
+    }
+
+
+def _ridge_solution(gram, n_samples, alpha, fit_intercept):
+    """Weighted ridge from the Gram statistics of ``_centred_gram``.
+
+    Adds to ``gram`` (in place) the features' weighted central ``variance``,
+    the regularised Gram matrix ``hessian`` (``gram["gram"]`` itself) and its
+    inverse ``h_inv``, the ``coef`` and the ``intercept``.
+    """
+    mean, x_mean, y_mean = gram["mean"], gram["x_mean"], gram["y_mean"]
+    hessian = gram["gram"]
+    n_features = len(hessian)
     # Weighted central variances of the features (from the Gram diagonal).
     variance = np.diag(hessian) / n_samples
     if not fit_intercept:
@@ -142,50 +161,123 @@ def _centred_ridge(X, y, sw, alpha, fit_intercept):
     hessian[np.diag_indices(n_features)] += alpha
     # numpy's LAPACK wrappers: scipy.linalg's validation dominates at small d.
     h_inv = np.linalg.inv(hessian)
-    coef = np.linalg.solve(hessian, Xc.T @ (sw * (y - y_mean)))
-    return {
-        "mean": mean,
-        "x_mean": x_mean,
-        "Xc": Xc,
-        "variance": variance,
-        "hessian": hessian,
-        "h_inv": h_inv,
-        "coef": coef,
-        "intercept": y_mean - x_mean @ coef,
-        "residual": y - y_mean - Xc @ coef,
-    }
+    coef = np.linalg.solve(hessian, gram["cross"])
+    gram.update(
+        variance=variance,
+        hessian=hessian,
+        h_inv=h_inv,
+        coef=coef,
+        intercept=y_mean - x_mean @ coef,
+    )
+    return gram
 
 
-def _sandwich_variances(Xc, residual_sq, sw, h_inv, scale, offset_0, *, hc1, overwrite):
+class _InMemoryRidgeData:
+    """Every statistic of the rows that ``fit`` uses, from in-memory arrays.
+
+    ``BlockwiseRidgeData`` (``_replicable_ridge_dask.py``) computes the same
+    ones blockwise from Dask arrays; the fit from the statistics on is shared.
+    """
+
+    def __init__(self, X, y, sw):
+        self.X, self.y, self.sw = X, y, sw
+        self.n_samples, self.n_features = sw.sum(), X.shape[1]
+
+    def magnitude_exponents(self, offsets):
+        x_exp = magnitude_exponent(self.X, offsets[0])
+        y_exp = magnitude_exponent(self.y, offsets[1])
+        if x_exp:
+            self.X = np.ldexp(self.X, -x_exp)
+        if y_exp:
+            self.y = np.ldexp(self.y, -y_exp)
+        return x_exp, y_exp
+
+    def centred_gram(self, fit_intercept):
+        gram = _centred_gram(self.X, self.y, self.sw, fit_intercept)
+        self.fit_intercept = fit_intercept
+        self.Xc = gram.pop("Xc")
+        return gram
+
+    def set_solution(self, ridge):
+        """Residuals at the ridge solution (the rows' second pass)."""
+        self.residual = self.y - ridge["y_mean"] - self.Xc @ ridge["coef"]
+        self.residual_sq = self.residual**2
+
+    def abs_deviation(self, offset):
+        """``sw @ |X - offset|`` (``Xc`` when centred)."""
+        return _weighted_abs_deviation(
+            self.Xc if self.fit_intercept else self.X, self.sw, offset
+        )
+
+    def residual_moments(self):
+        """``(meat, meat_1, s)`` of ``_sandwich_variances`` (``Xc`` overwritten)."""
+        # (Xc is a private copy when centred, overwritten here; X itself must
+        # stay untouched.)
+        moments = _residual_moments(
+            self.Xc, self.residual_sq, self.sw, overwrite=self.fit_intercept
+        )
+        del self.Xc
+        return moments
+
+    def residual_sum_sq(self):
+        return self.sw @ self.residual_sq
+
+    def residual_width_cost(self):
+        return log2_width_disagreement(self.sw, self.residual_sq)
+
+    def clipped_residuals(self):
+        """``sw @ clipped_sq`` and its log2 width cost (``_clipped_squares``)."""
+        clipped_sq = _clipped_squares(self.residual, self.sw)
+        return self.sw @ clipped_sq, log2_width_disagreement(self.sw, clipped_sq)
+
+    def target(self, fit_intercept, width_cost):
+        """Sums of the constant model: mean, ``sw @ terms`` and their cost."""
+        sw, y = self.sw, self.y
+        if not fit_intercept:
+            return {"mean": 0.0, "sum_sq": sw @ y**2, "terms_cost": 0.0}
+        mean = sw @ y / self.n_samples
+        terms = (y - mean) ** 2
+        cost = log2_width_disagreement(sw, terms) if width_cost else 0.0
+        return {"mean": mean, "sum_sq": sw @ terms, "terms_cost": cost}
+
+
+def _residual_moments(Xc, residual_sq, sw, *, overwrite):
+    """``M = sum_i w_i r_i^2 xc_i xc_i^T``, ``m = sum_i w_i r_i^2 xc_i``, ``s``.
+
+    From one pass over the rows scaled in place (``Xc`` is overwritten when
+    ``overwrite``); ``s = sum_i w_i r_i^2`` as the square of the roots.
+    """
+    root = np.sqrt(sw * residual_sq)
+    Xr = np.multiply(Xc, root[:, None], out=Xc if overwrite else None)
+    return Xr.T @ Xr, Xr.T @ root, root @ root
+
+
+def _sandwich_variances(moments, n_samples, h_inv, scale, offset_0, *, hc1):
     """Sandwich (HC1) variances of the scaled slopes and of the intercept.
 
     Sample i moves w by H^{-1} xc_i r_i and beta_0 = b + c^T w by
     r_i (1/n + v^T xc_i), v = H^{-1} (c - x_mean) (``offset_0 = c - x_mean``,
     None without intercept). With the meat M = sum_i w_i r_i^2 xc_i xc_i^T,
-    m = sum_i w_i r_i^2 xc_i and s = sum_i w_i r_i^2, from one pass over the
-    rows scaled in place (``Xc`` is overwritten when ``overwrite``):
+    m = sum_i w_i r_i^2 xc_i and s = sum_i w_i r_i^2 (``moments``, from
+    ``_residual_moments``):
     Var w = H^{-1} M H^{-1} and Var beta_0 = s / n^2 + 2 m.v / n + v^T M v.
     """
-    n_samples = sw.sum()
-    root = np.sqrt(sw * residual_sq)
-    Xr = np.multiply(Xc, root[:, None], out=Xc if overwrite else None)
-    meat = Xr.T @ Xr
+    meat, meat_1, root_sq = moments
     h_inv_meat = h_inv @ meat
     var_u = hc1 * scale**2 * np.einsum("ij,ji->i", h_inv_meat, h_inv)
     if offset_0 is None:
         return var_u, 0.0
     v = h_inv @ offset_0
-    meat_1 = Xr.T @ root
     var_0 = hc1 * (
-        (root @ root) / n_samples**2 + 2.0 * (meat_1 @ v) / n_samples + v @ meat @ v
+        root_sq / n_samples**2 + 2.0 * (meat_1 @ v) / n_samples + v @ meat @ v
     )
     return var_u, var_0
 
 
 def _homoscedastic_standard_errors(
-    hessian, alpha, h_inv, residual, sw, scale, offset_0, *, dof
+    hessian, alpha, h_inv, clipped_total, n_samples, scale, offset_0, *, dof
 ):
-    """Standard errors of the grid-width rule, and the clipped squared residuals.
+    """Standard errors of the grid-width rule.
 
     The width follows homoscedastic standard errors: one residual variance
     times the design's leverages, far more stable between runs than the
@@ -194,20 +286,20 @@ def _homoscedastic_standard_errors(
     with heavy tails (Student-t(5) features) the plain mean of r^2 moves
     between runs ~2.5x more, and its log2 rounding then differs between runs
     more often than the clipping's bias costs (Gaussian data: no change).
-    ``offset_0`` is ``c - x_mean``, or None without intercept.
+    ``offset_0`` is ``c - x_mean``, or None without intercept;
+    ``clipped_total`` is ``sw @ _clipped_squares(residual, sw)``.
     """
-    n_samples, n_features = sw.sum(), len(hessian)
+    n_features = len(hessian)
     gram = hessian - alpha * np.eye(n_features)
     sandwich_x = h_inv @ gram @ h_inv
     # (Clipped: rounding makes a zero diagonal slightly negative.)
     leverage = np.maximum(np.diag(sandwich_x), 0.0)
-    clipped_sq = _clipped_squares(residual, sw)
-    width_var = (sw @ clipped_sq) / dof
+    width_var = clipped_total / dof
     homo_se = np.sqrt(width_var * leverage) * scale
     if offset_0 is not None:
         lever_c = 1.0 / n_samples + max(offset_0 @ sandwich_x @ offset_0, 0.0)
         homo_se = np.append(homo_se, np.sqrt(width_var * lever_c))
-    return homo_se, clipped_sq
+    return homo_se
 
 
 def _choose_linear(constant_loss, linear_loss, offset, *, spread):
@@ -417,8 +509,11 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (finite).
+        X : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features)
+            Training data (finite). On Dask input the statistics are computed
+            blockwise (three passes with ``grid_width="auto"``, two
+            otherwise) and only ``d x d`` results reach the client (see the
+            user guide, "Scaling out").
         y : array-like of shape (n_samples,)
             Target values (finite).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -429,10 +524,17 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        sw = check_nonnegative_sample_weight(sample_weight, X)
-        n_samples = sw.sum()
-        n_features = X.shape[1]
+        if any_dask(X, y, sample_weight):
+            from ._replicable_ridge_dask import BlockwiseRidgeData
+
+            X = validate_dask_data(self, X, reset=True)
+            data = BlockwiseRidgeData(X, y, sample_weight, self.fit_intercept)
+        else:
+            X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+            sw = check_nonnegative_sample_weight(sample_weight, X)
+            data = _InMemoryRidgeData(X, y, sw)
+        n_samples = data.n_samples
+        n_features = data.n_features
         offsets = shared_offsets(
             self.random_state,
             {
@@ -451,57 +553,52 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         # Magnitudes far from 1 are brought near 1 by exact powers of two (the
         # ridge problem in the new units is the same problem), so that squares
         # and fourth moments neither overflow nor underflow.
-        x_exp = magnitude_exponent(X, offsets["magnitude"][0])
-        y_exp = magnitude_exponent(y, offsets["magnitude"][1])
-        if x_exp:
-            X = np.ldexp(X, -x_exp)
-        if y_exp:
-            y = np.ldexp(y, -y_exp)
+        x_exp, y_exp = data.magnitude_exponents(offsets["magnitude"])
         alpha = float(min(np.ldexp(self.alpha, -2 * x_exp), 1e300))
 
-        ridge = _centred_ridge(X, y, sw, alpha, self.fit_intercept)
-        Xc = ridge.pop("Xc")
-        mean, variance = ridge["mean"], ridge["variance"]
-        coef, intercept, residual = ridge["coef"], ridge["intercept"], ridge["residual"]
-        scale, center, basis_cost = self._rounding_basis(
-            Xc if self.fit_intercept else X, sw, mean, variance, offsets
+        ridge = _ridge_solution(
+            data.centred_gram(self.fit_intercept), n_samples, alpha, self.fit_intercept
         )
+        data.set_solution(ridge)
+        mean, variance = ridge["mean"], ridge["variance"]
+        coef, intercept = ridge["coef"], ridge["intercept"]
+        scale, center, basis_cost = self._rounding_basis(data, mean, variance, offsets)
         offset_0 = center - ridge["x_mean"] if self.fit_intercept else None
         dof = max(n_samples - n_features - self.fit_intercept, 1.0)
-        residual_sq = residual**2
-        # (Xc is a private copy when centred, overwritten here; X itself must
-        # stay untouched.)
         var_u, var_0 = _sandwich_variances(
-            Xc,
-            residual_sq,
-            sw,
+            data.residual_moments(),
+            n_samples,
             ridge["h_inv"],
             scale,
             offset_0,
             hc1=n_samples / dof,
-            overwrite=self.fit_intercept,
         )
-        del Xc
 
         u_hat = scale * coef
         beta0_hat = intercept + center @ coef
         entries = np.append(u_hat, beta0_hat) if self.fit_intercept else u_hat
         lattice = shifted_lattice(entries.size, self.rounding)
         auto = self.grid_width == "auto"
-        residual_var = (sw @ residual_sq) / dof
+        residual_var = data.residual_sum_sq() / dof
         if auto:
-            homo_se, clipped_sq = _homoscedastic_standard_errors(
+            clipped_total, clipped_cost = data.clipped_residuals()
+            homo_se = _homoscedastic_standard_errors(
                 ridge["hessian"],
                 alpha,
                 ridge["h_inv"],
-                residual,
-                sw,
+                clipped_total,
+                n_samples,
                 scale,
                 offset_0,
                 dof=dof,
             )
             width, width_cost, ideal_width = self._auto_width(
-                sw, lattice, homo_se, clipped_sq, np.abs(entries).max(), offsets
+                n_samples,
+                lattice,
+                homo_se,
+                clipped_cost,
+                np.abs(entries).max(),
+                offsets,
             )
         else:
             width = ideal_width = float(self.grid_width)
@@ -526,18 +623,16 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             error_var[:n_features] @ (moment / scale**2)
             + (error_var[-1] if self.fit_intercept else 0.0)
         )
-        constant = self._constant_model(sw, y, offsets)
+        constant = self._constant_model(
+            n_samples, data.target(self.fit_intercept, auto), offsets
+        )
         use_linear, choice_cost = True, 0.0
         if auto:
             use_linear, choice_cost = _choose_linear(
                 constant["loss"],
                 linear_loss,
                 offsets["choice"][0],
-                spread=2.0
-                * (
-                    log2_width_disagreement(sw, residual_sq)
-                    + log2_width_disagreement(sw, constant["terms"])
-                ),
+                spread=2.0 * (data.residual_width_cost() + constant["terms_cost"]),
             )
         self.constant_fallback_ = not use_linear
         if use_linear:
@@ -569,25 +664,24 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         self.disagreement_bound_ = float(min(1.0, cost + choice_cost))
         return self
 
-    def _constant_model(self, sw, y, offsets):
+    def _constant_model(self, n_samples, target, offsets):
         """The replicable constant: the mean of ``y`` rounded on its own grid.
 
         Without an intercept the constant is zero (nothing to round).
+        ``target`` holds the sums of ``y`` (see ``_InMemoryRidgeData.target``).
         """
-        n_samples = sw.sum()
         if not self.fit_intercept:
-            loss = float(sw @ y**2 / n_samples)
+            loss = float(target["sum_sq"] / n_samples)
             return {
                 "value": 0.0,
                 "width": 0.0,
                 "loss": loss,
                 "var_y": loss,
                 "cost": 0.0,
-                "terms": np.zeros_like(y),
+                "terms_cost": 0.0,
             }
-        mean = sw @ y / n_samples
-        terms = (y - mean) ** 2
-        var_y = float(sw @ terms / max(n_samples - 1.0, 1.0))
+        mean = target["mean"]
+        var_y = float(target["sum_sq"] / max(n_samples - 1.0, 1.0))
         lattice = shifted_lattice(1, self.rounding)
         se = np.array([np.sqrt(var_y / n_samples)])
         if self.grid_width == "auto":
@@ -600,7 +694,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 abs(mean),
                 RIDGE_FLOOR_MAGNITUDE,
             )
-            width_cost = log2_width_disagreement(sw, terms)
+            width_cost = target["terms_cost"]
         else:
             ideal = width = float(self.grid_width)
             width_cost = 0.0
@@ -613,7 +707,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             "loss": var_y + width**2 / 12.0,
             "var_y": var_y,
             "cost": float(cost),
-            "terms": terms,
+            "terms_cost": target["terms_cost"],
         }
 
     def _warn_fallback(self, n_samples, residual_var, linear_loss, constant, ratio):
@@ -669,13 +763,14 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             warn=warn,
         )
 
-    def _rounding_basis(self, X, sw, mean, variance, offsets):
+    def _rounding_basis(self, data, mean, variance, offsets):
         """Replicable scales and centre, and their estimated disagreement cost.
 
-        ``X`` is the data or, when centred already, ``X - mean``; ``mean`` and
-        ``variance`` are the weighted column means and variances.
+        ``data`` gives the rows' statistics (``abs_deviation``, of the data
+        or, when centred already, of ``X - mean``); ``mean`` and ``variance``
+        are the weighted column means and variances.
         """
-        n_samples, n_features = sw.sum(), X.shape[1]
+        n_samples, n_features = data.n_samples, data.n_features
         self.basis_ = self.basis
         if self.basis == "raw":
             return np.ones(n_features), np.zeros(n_features), 0.0
@@ -718,7 +813,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             return np.full(n_features, float(scale)), np.zeros(n_features), cost
         # X is centred already when fitting an intercept.
         offset = np.zeros(n_features) if self.fit_intercept else mean
-        mad = _weighted_abs_deviation(X, sw, offset) / n_samples
+        mad = data.abs_deviation(offset) / n_samples
         second = variance
         # Columns constant up to rounding noise keep scale 1 (no rescaling).
         varying = mad > np.maximum(1e-8 * np.abs(mean), _TINY)
@@ -743,7 +838,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         return scale, center, float(cost)
 
     def _auto_width(
-        self, sw, lattice, standard_errors, residual_sq, magnitude, offsets
+        self, n_samples, lattice, standard_errors, residual_cost, magnitude, offsets
     ):
         """One lattice scale from rho and the standard errors, rounded in log2.
 
@@ -754,7 +849,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         Returns the rounded scale, the chance that the two runs' rounded
         scales differ and the scale asked for.
         """
-        budget = self._design_budget(sw.sum(), warn=True)
+        budget = self._design_budget(n_samples, warn=True)
         width, ideal = lattice_width(
             lattice.expected_crossing_rate(standard_errors, 1.0),
             budget,
@@ -765,7 +860,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         # The width scales like the root of the residual sum of squares: its
         # relative standard error (the leverages are far more stable) gives the
         # chance that the two runs' log2 widths round apart.
-        return width, log2_width_disagreement(sw, residual_sq), ideal
+        return width, residual_cost, ideal
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -779,14 +874,21 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, dask array} of shape (n_samples, n_features)
             Samples.
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        y_pred : ndarray or dask array of shape (n_samples,)
             ``X @ coef_ + intercept_``.
         """
         check_is_fitted(self)
+        if any_dask(X):
+            X = validate_dask_data(self, X, reset=False)
+            return map_rows(_linear, X, coef=self.coef_, intercept=self.intercept_)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_ + self.intercept_
+
+
+def _linear(X, coef, intercept):
+    return X @ coef + intercept

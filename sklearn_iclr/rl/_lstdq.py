@@ -9,6 +9,13 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..utils import warn_user
 from ..utils._compat import Interval, _fit_context
+from ..utils._dask import (
+    align_rows,
+    any_dask,
+    map_rows,
+    reduce_blocks,
+    validate_dask_data,
+)
 from ..utils.validation import check_nonnegative_sample_weight
 
 # Above this condition number the linear system A theta = b is solved in the
@@ -143,8 +150,13 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Features ``phi(s_i, a_i)`` of the logged state-action pairs.
+        X : {array-like, dask array, dask DataFrame} of shape (n_samples, n_features)
+            Features ``phi(s_i, a_i)`` of the logged state-action pairs. On
+            Dask input (``X``, or any of ``y``, ``X_next``,
+            ``sample_weight``) the sums are computed blockwise in two passes
+            and only ``n_params x n_params`` results reach the client; the
+            other arrays are rechunked to ``X``'s row chunks (see the user
+            guide, "Scaling out").
         y : array-like of shape (n_samples,)
             Rewards ``r_i``.
         X_next : array-like of shape (n_samples, n_features), default=None
@@ -182,8 +194,8 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Features ``phi(s_i, a_i)``.
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Features ``phi(s_i, a_i)`` (a Dask array: its sums blockwise).
         y : array-like of shape (n_samples,)
             Rewards ``r_i``.
         X_next : array-like of shape (n_samples, n_features), default=None
@@ -240,15 +252,19 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, dask array} of shape (n_samples, n_features)
             Features of state-action pairs.
 
         Returns
         -------
-        q_values : ndarray of shape (n_samples,)
-            The estimated ``Q^pi(s, a)``.
+        q_values : ndarray or dask array of shape (n_samples,)
+            The estimated ``Q^pi(s, a)``; a lazy Dask array, block by block,
+            for Dask input.
         """
         check_is_fitted(self)
+        if any_dask(X):
+            X = validate_dask_data(self, X, reset=False)
+            return map_rows(_linear, X, coef=self.coef_, intercept=self.intercept_)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self._q_values(X)
 
@@ -261,7 +277,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
             Initial features under the target policy,
             ``phi(s_0, pi) = E_{a ~ pi(s_0)} phi(s_0, a)`` for initial states
             ``s_0``; their mean is ``phibar_0``. One row holding the exact
-            mean is fine.
+            mean is fine; a Dask array is averaged blockwise.
         return_std : bool, default=False
             Also return the standard error (see Notes of the class).
 
@@ -342,6 +358,17 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         X, y, X_next, sample_weight = self._validate_transitions(
             X, y, X_next, sample_weight, reset=False
         )
+        if any_dask(X):
+            sums = reduce_blocks(
+                _score_sums,
+                [X, y, X_next, sample_weight],
+                ["X", "y", "X_next", "sample_weight"],
+                args=(self.coef_, self.intercept_, self.gamma),
+            )
+            total = sums["t2"] - sums["t"] ** 2 / sums["w"]
+            if total <= 0:
+                return 1.0 if sums["residual"] == 0 else 0.0
+            return float(1.0 - sums["residual"] / total)
         targets = y if X_next is None else y + self.gamma * self._q_values(X_next)
         return r2_score(targets, self._q_values(X), sample_weight=sample_weight)
 
@@ -349,6 +376,8 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         return hasattr(self, "coef_")
 
     def _validate_transitions(self, X, y, X_next, sample_weight, reset):
+        if any_dask(X, y, X_next, sample_weight):
+            return self._validate_dask_transitions(X, y, X_next, sample_weight, reset)
         X, y = validate_data(self, X, y, reset=reset, dtype=np.float64, y_numeric=True)
         if X_next is not None:
             names = getattr(X_next, "columns", None)
@@ -371,8 +400,32 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         _check_magnitudes(X, y, X_next)
         return X, y, X_next, sample_weight
 
+    def _validate_dask_transitions(self, X, y, X_next, sample_weight, reset):
+        """Dask input: lazy checks here, finiteness and magnitudes in the pass."""
+        names = getattr(X_next, "columns", None)
+        X = validate_dask_data(self, X, reset=reset)
+        expected = getattr(self, "feature_names_in_", None)
+        if names is not None and expected is not None:
+            if list(map(str, names)) != list(expected):
+                raise ValueError(
+                    "X_next has different columns from X: give both the same "
+                    "features in the same order."
+                )
+        y = align_rows(X, y, "y", ndim=1)
+        if X_next is not None:
+            X_next = align_rows(X, X_next, "X_next", ndim=2)
+            if X_next.shape != X.shape:
+                raise ValueError(
+                    f"X_next has shape {X_next.shape} but X has shape {X.shape}: "
+                    "row i of X_next must hold the next features of transition i "
+                    "under the target policy (a zero row for a terminal transition)."
+                )
+        if sample_weight is not None:
+            sample_weight = align_rows(X, sample_weight, "sample_weight", ndim=1)
+        return X, y, X_next, sample_weight
+
     def _accumulate(self, X, y, X_next, sample_weight):
-        """Add the chunk's sums to the sufficient statistics."""
+        """Add the chunk's sums (a Dask array: blockwise) to the statistics."""
         n, d = X.shape
         p = d + self.fit_intercept
         if not hasattr(self, "_sums"):
@@ -388,25 +441,22 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
                 "fit_intercept changed between partial_fit calls; call fit to "
                 "start again with the new setting."
             )
-        weighted = X if sample_weight is None else X * sample_weight[:, None]
-        w = np.ones(n) if sample_weight is None else sample_weight
-        s = self._sums
-        s["weight"] += w.sum()
-        s["phi_phi"][:d, :d] += weighted.T @ X
-        s["phi_r"][:d] += weighted.T @ y
-        if X_next is not None:
-            s["phi_next"][:d, :d] += weighted.T @ X_next
-        if self.fit_intercept:
-            col = weighted.sum(axis=0)
-            s["phi_phi"][:d, d] += col
-            s["phi_phi"][d, :d] += col
-            s["phi_phi"][d, d] += w.sum()
-            s["phi_r"][d] += w @ y
-            if X_next is not None:
-                # The constant feature is 1 in the next state too.
-                s["phi_next"][:d, d] += col
-                s["phi_next"][d, :d] += w @ X_next
-                s["phi_next"][d, d] += w.sum()
+        if any_dask(X):
+            chunk = reduce_blocks(
+                _dask_chunk_sums,
+                [X, y, X_next, sample_weight],
+                ["X", "y", "X_next", "sample_weight"],
+                args=(self.fit_intercept,),
+            )
+            if chunk.pop("max_negative_weight") > 0:
+                raise ValueError("Negative values in data passed to `sample_weight`")
+            _check_magnitude_stats(
+                {key: chunk.pop(key) for key in list(chunk) if key.startswith("max_")}
+            )
+        else:
+            chunk = _chunk_sums(X, y, X_next, sample_weight, self.fit_intercept)
+        for key, value in chunk.items():
+            self._sums[key] += value
         self.n_samples_seen_ += n
         self.__dict__.pop("_meat", None)
 
@@ -458,35 +508,131 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
     def _accumulate_meat(self, X, y, X_next, sample_weight):
         """Add ``sum_i w_i eps_i^2 phi_i phi_i^T`` at the current ``theta``."""
-        residual = y - self._q_values(X)
-        if X_next is not None:
-            residual += self.gamma * self._q_values(X_next)
-        w = np.ones(len(y)) if sample_weight is None else sample_weight
-        phi = np.hstack([X, np.ones((len(X), 1))]) if self.fit_intercept else X
-        # Z^T Z with Z = sqrt(w) |eps| phi: numpy computes it as a symmetric
-        # rank-k update, half the work of a general product.
-        scaled = phi * (np.sqrt(w) * np.abs(residual))[:, None]
+        args = (self.coef_, self.intercept_, self.gamma, self.fit_intercept)
+        if any_dask(X):
+            chunk = reduce_blocks(
+                _chunk_meat,
+                [X, y, X_next, sample_weight],
+                ["X", "y", "X_next", "sample_weight"],
+                args=args,
+            )
+        else:
+            chunk = _chunk_meat(X, y, X_next, sample_weight, *args)
         meat = getattr(self, "_meat", {"sum": 0.0, "weight": 0.0})
-        meat["sum"] = meat["sum"] + scaled.T @ scaled
-        meat["weight"] += w.sum()
+        meat["sum"] = meat["sum"] + chunk["sum"]
+        meat["weight"] += chunk["weight"]
         self._meat = meat
 
     def _q_values(self, X):
         return X @ self.coef_ + self.intercept_
 
     def _mean_initial_feature(self, X_init):
-        X_init = validate_data(self, X_init, reset=False, dtype=np.float64)
-        phibar = X_init.mean(axis=0)
+        if any_dask(X_init):
+            X_init = validate_dask_data(self, X_init, reset=False)
+            sums = reduce_blocks(_column_sums, [X_init], ["X_init"])
+            phibar = sums["sum"] / sums["count"]
+        else:
+            X_init = validate_data(self, X_init, reset=False, dtype=np.float64)
+            phibar = X_init.mean(axis=0)
         return np.append(phibar, 1.0) if self.fit_intercept else phibar
+
+
+def _chunk_sums(X, y, X_next, sample_weight, fit_intercept):
+    """One chunk's sums: weight, ``phi phi^T``, ``phi phi'^T`` and ``phi r``."""
+    n, d = X.shape
+    p = d + fit_intercept
+    s = {
+        "weight": 0.0,
+        "phi_phi": np.zeros((p, p)),
+        "phi_next": np.zeros((p, p)),
+        "phi_r": np.zeros(p),
+    }
+    weighted = X if sample_weight is None else X * sample_weight[:, None]
+    w = np.ones(n) if sample_weight is None else sample_weight
+    s["weight"] += w.sum()
+    s["phi_phi"][:d, :d] += weighted.T @ X
+    s["phi_r"][:d] += weighted.T @ y
+    if X_next is not None:
+        s["phi_next"][:d, :d] += weighted.T @ X_next
+    if fit_intercept:
+        col = weighted.sum(axis=0)
+        s["phi_phi"][:d, d] += col
+        s["phi_phi"][d, :d] += col
+        s["phi_phi"][d, d] += w.sum()
+        s["phi_r"][d] += w @ y
+        if X_next is not None:
+            # The constant feature is 1 in the next state too.
+            s["phi_next"][:d, d] += col
+            s["phi_next"][d, :d] += w @ X_next
+            s["phi_next"][d, d] += w.sum()
+    return s
+
+
+def _dask_chunk_sums(X, y, X_next, sample_weight, fit_intercept):
+    """One Dask block: its sums, magnitudes and most negative weight."""
+    sums = _chunk_sums(X, y, X_next, sample_weight, fit_intercept)
+    for name, values in (("X", X), ("y", y), ("X_next", X_next)):
+        if values is not None:
+            sums[f"max_{name}"] = np.max(np.abs(values), axis=0, initial=0.0)
+    sums["max_negative_weight"] = (
+        0.0 if sample_weight is None else float(np.max(-sample_weight, initial=0.0))
+    )
+    return sums
+
+
+def _chunk_meat(X, y, X_next, sample_weight, coef, intercept, gamma, fit_intercept):
+    """``sum_i w_i eps_i^2 phi_i phi_i^T`` and ``sum_i w_i`` of one chunk."""
+    residual = y - (X @ coef + intercept)
+    if X_next is not None:
+        residual += gamma * (X_next @ coef + intercept)
+    w = np.ones(len(y)) if sample_weight is None else sample_weight
+    phi = np.hstack([X, np.ones((len(X), 1))]) if fit_intercept else X
+    # Z^T Z with Z = sqrt(w) |eps| phi: numpy computes it as a symmetric
+    # rank-k update, half the work of a general product.
+    scaled = phi * (np.sqrt(w) * np.abs(residual))[:, None]
+    return {"sum": scaled.T @ scaled, "weight": w.sum()}
+
+
+def _score_sums(X, y, X_next, sample_weight, coef, intercept, gamma):
+    """One block's weighted sums for the R^2 of ``score`` (targets ``t``)."""
+    targets = y if X_next is None else y + gamma * (X_next @ coef + intercept)
+    w = np.ones(len(y)) if sample_weight is None else sample_weight
+    error = targets - (X @ coef + intercept)
+    return {
+        "w": w.sum(),
+        "t": w @ targets,
+        "t2": w @ (targets * targets),
+        "residual": w @ (error * error),
+    }
+
+
+def _linear(X, coef, intercept):
+    return X @ coef + intercept
+
+
+def _column_sums(X):
+    return {"sum": X.sum(axis=0), "count": float(len(X))}
 
 
 def _check_magnitudes(X, y, X_next):
     """Refuse magnitudes whose products overflow or underflow float64."""
     arrays = {"X": X, "y": y} if X_next is None else {"X": X, "X_next": X_next, "y": y}
-    for name, values in arrays.items():
-        if values.size == 0:
+    _check_magnitude_stats(
+        {
+            f"max_{name}": np.max(np.abs(values), axis=0)
+            for name, values in arrays.items()
+            if values.size
+        }
+    )
+
+
+def _check_magnitude_stats(maxima):
+    """Refuse magnitudes (column maxima of ``|X|``, ``|X_next|``, ``|y|``)."""
+    for name in ("X", "X_next", "y"):
+        column_max = maxima.get(f"max_{name}")
+        if column_max is None or np.size(column_max) == 0:
             continue
-        largest = float(np.max(np.abs(values)))
+        largest = float(np.max(column_max))
         if largest > MAX_MAGNITUDE:
             raise ValueError(
                 f"{name} holds values of magnitude {largest:.3g}, above "
@@ -496,7 +642,6 @@ def _check_magnitudes(X, y, X_next):
             )
         if name == "y":
             continue
-        column_max = np.max(np.abs(values), axis=0)
         tiny = (column_max > 0) & (column_max < MIN_MAGNITUDE)
         if tiny.any():
             j = int(np.flatnonzero(tiny)[0])

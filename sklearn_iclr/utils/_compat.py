@@ -17,12 +17,18 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
     validate_params,
 )
-from sklearn.utils.validation import _check_sample_weight
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
+    _check_sample_weight,
+)
 
 __all__ = [
     "HasMethods",
     "Interval",
     "StrOptions",
+    "_check_feature_names",
+    "_check_n_features",
     "_check_sample_weight",
     "_fit_context",
     "anderson_normal_statistic",

@@ -1,0 +1,455 @@
+"""Dask input for the sufficient-statistic estimators (issue #28).
+
+The four estimators fit on ``dask.array`` input blockwise and agree with the
+in-memory fit up to floating-point rounding (the replicable ones: bit for bit
+after rounding, for these seeds); predictions on Dask input stay lazy. The
+tests marked ``slow`` run on a real ``LocalCluster`` (2 worker processes, and
+1) and check that the package's joblib users run there unchanged.
+"""
+
+import subprocess
+import sys
+import textwrap
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+
+from sklearn_iclr import ReplicableCovariance, ReplicableLinearRegressor  # noqa: E402
+from sklearn_iclr.covariance import GaussianEmbeddingModel  # noqa: E402
+from sklearn_iclr.rl import LSTDQEvaluator  # noqa: E402
+
+N_SAMPLES = 6400
+CHUNKINGS = (1, 7, 64)
+
+
+def _chunked(values, n_chunks):
+    rows = -(-len(values) // n_chunks)
+    chunks = (rows,) + values.shape[1:]
+    return da.from_array(values, chunks=chunks)
+
+
+def _transitions(seed=0, n=N_SAMPLES, d=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X_next = 0.5 * X + rng.normal(scale=0.5, size=(n, d))
+    y = X @ rng.normal(size=d) + rng.normal(size=n)
+    X_init = rng.normal(size=(50, d))
+    return X, y, X_next, X_init
+
+
+def _regression(seed=0, n=N_SAMPLES, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_t(6, size=(n, d)) + [0.0, 1.0, -2.0, 0.5][:d]
+    y = X @ [1.0, -0.5, 0.25, 2.0][:d] + rng.normal(size=n) * (1 + np.abs(X[:, 0]))
+    return X, y
+
+
+def _embeddings(seed=0, n=N_SAMPLES, d=5):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, d)) @ rng.normal(size=(d, d)) + 1.0
+
+
+def _assert_close(dask_value, numpy_value, rtol=1e-10):
+    scale = np.max(np.abs(numpy_value))
+    np.testing.assert_allclose(dask_value, numpy_value, rtol=0, atol=rtol * scale)
+
+
+# --- numpy input never imports dask ------------------------------------------
+
+
+def test_numpy_input_never_imports_dask():
+    code = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        import sklearn_iclr
+        from sklearn_iclr import ReplicableCovariance, ReplicableLinearRegressor
+        from sklearn_iclr.covariance import GaussianEmbeddingModel
+        from sklearn_iclr.rl import LSTDQEvaluator
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(500, 3))
+        y = X @ [1.0, 2.0, 3.0] + rng.normal(size=500)
+        LSTDQEvaluator(gamma=0.5).fit(X, y, X_next=0.5 * X).predict(X)
+        ReplicableLinearRegressor(rho=0.5, random_state=0).fit(X, y).predict(X)
+        ReplicableCovariance(rho=0.5, random_state=0).fit(X)
+        GaussianEmbeddingModel().fit(X).transform(X)
+        loaded = sorted(m for m in sys.modules if m.split(".")[0] == "dask")
+        print(loaded)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+# --- same statistics as the in-memory fit ------------------------------------
+
+
+@pytest.mark.parametrize("n_chunks", CHUNKINGS)
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_lstdq_dask_matches_numpy(n_chunks, fit_intercept):
+    X, y, X_next, X_init = _transitions()
+    sw = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    params = {"gamma": 0.8, "alpha": 0.1, "fit_intercept": fit_intercept}
+    ref = LSTDQEvaluator(**params).fit(X, y, X_next=X_next, sample_weight=sw)
+    est = LSTDQEvaluator(**params).fit(
+        _chunked(X, n_chunks),
+        _chunked(y, n_chunks),
+        X_next=_chunked(X_next, n_chunks),
+        sample_weight=_chunked(sw, n_chunks),
+    )
+    for name in ("lstdq_matrix_", "b_", "second_moment_", "coef_"):
+        _assert_close(getattr(est, name), getattr(ref, name))
+    assert est.n_samples_seen_ == ref.n_samples_seen_
+    np.testing.assert_allclose(
+        est.estimate_value(X_init, return_std=True),
+        ref.estimate_value(X_init, return_std=True),
+        rtol=1e-10,
+    )
+    # score blockwise (one pass, no vector of n values to the client).
+    score = est.score(
+        _chunked(X, n_chunks),
+        _chunked(y, n_chunks),
+        X_next=_chunked(X_next, n_chunks),
+        sample_weight=_chunked(sw, n_chunks),
+    )
+    assert score == pytest.approx(
+        ref.score(X, y, X_next=X_next, sample_weight=sw), rel=1e-9
+    )
+    # X_init as a Dask array too.
+    assert est.estimate_value(_chunked(X_init, 3)) == pytest.approx(
+        ref.estimate_value(X_init), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize("n_chunks", CHUNKINGS)
+@pytest.mark.parametrize("basis", ["scaled", "standardized"])
+def test_replicable_ridge_dask_matches_numpy(n_chunks, basis):
+    X, y = _regression()
+    params = {"rho": 0.3, "basis": basis, "random_state": 3}
+    ref = ReplicableLinearRegressor(**params).fit(X, y)
+    est = ReplicableLinearRegressor(**params).fit(
+        _chunked(X, n_chunks), _chunked(y, n_chunks)
+    )
+    _assert_close(est.coef_unrounded_, ref.coef_unrounded_)
+    _assert_close(est.coef_stderr_, ref.coef_stderr_)
+    assert est.basis_ == ref.basis_
+    # The rounding absorbs the summation-order noise: identical bits.
+    assert np.array_equal(est.coef_, ref.coef_)
+    assert est.intercept_ == ref.intercept_
+    assert est.grid_width_ == ref.grid_width_
+    # The bound differs only through the histogram estimate of the robust
+    # residual scale (see _replicable_ridge_dask).
+    assert est.disagreement_bound_ == pytest.approx(ref.disagreement_bound_, abs=1e-4)
+
+
+@pytest.mark.parametrize("n_chunks", CHUNKINGS)
+@pytest.mark.parametrize("assume_centered", [True, False])
+def test_replicable_covariance_dask_matches_numpy(n_chunks, assume_centered):
+    X = _embeddings()
+    params = {"rho": 0.2, "assume_centered": assume_centered, "random_state": 5}
+    ref = ReplicableCovariance(**params).fit(X)
+    est = ReplicableCovariance(**params).fit(_chunked(X, n_chunks))
+    _assert_close(est.covariance_unrounded_, ref.covariance_unrounded_)
+    assert np.array_equal(est.covariance_, ref.covariance_)
+    assert np.array_equal(est.location_, ref.location_)
+    assert est.grid_width_ == ref.grid_width_
+    assert est.disagreement_bound_ == pytest.approx(ref.disagreement_bound_, abs=1e-9)
+
+
+@pytest.mark.parametrize("n_chunks", CHUNKINGS)
+@pytest.mark.parametrize("covariance", ["empirical", "ledoit_wolf", "oas"])
+@pytest.mark.parametrize("normalize", [None, "l2"])
+def test_gaussian_embedding_dask_matches_numpy(n_chunks, covariance, normalize):
+    X = _embeddings()
+    ref = GaussianEmbeddingModel(covariance, normalize=normalize).fit(X)
+    est = GaussianEmbeddingModel(covariance, normalize=normalize).fit(
+        _chunked(X, n_chunks)
+    )
+    _assert_close(est.location_, ref.location_)
+    _assert_close(est.covariance_, ref.covariance_)
+    shrinkage = getattr(ref.covariance_estimator_, "shrinkage_", None)
+    if shrinkage is not None:
+        assert est.covariance_estimator_.shrinkage_ == pytest.approx(
+            shrinkage, rel=1e-10
+        )
+
+
+def test_gaussian_embedding_dask_refuses_estimator_objects():
+    from sklearn.covariance import MinCovDet
+
+    X = _chunked(_embeddings(n=200), 4)
+    with pytest.raises(ValueError, match="estimator object"):
+        GaussianEmbeddingModel(MinCovDet()).fit(X)
+
+
+# --- lazy, blockwise predictions ----------------------------------------------
+
+
+def test_predictions_are_lazy_and_equal_numpy():
+    X, y, X_next, _ = _transitions()
+    Xd = _chunked(X, 7)
+    lstdq = LSTDQEvaluator(gamma=0.5).fit(X, y, X_next=X_next)
+    ridge = ReplicableLinearRegressor(rho=0.3, random_state=0).fit(X, y)
+    model = GaussianEmbeddingModel().fit(X)
+    outputs = {
+        "lstdq": (lstdq.predict(Xd), lstdq.predict(X)),
+        "ridge": (ridge.predict(Xd), ridge.predict(X)),
+        "score_samples": (model.score_samples(Xd), model.score_samples(X)),
+        "transform": (model.transform(Xd), model.transform(X)),
+    }
+    for name, (lazy, eager) in outputs.items():
+        assert isinstance(lazy, da.Array), name
+        assert lazy.chunks[0] == Xd.chunks[0], name
+        np.testing.assert_allclose(lazy.compute(), eager, rtol=1e-12, err_msg=name)
+
+
+def test_lazy_prediction_names_non_finite_block():
+    X, y, X_next, _ = _transitions()
+    est = LSTDQEvaluator(gamma=0.5).fit(X, y, X_next=X_next)
+    bad = X.copy()
+    bad[5000, 1] = np.inf
+    lazy = est.predict(_chunked(bad, 7))
+    with pytest.raises(ValueError, match="block 5"):
+        lazy.compute()
+
+
+# --- bad input -----------------------------------------------------------------
+
+
+class _CountingBlocks:
+    """A Dask array whose blocks count how often they are computed."""
+
+    def __init__(self, values, n_chunks):
+        self.lock = threading.Lock()
+        self.calls = 0
+        self.values = values
+        base = _chunked(values, n_chunks)
+        self.array = base.map_blocks(self._block, dtype=np.float64)
+        self.n_blocks = base.numblocks[0]
+
+    def _block(self, block):
+        if block.size:  # (not the empty block Dask infers the output type from)
+            with self.lock:
+                self.calls += 1
+        return block
+
+
+@pytest.mark.parametrize(
+    "make, fit",
+    [
+        (
+            lambda: _transitions()[:2],
+            lambda X, y: LSTDQEvaluator(gamma=0.0).fit(X, y),
+        ),
+        (_regression, lambda X, y: ReplicableLinearRegressor().fit(X, y)),
+        (
+            lambda: (_embeddings(), None),
+            lambda X, y: ReplicableCovariance().fit(X),
+        ),
+        (
+            lambda: (_embeddings(), None),
+            lambda X, y: GaussianEmbeddingModel().fit(X),
+        ),
+    ],
+    ids=["lstdq", "ridge", "covariance", "gaussian"],
+)
+def test_nan_block_is_named_after_one_pass(make, fit):
+    X, y = make()
+    X = X.copy()
+    X[3 * 1000 + 17, 0] = np.nan  # in block 3 of 7 (blocks of 915 rows)
+    counting = _CountingBlocks(X, 7)
+    with dask.config.set(scheduler="threads"):
+        with pytest.raises(ValueError, match=r"block 3 of 7 \(rows 2745 to 3659\)"):
+            fit(counting.array, y)
+    # One pass: every block computed once, none twice.
+    assert counting.calls == counting.n_blocks
+
+
+def test_fit_passes_over_the_data():
+    """LSTDQ reads every block twice: the sums, then the TD residuals."""
+    X, y, X_next, _ = _transitions()
+    counting = _CountingBlocks(X, 7)
+    with dask.config.set(scheduler="threads"):
+        LSTDQEvaluator(gamma=0.5).fit(counting.array, y, X_next=X_next)
+    assert counting.calls == 2 * counting.n_blocks
+
+
+def test_mismatched_chunks_are_rechunked():
+    X, y, X_next, _ = _transitions()
+    ref = LSTDQEvaluator(gamma=0.8).fit(X, y, X_next=X_next)
+    est = LSTDQEvaluator(gamma=0.8).fit(
+        _chunked(X, 7), _chunked(y, 3), X_next=_chunked(X_next, 64)
+    )
+    _assert_close(est.coef_, ref.coef_)
+    # numpy y or X_next next to a Dask X are split along X's chunks.
+    est = LSTDQEvaluator(gamma=0.8).fit(_chunked(X, 7), y, X_next=X_next)
+    _assert_close(est.coef_, ref.coef_)
+
+
+def test_mismatched_lengths_raise():
+    X, y, X_next, _ = _transitions()
+    with pytest.raises(ValueError, match="X_next has 6399 rows but X has 6400"):
+        LSTDQEvaluator().fit(_chunked(X, 7), y, X_next=_chunked(X_next[:-1], 7))
+    with pytest.raises(ValueError, match="y has 6399 rows"):
+        ReplicableLinearRegressor().fit(_chunked(X, 7), _chunked(y[:-1], 7))
+    with pytest.raises(ValueError, match="X_next has shape"):
+        LSTDQEvaluator().fit(_chunked(X, 7), y, X_next=_chunked(X_next[:, :-1], 7))
+
+
+def test_wrong_feature_count_and_unknown_chunks():
+    X, y, X_next, _ = _transitions()
+    est = LSTDQEvaluator().fit(_chunked(X, 7), y)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(_chunked(X[:, :-1], 7))
+    unknown = _chunked(X, 7)[_chunked(y, 7) > 0]
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        LSTDQEvaluator().fit(unknown, y[:100])
+
+
+def test_negative_weight_refused():
+    X, y = _regression()
+    sw = np.ones(len(y))
+    sw[10] = -1
+    with pytest.raises(ValueError, match="Negative values"):
+        ReplicableLinearRegressor().fit(_chunked(X, 7), y, sample_weight=sw)
+    with pytest.raises(ValueError, match="Negative values"):
+        LSTDQEvaluator().fit(_chunked(X, 7), y, sample_weight=sw)
+
+
+def test_dask_dataframe_input():
+    dd = pytest.importorskip("dask.dataframe")  # needs pyarrow
+    pd = pytest.importorskip("pandas")
+    X, y = _regression()
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    ddf = dd.from_pandas(frame, npartitions=7)
+    ref = ReplicableLinearRegressor(rho=0.3, random_state=0).fit(frame, y)
+    est = ReplicableLinearRegressor(rho=0.3, random_state=0).fit(
+        ddf, dd.from_pandas(pd.Series(y), npartitions=7)
+    )
+    assert list(est.feature_names_in_) == ["a", "b", "c", "d"]
+    assert np.array_equal(est.coef_, ref.coef_)
+    model = GaussianEmbeddingModel().fit(ddf)
+    _assert_close(model.covariance_, GaussianEmbeddingModel().fit(frame).covariance_)
+
+
+# --- a real cluster ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def clusters():
+    """LocalClusters of 2 and 1 worker processes (one thread each)."""
+    distributed = pytest.importorskip("distributed")
+    made = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n_workers in (2, 1):
+            made[n_workers] = distributed.LocalCluster(
+                n_workers=n_workers,
+                processes=True,
+                threads_per_worker=1,
+                dashboard_address=None,
+            )
+    yield made
+    for cluster in made.values():
+        cluster.close()
+
+
+def _on_cluster(cluster, fit):
+    from distributed import Client
+
+    with Client(cluster):
+        return fit()
+
+
+def _fitted_statistics(n_chunks):
+    """The four estimators' statistics on Dask input with ``n_chunks``."""
+    X, y, X_next, _ = _transitions()
+    Xr, yr = _regression()
+    E = _embeddings()
+    lstdq = LSTDQEvaluator(gamma=0.8, alpha=0.1).fit(
+        _chunked(X, n_chunks), _chunked(y, n_chunks), X_next=_chunked(X_next, n_chunks)
+    )
+    ridge = ReplicableLinearRegressor(rho=0.3, random_state=3).fit(
+        _chunked(Xr, n_chunks), _chunked(yr, n_chunks)
+    )
+    cov = ReplicableCovariance(rho=0.2, random_state=5).fit(_chunked(E, n_chunks))
+    gauss = GaussianEmbeddingModel().fit(_chunked(E, n_chunks))
+    return {
+        "lstdq": lstdq.lstdq_matrix_,
+        "lstdq_coef": lstdq.coef_,
+        "ridge_unrounded": ridge.coef_unrounded_,
+        "ridge": np.append(ridge.coef_, ridge.intercept_),
+        "covariance_unrounded": cov.covariance_unrounded_,
+        "covariance": cov.covariance_,
+        "gaussian": gauss.covariance_,
+    }
+
+
+@pytest.mark.slow
+def test_four_estimators_on_local_clusters(clusters):
+    X, y, X_next, _ = _transitions()
+    Xr, yr = _regression()
+    E = _embeddings()
+    lstdq = LSTDQEvaluator(gamma=0.8, alpha=0.1).fit(X, y, X_next=X_next)
+    ridge = ReplicableLinearRegressor(rho=0.3, random_state=3).fit(Xr, yr)
+    cov = ReplicableCovariance(rho=0.2, random_state=5).fit(E)
+    reference = {
+        "lstdq": lstdq.lstdq_matrix_,
+        "lstdq_coef": lstdq.coef_,
+        "ridge_unrounded": ridge.coef_unrounded_,
+        "ridge": np.append(ridge.coef_, ridge.intercept_),
+        "covariance_unrounded": cov.covariance_unrounded_,
+        "covariance": cov.covariance_,
+        "gaussian": GaussianEmbeddingModel().fit(E).covariance_,
+    }
+    for n_chunks in CHUNKINGS:
+        on_two = _on_cluster(clusters[2], lambda n=n_chunks: _fitted_statistics(n))
+        on_one = _on_cluster(clusters[1], lambda n=n_chunks: _fitted_statistics(n))
+        for name, value in reference.items():
+            _assert_close(on_two[name], value)
+            # One chunking: the same graph, so the same bits on any cluster.
+            assert np.array_equal(on_one[name], on_two[name]), (name, n_chunks)
+        # The rounded outputs equal the in-memory fit's.
+        assert np.array_equal(on_two["ridge"], reference["ridge"])
+        assert np.array_equal(on_two["covariance"], reference["covariance"])
+
+
+def _sampler(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(2000, 3))
+    return X, X @ [1.0, 0.0, -1.0] + rng.normal(size=2000)
+
+
+@pytest.mark.slow
+def test_replicability_rate_and_ice_run_on_a_client(clusters):
+    import joblib
+
+    from sklearn_iclr.linear_model import ICEClassifier
+    from sklearn_iclr.metrics import replicability_rate
+
+    estimator = ReplicableLinearRegressor(rho=0.2)
+    local = replicability_rate(estimator, _sampler, n_pairs=16, random_state=0)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] + 0.3 * rng.normal(size=40) > 0).astype(int)
+    ice_local = ICEClassifier().fit(X, y)
+
+    def on_client():
+        with joblib.parallel_config(backend="dask"):
+            rate = replicability_rate(
+                estimator, _sampler, n_pairs=16, random_state=0, n_jobs=2
+            )
+            ice = ICEClassifier(n_jobs=2).fit(X, y)
+        return rate, ice
+
+    rate, ice = _on_cluster(clusters[2], on_client)
+    assert rate == local
+    assert ice.n_errors_ == ice_local.n_errors_
+    np.testing.assert_array_equal(ice.predict(X), ice_local.predict(X))
