@@ -54,6 +54,13 @@ def configure(parser):
     parser.add_argument("--chunk", type=int, default=50_000, help="rows per block")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument(
+        "--fewer-workers-up-to",
+        type=float,
+        default=1e7,
+        help="larger n run on the most workers only (the speed-up is measured "
+        "up to this n)",
+    )
+    parser.add_argument(
         "--draws", type=int, default=200, help="data sets, partition table"
     )
     parser.add_argument(
@@ -98,24 +105,43 @@ def ridge_data(n, d, chunk, seed=0):
     return X, X @ beta + Z[:, d]
 
 
-def fit_lstdq(n, d, chunk):
-    X, y, X_next = lstdq_data(n, d, chunk)
+def fit_lstdq(n, d, chunk, data=lstdq_data):
+    X, y, X_next = data(n, d, chunk)
     est = LSTDQEvaluator(gamma=GAMMA).fit(X, y, X_next=X_next)
     return est.estimate_value(np.zeros((1, d)) + 0.1, return_std=True)
 
 
-def fit_ridge(n, d, chunk):
-    X, y = ridge_data(n, d, chunk)
+def fit_ridge(n, d, chunk, data=ridge_data):
+    X, y = data(n, d, chunk)
     return ReplicableLinearRegressor(rho=0.1, random_state=0).fit(X, y).coef_
+
+
+def _in_memory(data):
+    """``data`` computed to numpy arrays (one chunk: the in-memory anchor)."""
+
+    def computed(n, d, chunk):
+        import dask
+
+        return dask.compute(*data(n, d, chunk), scheduler="synchronous")
+
+    return computed
 
 
 # --- measurement -------------------------------------------------------------------
 
 
-def chunk_anchors(n_columns, d, chunk):
-    """Rows per CPU second of generating a chunk and of its ``X.T @ X``."""
+def chunk_anchors(n_columns, d, chunk, fit, data):
+    """Rows per CPU second of generating a chunk, of its ``X.T @ X`` and of
+    the estimator's in-memory fit of it."""
     rng = np.random.default_rng(0)
+    arrays = _in_memory(data)(chunk, d, chunk)
     with threadpool_limits(1):
+        times = []
+        for _ in range(5):
+            start = time.process_time()
+            fit(chunk, d, chunk, data=lambda *_: arrays)
+            times.append(time.process_time() - start)
+        in_memory = chunk / max(float(np.median(times)), 1e-9)
         times = []
         for _ in range(5):
             start = time.process_time()
@@ -128,7 +154,7 @@ def chunk_anchors(n_columns, d, chunk):
             start = time.process_time()
             X.T @ X
             times.append(time.process_time() - start)
-    return generate, chunk / max(float(np.median(times)), 1e-9)
+    return generate, chunk / max(float(np.median(times)), 1e-9), in_memory
 
 
 class _PeakRSS:
@@ -175,15 +201,15 @@ def _cluster(n_workers):
         )
 
 
-def scaling_rows(fit, sizes, d, chunk, clusters, anchors):
+def scaling_rows(fit, sizes, d, chunk, clusters, anchors, fewer_workers_up_to):
     from distributed import Client
 
-    generate_rate, gram_rate = anchors
+    generate_rate, gram_rate, in_memory_rate = anchors
     rows, walls = [], {}
     workers = sorted(clusters)
     for n in sizes:
         n = int(n)
-        for n_workers in workers:
+        for n_workers in workers if n <= fewer_workers_up_to else workers[-1:]:
             with Client(clusters[n_workers]) as client:
                 before = client.run(_worker_usage).values()
                 pids = [os.getpid()] + [pid for _, pid in before]
@@ -207,6 +233,8 @@ def scaling_rows(fit, sizes, d, chunk, clusters, anchors):
                     "generate_rows_per_cpu_s": generate_rate,
                     "gram_rows_per_cpu_s": gram_rate,
                     "vs_gram": ratio(ratio(n, cpu), gram_rate),
+                    "in_memory_rows_per_cpu_s": in_memory_rate,
+                    "vs_in_memory": ratio(ratio(n, cpu), in_memory_rate),
                     "speedup": ratio(walls.get((n, min(workers)), np.nan), wall),
                     "worker_peak_mb": max(rss.peaks[1:]) / 2**20,
                     "client_peak_mb": rss.peaks[0] / 2**20,
@@ -312,8 +340,13 @@ def partition_rows(n_draws, n_cluster_draws, clusters):
     return rows
 
 
+TABLES = ("lstdq", "ridge", "partitions")
+
+
 def main(argv=None):
-    args = bench_arguments(__doc__.splitlines()[0], argv, configure=configure)
+    args = bench_arguments(
+        __doc__.splitlines()[0], argv, configure=configure, tables=TABLES
+    )
     if args.quick:
         args.lstdq_sizes = args.ridge_sizes = [1e5, 2e5]
         args.lstdq_features, args.ridge_features = 16, 8
@@ -334,43 +367,31 @@ def main(argv=None):
 
 
 def _run(args, clusters, meta):
-    d = args.lstdq_features
-    rows = scaling_rows(
-        fit_lstdq,
-        args.lstdq_sizes,
-        d,
-        args.chunk,
-        clusters,
-        chunk_anchors(d + 1, d, args.chunk),
-    )
-    report(
-        "scale_lstdq",
-        rows,
-        title=f"LSTDQEvaluator on lazily generated Dask arrays, d = {d}",
-        meta=meta,
-    )
-    d = args.ridge_features
-    rows = scaling_rows(
-        fit_ridge,
-        args.ridge_sizes,
-        d,
-        args.chunk,
-        clusters,
-        chunk_anchors(d + 1, d, args.chunk),
-    )
-    report(
-        "scale_ridge",
-        rows,
-        title=f"ReplicableLinearRegressor on lazily generated Dask arrays, d = {d}",
-        meta=meta,
-    )
-    rows = partition_rows(args.draws, args.cluster_draws, clusters)
-    report(
-        "scale_partitions",
-        rows,
-        title="Rounded outputs bit-identical to the in-memory fit, per partitioning",
-        meta={"n_samples": 20_000, "n_features": 4, **meta},
-    )
+    scaled = {
+        "lstdq": (fit_lstdq, lstdq_data, args.lstdq_sizes, args.lstdq_features),
+        "ridge": (fit_ridge, ridge_data, args.ridge_sizes, args.ridge_features),
+    }
+    titles = {
+        "lstdq": "LSTDQEvaluator on lazily generated Dask arrays, d = {}",
+        "ridge": "ReplicableLinearRegressor on lazily generated Dask arrays, d = {}",
+    }
+    for name in args.tables:
+        if name == "partitions":
+            rows = partition_rows(args.draws, args.cluster_draws, clusters)
+            report(
+                "scale_partitions",
+                rows,
+                title="Rounded outputs bit-identical to the in-memory fit, "
+                "per partitioning",
+                meta={"n_samples": 20_000, "n_features": 4, **meta},
+            )
+            continue
+        fit, data, sizes, d = scaled[name]
+        anchors = chunk_anchors(d + 1, d, args.chunk, fit, data)
+        rows = scaling_rows(
+            fit, sizes, d, args.chunk, clusters, anchors, args.fewer_workers_up_to
+        )
+        report(f"scale_{name}", rows, title=titles[name].format(d), meta=meta)
 
 
 if __name__ == "__main__":
