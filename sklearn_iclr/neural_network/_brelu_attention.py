@@ -68,7 +68,7 @@ def _magnitude_mask(weights, prune_ratio):
 
 def _forward(tokens, attention, weights, bias):
     """Unmasked neuron outputs ``h`` (n, m) and the cache of the backward pass."""
-    scores = np.einsum("nld,de,nke->nlk", tokens, attention, tokens, optimize=True)
+    scores = (tokens @ attention) @ tokens.transpose(0, 2, 1)
     probs = softmax(scores, axis=-1)
     mixed = probs @ tokens
     pre = mixed @ weights.T
@@ -79,15 +79,15 @@ def _backward(grad_out, cache, weights, bias):
     """Gradients of ``sum(grad_out * h)`` with respect to (attention, weights)."""
     tokens, probs, mixed, pre = cache
     grad_pre = grad_out[:, None, :] * (np.abs(pre) > bias)
-    grad_weights = np.einsum("nlm,nld->md", grad_pre, mixed, optimize=True)
+    m, d = grad_pre.shape[-1], mixed.shape[-1]
+    grad_weights = grad_pre.reshape(-1, m).T @ mixed.reshape(-1, d)
     grad_mixed = grad_pre @ weights
     grad_probs = grad_mixed @ tokens.transpose(0, 2, 1)
     grad_scores = probs * (
         grad_probs - np.sum(grad_probs * probs, axis=-1, keepdims=True)
     )
-    grad_attention = np.einsum(
-        "nlk,nld,nke->de", grad_scores, tokens, tokens, optimize=True
-    )
+    # sum_n T_n^T dS_n T_n, as one matrix product.
+    grad_attention = tokens.reshape(-1, d).T @ (grad_scores @ tokens).reshape(-1, d)
     return grad_attention, grad_weights
 
 
