@@ -38,7 +38,7 @@ def test_positive_views_share_codes_with_fresh_noise():
 def test_balanced_and_seeded():
     a = make_sparse_coding_pairs(50, imbalance=1.0, random_state=3)
     b = make_sparse_coding_pairs(50, imbalance=1.0, random_state=3)
-    for first, second in zip(a, b):
+    for first, second in zip(a, b, strict=True):
         np.testing.assert_array_equal(first, second)
     assert np.all(a[4] == 0.2)
 
