@@ -461,6 +461,7 @@ BRELU_EPOCHS = 25
 BRELU_MLP = dict(n_components=32, hidden_layer_sizes=(64,), temperature=0.1)
 BRELU_RHOS = (10.0, 1.0)
 PRUNE_RATIOS = (0.0, 0.3)
+SCALING_EPOCHS = (1, 2, 3, 5, 10, 15, 20, 25)
 
 
 def signed_presence(codes):
@@ -594,9 +595,13 @@ def brelu_runs(seeds, quick=False, device="cpu"):
                                 if name == "BReLU attention"
                                 else None
                             ),
+                            # Per snapshot and feature: max_i |w_i . M_j|
+                            # over the kept neurons.
                             "coef": (
-                                np.abs(report.coef[-1])[report.kept[-1]]
-                                .max(axis=0)
+                                np.where(
+                                    report.kept[..., None], np.abs(report.coef), 0.0
+                                )
+                                .max(axis=1)
                                 .tolist()
                                 if name == "BReLU attention"
                                 else None
@@ -669,7 +674,8 @@ def table_brelu_stages(runs):
         columns=["stage_end", "epoch_mean", "epoch_se"],
         title=(
             f"Stages of training, BReLU attention encoder, rho = 10, "
-            f"{len(per_seed)} seeds, {BRELU_EPOCHS} epochs; final best |cos| "
+            f"{len(per_seed)} seeds, {len(picked[0]['curves']['epochs']) - 1} "
+            "epochs; final best |cos| "
             f"majority {finals['majority_final'][0]:.3f}, minority "
             f"{finals['minority_final'][0]:.3f}; noise part "
             f"{finals['noise_start'][0]:.3f} -> {finals['noise_final'][0]:.3f}"
@@ -688,37 +694,39 @@ def table_brelu_stages(runs):
 def table_brelu_scaling(runs):
     picked = _pick(runs, encoder="BReLU attention", rho=10.0, prune_ratio=0.0)
     minority = slice(BRELU_DATA["n_majority"], None)
-    slopes, points = [], []
-    for run in picked:
-        coef, rates = np.asarray(run["coef"]), np.asarray(run["rates"])
-        reference = coef[: BRELU_DATA["n_majority"]].mean()
-        x = np.log(rates[minority] / rates.max())
-        y = np.log(coef[minority] / reference)
-        slopes.append(float(np.polyfit(x, y, 1)[0]))
-        points.append(np.exp(y))
-    ratios = np.asarray(picked[0]["rates"])[minority] / max(picked[0]["rates"])
-    points = np.asarray(points)
-    rows = []
-    for k, ratio_k in enumerate(ratios):
-        mean, se = mean_se(points[:, k])
-        rows.append(
-            {
-                "eps_j/eps_max": float(ratio_k),
-                "coef_ratio_mean": mean,
-                "coef_ratio_se": se,
-            }
-        )
-    slope, slope_se = mean_se(slopes)
+    rates = np.asarray(picked[0]["rates"])
+    ratios = rates[minority] / rates.max()
+    epochs = np.asarray(picked[0]["curves"]["epochs"])
+    checkpoints = [e for e in SCALING_EPOCHS if e <= epochs[-1]]
+    rows, slopes = [], {}
+    for epoch in checkpoints:
+        index = int(np.flatnonzero(epochs == epoch)[0])
+        points, slopes[epoch] = [], []
+        for run in picked:
+            coef = np.asarray(run["coef"])[index]
+            reference = coef[: BRELU_DATA["n_majority"]].mean()
+            y = np.log(coef[minority] / reference)
+            slopes[epoch].append(float(np.polyfit(np.log(ratios), y, 1)[0]))
+            points.append(np.exp(y))
+        points = np.asarray(points)
+        slope, slope_se = mean_se(slopes[epoch])
+        row = {"epoch": epoch, "slope_mean": slope, "slope_se": slope_se}
+        for k, ratio_k in enumerate(ratios):
+            row[f"ratio_at_{ratio_k:.3g}"] = mean_se(points[:, k])[0]
+        rows.append(row)
     report(
         "infonce_brelu_scaling",
         rows,
-        columns=["eps_j/eps_max", "coef_ratio_mean", "coef_ratio_se"],
         title=(
-            "Minority coefficient max_i |w_i . M_j| over the mean majority one, "
-            f"BReLU attention encoder, rho = 10, {len(picked)} seeds; log-log "
-            f"slope {slope:.3f} +- {slope_se:.3f} (the paper: 1)"
+            "Minority coefficient max_i |w_i . M_j| (kept neurons) over the mean "
+            "majority one, against eps_j / eps_max (columns ratio_at_*), and the "
+            f"log-log slope (the paper: 1), BReLU attention encoder, rho = 10, "
+            f"{len(picked)} seeds, mean and se over seeds"
         ),
-        meta={"slopes": slopes, "slope_mean": slope, "slope_se": slope_se},
+        meta={
+            "slopes": {str(k): v for k, v in slopes.items()},
+            "ratios": ratios.tolist(),
+        },
     )
 
 
