@@ -479,12 +479,14 @@ def probe_auroc_labels(Z, labels, seed):
 
 
 def mlp_alignment(encoder, dictionary, n_tokens, threshold=0.8):
-    """Specialists of the first hidden layer of an MLP on flattened tokens.
+    """Specialists and noise part of the first hidden layer of an MLP on tokens.
 
     A hidden neuron's weight is cut into its ``n_tokens`` blocks and the
     blocks are summed (a neuron that detects feature ``j`` in any token
     carries ``M_j`` in every block); the cosine of that sum with ``M_j``
-    decides as in :func:`neuron_alignment`.
+    decides as in :func:`neuron_alignment`. Returns the specialists per
+    feature and the mean noise part ``sqrt(1 - sum_j cos^2)`` of the kept
+    neurons.
     """
     first = (
         next(layer for layer in encoder.module_ if hasattr(layer, "weight"))
@@ -498,9 +500,11 @@ def mlp_alignment(encoder, dictionary, n_tokens, threshold=0.8):
     cosine = (pooled / np.where(norms > 0, norms, 1.0)) @ dictionary
     strong = (np.abs(cosine) >= threshold) & keep[:, None]
     single = strong.sum(axis=1) == 1
-    return np.array(
+    specialists = np.array(
         [int(np.sum(single & strong[:, j])) for j in range(dictionary.shape[1])]
     )
+    noise = np.sqrt(np.clip(1 - np.sum(cosine**2, axis=1), 0, None))[keep]
+    return specialists, float(noise.mean())
 
 
 def stage_epoch(curve, epochs, fraction=0.9):
@@ -558,17 +562,23 @@ def brelu_runs(seeds, quick=False, device="cpu"):
                     **BRELU_MLP,
                 ).fit(flat)
                 mlp_cpu = time.process_time() - start
-                for name, Z, specialists, cpu in (
+                curves = brelu_curves(report, minority)
+                mlp_specialists, mlp_noise = mlp_alignment(
+                    mlp, M, BRELU_DATA["n_tokens"]
+                )
+                for name, Z, specialists, noise, cpu in (
                     (
                         "BReLU attention",
                         brelu.transform(X),
                         report.n_specialists[-1],
+                        float(curves["noise"][-1]),
                         brelu_cpu,
                     ),
                     (
                         "MLP InfoNCEEncoder",
                         mlp.transform(flat),
-                        mlp_alignment(mlp, M, BRELU_DATA["n_tokens"]),
+                        mlp_specialists,
+                        mlp_noise,
                         mlp_cpu,
                     ),
                 ):
@@ -582,15 +592,13 @@ def brelu_runs(seeds, quick=False, device="cpu"):
                             "cpu_s": cpu,
                             "minority_specialists": int(specialists[minority].sum()),
                             "majority_specialists": int(specialists[~minority].sum()),
+                            "noise_part": noise,
                             "minority_auroc": float(aurocs[minority].mean()),
                             "majority_auroc": float(aurocs[~minority].mean()),
                             "raw_minority_auroc": float(raw[minority].mean()),
                             "raw_majority_auroc": float(raw[~minority].mean()),
                             "curves": (
-                                {
-                                    k: v.tolist()
-                                    for k, v in brelu_curves(report, minority).items()
-                                }
+                                {k: v.tolist() for k, v in curves.items()}
                                 | {"epochs": report.epochs.tolist()}
                                 if name == "BReLU attention"
                                 else None
@@ -741,6 +749,7 @@ def table_brelu_pruning(runs):
                 "minority_specialists",
                 "minority_auroc",
                 "majority_auroc",
+                "noise_part",
             ):
                 a = np.array([r[key] for r in base], dtype=float)
                 b = np.array([r[key] for r in pruned], dtype=float)
@@ -768,6 +777,10 @@ def table_brelu_pruning(runs):
             "minority_auroc_diff_se",
             "majority_auroc_diff",
             "majority_auroc_diff_se",
+            "noise_part_0",
+            "noise_part_0.3",
+            "noise_part_diff",
+            "noise_part_diff_se",
             "raw_minority_auroc",
             "cpu_s_per_fit",
         ],
@@ -776,7 +789,9 @@ def table_brelu_pruning(runs):
             "of the paired differences), make_sparse_coding_pairs "
             f"({BRELU_SAMPLES} x 4 tokens x 32, noise 0.2), {BRELU_EPOCHS} "
             "epochs; probes: logistic regression for 'feature j present with a "
-            "positive sign', test AUROC; CPU seconds per fit (process time, "
+            "positive sign', test AUROC; noise_part: mean sqrt(1 - sum_j "
+            "cos^2(w_i, M_j)) over the kept neurons (the MLP: first layer, "
+            "token blocks summed); CPU seconds per fit (process time, "
             "2 shared cores, loaded machine)"
         ),
         meta={

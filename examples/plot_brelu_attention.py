@@ -42,7 +42,7 @@ params = dict(
     random_state=0,
 )
 
-fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+fig, axes = plt.subplots(2, 2, figsize=(10, 8), layout="constrained")
 for column, prune_ratio in enumerate((0.0, 0.3)):
     encoder = BReLUAttentionEncoder(prune_ratio=prune_ratio, **params)
     encoder.fit(X, X_positive=X_pos)
