@@ -223,8 +223,10 @@ class BReLUAttentionEncoder(
         Mean training loss (InfoNCE plus penalty) of every epoch.
     n_iter_ : int
         Epochs run.
-    n_tokens_, token_dim_ : int
-        Shape of one training sample.
+    n_tokens_ : int
+        Tokens per training sample.
+    token_dim_ : int
+        Features per token.
     n_features_in_ : int
         Number of columns of the (flattened) training input.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
