@@ -49,3 +49,7 @@ __all__ = [
     "RandomEmbeddingRecallClassifier",
     "__version__",
 ]
+
+from .neural_network import BReLUAttentionEncoder  # noqa: E402
+
+__all__ += ["BReLUAttentionEncoder"]

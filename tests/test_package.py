@@ -56,6 +56,7 @@ def test_numpy_estimators_work_without_torch_and_torch_ones_name_the_extra():
         "s.GaussianEmbeddingModel().fit(Xr).score_samples(Xr)\n"
         "s.LSTDQEvaluator(gamma=0.5).fit(Xr, yr[:, None][:, 0], X_next=Xr[::-1])\n"
         "s.SparseTokenAttentionClassifier(random_state=0).fit(Xc, yc)\n"
+        "s.BReLUAttentionEncoder(max_epochs=1, random_state=0).fit(Xr[:50])\n"
         "A = np.ones((4, 4)) - np.eye(4)\n"
         "spins = np.where(np.random.RandomState(0).rand(30, 4) < .5, -1, 1)\n"
         "s.PseudoLikelihoodIsing(coupling=A).fit(spins)\n"

@@ -5,7 +5,11 @@ from; tests, examples and benchmarks use them, and so can users.
 """
 
 from ._cnf import make_random_kcnf, read_dimacs_cnf
-from ._contrastive import make_laplace_classification, make_long_tailed_sparse_coding
+from ._contrastive import (
+    make_laplace_classification,
+    make_long_tailed_sparse_coding,
+    make_sparse_coding_pairs,
+)
 from ._cot_parity import make_cot_parity
 from ._heavy_tailed import heavy_tailed_population_ridge, make_heavy_tailed_regression
 from ._ising import make_regular_coupling, make_truncated_ising
@@ -51,4 +55,5 @@ __all__ = [
     "power_law_spectrum",
     "read_dimacs_cnf",
     "make_token_recall",
+    "make_sparse_coding_pairs",
 ]

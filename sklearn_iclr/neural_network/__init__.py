@@ -39,3 +39,7 @@ __all__ = [
 from ._quantized_relu import QuantizedReLUClassifier  # noqa: E402
 
 __all__ += ["QuantizedReLUClassifier"]
+
+from ._brelu_attention import BReLUAttentionEncoder, neuron_alignment  # noqa: E402
+
+__all__ += ["BReLUAttentionEncoder", "neuron_alignment"]

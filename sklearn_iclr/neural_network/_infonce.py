@@ -123,6 +123,8 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     sklearn_iclr.covariance.GaussianEmbeddingModel : Gaussian model of the
         embeddings (OOD scores, entropy, mutual information).
     sklearn_iclr.metrics.gaussianity_report : the normality diagnostics.
+    BReLUAttentionEncoder : the model of Liao et al. (attention, BReLU
+        neurons, stop-gradient InfoNCE) with neuron-level diagnostics.
 
     Notes
     -----

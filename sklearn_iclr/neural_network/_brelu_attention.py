@@ -1,0 +1,620 @@
+"""The paper's contrastive encoder: one attention layer, then BReLU neurons.
+
+Plain numpy with hand-written gradients (checked against torch autograd and
+finite differences in the tests): the model is small, and a numpy loop keeps
+the estimator free of the torch extra.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import log_softmax, softmax
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
+from sklearn.utils import Bunch
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from ..utils._budget import check_work_budget
+from ..utils._compat import Interval, StrOptions, _fit_context
+from ._sparse_token_attention import as_token_array
+
+AUTO_BATCH_SIZE = 256
+# Measured order of magnitude of one multiply-add of the numpy loop (einsum
+# and matmul on small blocks), used only for the estimate in the refusal.
+SECONDS_PER_MULTIPLY_ADD = 2e-9
+
+
+def brelu(s, bias):
+    """Bilateral ReLU ``BReLU_b(s) = ReLU(s - b) - ReLU(-s - b)``.
+
+    It is zero on ``[-b, b]`` and ``s -/+ b`` outside: the soft-thresholding
+    of ``s`` at ``b``.
+
+    Parameters
+    ----------
+    s : array-like
+        Pre-activations.
+    bias : float
+        The threshold ``b >= 0``.
+
+    Returns
+    -------
+    out : ndarray
+        ``BReLU_b(s)``, elementwise.
+
+    Examples
+    --------
+    >>> brelu([-2.0, -0.5, 0.0, 0.5, 2.0], 1.0).tolist()
+    [-1.0, 0.0, 0.0, 0.0, 1.0]
+    """
+    s = np.asarray(s, dtype=np.float64)
+    return s - np.clip(s, -bias, bias)
+
+
+def _magnitude_mask(weights, prune_ratio):
+    """True for the neurons kept: all but the ``prune_ratio`` smallest norms."""
+    n_neurons = weights.shape[0]
+    keep = np.ones(n_neurons, dtype=bool)
+    n_pruned = int(np.floor(prune_ratio * n_neurons))
+    if n_pruned:
+        keep[np.argsort(np.linalg.norm(weights, axis=1), kind="stable")[:n_pruned]] = (
+            False
+        )
+    return keep
+
+
+def _forward(tokens, attention, weights, bias):
+    """Unmasked neuron outputs ``h`` (n, m) and the cache of the backward pass."""
+    scores = (tokens @ attention) @ tokens.transpose(0, 2, 1)
+    probs = softmax(scores, axis=-1)
+    mixed = probs @ tokens
+    pre = mixed @ weights.T
+    return brelu(pre, bias).sum(axis=1), (tokens, probs, mixed, pre)
+
+
+def _backward(grad_out, cache, weights, bias):
+    """Gradients of ``sum(grad_out * h)`` with respect to (attention, weights)."""
+    tokens, probs, mixed, pre = cache
+    grad_pre = grad_out[:, None, :] * (np.abs(pre) > bias)
+    m, d = grad_pre.shape[-1], mixed.shape[-1]
+    grad_weights = grad_pre.reshape(-1, m).T @ mixed.reshape(-1, d)
+    grad_mixed = grad_pre @ weights
+    grad_probs = grad_mixed @ tokens.transpose(0, 2, 1)
+    grad_scores = probs * (
+        grad_probs - np.sum(grad_probs * probs, axis=-1, keepdims=True)
+    )
+    # sum_n T_n^T dS_n T_n, as one matrix product.
+    grad_attention = tokens.reshape(-1, d).T @ (grad_scores @ tokens).reshape(-1, d)
+    return grad_attention, grad_weights
+
+
+def infonce_stopgrad_loss(
+    anchors, positives, attention, weights, *, bias, temperature, l2, keep=None
+):
+    """InfoNCE with a stop-gradient on the positive views, plus L2, and its gradient.
+
+    For a batch of ``B`` pairs, with ``f`` the masked encoder,
+    ``u_i = f(X_i)`` and ``v_j = StopGrad f(Y_j)``::
+
+        L = (1/B) sum_i -log softmax_j(u_i . v_j / tau)_i
+            + (l2 / 2) (|attention|_F^2 + |weights|_F^2).
+
+    The gradient flows through the anchors only. The neuron mask ``keep``
+    acts in the forward pass; its gradient is straight-through (every neuron
+    gets the gradient it would get were it kept), so pruned neurons keep
+    being updated (Algorithm 1 of Liao et al.).
+
+    Parameters
+    ----------
+    anchors, positives : ndarray of shape (B, n_tokens, token_dim)
+    attention : ndarray of shape (token_dim, token_dim)
+    weights : ndarray of shape (n_neurons, token_dim)
+    bias, temperature, l2 : float
+    keep : ndarray of shape (n_neurons,) of bool, default=None
+        Neurons kept in the forward pass (``None``: all).
+
+    Returns
+    -------
+    loss : float
+    grad_attention : ndarray of shape (token_dim, token_dim)
+    grad_weights : ndarray of shape (n_neurons, token_dim)
+    """
+    keep = np.ones(weights.shape[0], dtype=bool) if keep is None else keep
+    h, cache = _forward(anchors, attention, weights, bias)
+    targets, _ = _forward(positives, attention, weights, bias)
+    logits = (h * keep) @ (targets * keep).T / temperature
+    log_probs = log_softmax(logits, axis=1)
+    n_pairs = len(h)
+    loss = -np.trace(log_probs) / n_pairs
+    loss += 0.5 * l2 * (np.sum(attention**2) + np.sum(weights**2))
+    probs = np.exp(log_probs)
+    grad_h = (probs @ targets - targets) / (temperature * n_pairs)
+    grad_attention, grad_weights = _backward(grad_h, cache, weights, bias)
+    return float(loss), grad_attention + l2 * attention, grad_weights + l2 * weights
+
+
+class BReLUAttentionEncoder(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
+    """Contrastive encoder of Liao et al.: attention, then BReLU neurons (ICLR 2026).
+
+    The model analysed in Liao, Zhou, Zhang, Wang and Zhang, "Theoretical
+    Analysis of Contrastive Learning under Imbalanced Data: From Training
+    Dynamics to a Pruning Solution", ICLR 2026, arXiv:2602.10357. A sample
+    is a sequence of ``L`` tokens ``x_1 .. x_L``. One attention head mixes
+    them, and ``m`` neurons with the bilateral ReLU read the mixture::
+
+        a_r  = sum_l softmax_l(x_r^T A x_l) x_l
+        f_i(X) = sum_r BReLU_b(w_i . a_r),
+        BReLU_b(s) = ReLU(s - b) - ReLU(-s - b).
+
+    Training minimises InfoNCE with a stop-gradient on the positive view,
+    ``-log softmax_j(f(X_i) . StopGrad f(Y_j) / tau)_i`` averaged over a
+    minibatch, plus ``l2_regularization / 2`` times the squared norm of
+    ``(A, W)``, by minibatch gradient descent. With ``prune_ratio = alpha >
+    0`` the ``alpha`` fraction of neurons with the smallest ``|w_i|`` is
+    masked in every forward pass, and all neurons are updated (Algorithm 1
+    of the paper). :meth:`transform` returns ``f(X)`` with the final mask.
+
+    Parameters
+    ----------
+    n_neurons : int, default=32
+        Number ``m`` of BReLU neurons (the embedding dimension).
+    brelu_bias : float, default=0.05
+        Threshold ``b`` of the BReLU, in units of the rescaled tokens (see
+        Notes).
+    temperature : float, default=0.5
+        InfoNCE temperature ``tau``.
+    prune_ratio : float, default=0.0
+        Fraction ``alpha`` of neurons masked by magnitude in every forward
+        pass (Algorithm 1); ``0`` disables pruning.
+    l2_regularization : float, default=1e-3
+        Weight ``lambda`` of the L2 penalty on the attention and neuron
+        weights.
+    noise_scale : float, default=0.1
+        When :meth:`fit` gets no ``X_positive``, both views are ``X`` plus
+        Gaussian noise of this standard deviation per coordinate (in units
+        of the rescaled tokens).
+    token_dim : int, default=None
+        Features per token of a 2-D input table (``None``: one per column);
+        ignored for 3-D input.
+    init_scale : float, default=1.0
+        The initial neuron weights are ``N(0, init_scale^2 / token_dim)``;
+        the attention starts at zero (uniform attention).
+    batch_size : int or "auto", default="auto"
+        Pairs per minibatch (the other pairs of the batch are the
+        negatives). ``"auto"`` is ``min(256, n_samples)``.
+    max_epochs : int, default=100
+        Passes over the data.
+    learning_rate : float, default=0.05
+        Step size of the gradient descent.
+    record_every : int, default=1
+        Epochs between two snapshots of the neuron weights in
+        ``weight_history_`` (the initial weights are always recorded).
+    max_work : float, default=1e11
+        Largest number of multiply-adds a fit may do; a fit that needs more is
+        refused before it starts.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initial weights, the minibatch order and the views.
+    verbose : int, default=0
+        Print the loss every epoch when positive.
+
+    Attributes
+    ----------
+    attention_ : ndarray of shape (token_dim, token_dim)
+        The attention matrix ``A = W_Q^T W_K``.
+    neuron_weights_ : ndarray of shape (n_neurons, token_dim)
+        The neuron weights ``w_i`` (rows); pruned ones included.
+    neuron_mask_ : ndarray of shape (n_neurons,) of bool
+        True for the neurons kept by the final magnitude mask.
+    weight_history_ : ndarray of shape (n_records, n_neurons, token_dim)
+        Snapshots of the neuron weights (see :func:`neuron_alignment`).
+    mask_history_ : ndarray of shape (n_records, n_neurons) of bool
+        The magnitude mask at each snapshot.
+    record_epochs_ : ndarray of shape (n_records,)
+        Epoch of each snapshot (0 is the initialisation).
+    token_scale_ : float
+        The root-mean-square token norm of the training data; tokens are
+        divided by it before they enter the model.
+    loss_curve_ : list of float
+        Mean training loss (InfoNCE plus penalty) of every epoch.
+    n_iter_ : int
+        Epochs run.
+    n_tokens_ : int
+        Tokens per training sample.
+    token_dim_ : int
+        Features per token.
+    n_features_in_ : int
+        Number of columns of the (flattened) training input.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    See Also
+    --------
+    neuron_alignment : specialisation of the neurons to a known dictionary.
+    InfoNCEEncoder : an MLP trained with symmetric, normalised InfoNCE (the
+        encoder people train in practice), with the same ``prune_ratio``.
+    sklearn_iclr.datasets.make_sparse_coding_pairs : the paper's data.
+
+    Notes
+    -----
+    The value matrix of the attention is the identity, so that every neuron
+    weight ``w_i`` lives in token space and can be compared with the
+    dictionary features; ``A`` stands for the product ``W_Q^T W_K``.
+
+    Tokens are divided by one number, their root-mean-square norm on the
+    training data, so that the fit is equivariant to the scale of ``X``
+    (``brelu_bias`` and ``noise_scale`` are in these units) and the
+    attention scores cannot overflow.
+
+    This is a separate estimator rather than an ``architecture`` option of
+    :class:`InfoNCEEncoder` because every part differs: token input, a
+    stop-gradient loss on unnormalised embeddings with L2, optional
+    user-given positive views, plain gradient descent instead of Adam, and
+    fitted weight snapshots; it needs neither torch nor skorch.
+
+    References
+    ----------
+    .. [1] H. Liao, Y. Zhou, S. Zhang, M. Wang and S. Zhang. "Theoretical
+       Analysis of Contrastive Learning under Imbalanced Data: From Training
+       Dynamics to a Pruning Solution". ICLR 2026. arXiv:2602.10357.
+
+    Examples
+    --------
+    >>> from sklearn_iclr.datasets import make_sparse_coding_pairs
+    >>> from sklearn_iclr.neural_network import BReLUAttentionEncoder
+    >>> X, X_pos, codes, M, rates = make_sparse_coding_pairs(300, random_state=0)
+    >>> encoder = BReLUAttentionEncoder(n_neurons=16, max_epochs=5, random_state=0)
+    >>> encoder.fit(X, X_positive=X_pos).transform(X).shape
+    (300, 16)
+    """
+
+    _parameter_constraints = {
+        "n_neurons": [Interval(Integral, 1, None, closed="left")],
+        "brelu_bias": [Interval(Real, 0, None, closed="left")],
+        "temperature": [Interval(Real, 0, None, closed="neither")],
+        "prune_ratio": [Interval(Real, 0, 1, closed="left")],
+        "l2_regularization": [Interval(Real, 0, None, closed="left")],
+        "noise_scale": [Interval(Real, 0, None, closed="left")],
+        "token_dim": [Interval(Integral, 1, None, closed="left"), None],
+        "init_scale": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [
+            Interval(Integral, 2, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
+        "max_epochs": [Interval(Integral, 0, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "record_every": [Interval(Integral, 1, None, closed="left")],
+        "max_work": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        n_neurons=32,
+        *,
+        brelu_bias=0.05,
+        temperature=0.5,
+        prune_ratio=0.0,
+        l2_regularization=1e-3,
+        noise_scale=0.1,
+        token_dim=None,
+        init_scale=1.0,
+        batch_size="auto",
+        max_epochs=100,
+        learning_rate=0.05,
+        record_every=1,
+        max_work=1e11,
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_neurons = n_neurons
+        self.brelu_bias = brelu_bias
+        self.temperature = temperature
+        self.prune_ratio = prune_ratio
+        self.l2_regularization = l2_regularization
+        self.noise_scale = noise_scale
+        self.token_dim = token_dim
+        self.init_scale = init_scale
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.learning_rate = learning_rate
+        self.record_every = record_every
+        self.max_work = max_work
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, X_positive=None):
+        """Train the encoder with stop-gradient InfoNCE on positive pairs.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_tokens, token_dim) or \
+                (n_samples, n_tokens * token_dim)
+            Anchor views; a 2-D table is cut into tokens by ``token_dim``.
+        y : None
+            Ignored (the training is self-supervised).
+        X_positive : array-like of the shape of ``X``, default=None
+            Positive views: ``X_positive[i]`` is the positive of ``X[i]``
+            (for the paper's data, the same codes with fresh noise). ``None``
+            makes both views by adding Gaussian noise to ``X``.
+
+        Returns
+        -------
+        self : BReLUAttentionEncoder
+            The fitted encoder.
+        """
+        X, token_dim = _flatten_input(X, self.token_dim)
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        tokens = as_token_array(X, token_dim)
+        n_samples, self.n_tokens_, self.token_dim_ = tokens.shape
+        positives = None
+        if X_positive is not None:
+            positives = self._check_positive(X_positive, X.shape)
+        batch_size = self._resolve_batch_size(n_samples)
+        self._check_budget(n_samples)
+        self.token_scale_ = _token_scale(tokens)
+        tokens = tokens / self.token_scale_
+        if positives is not None:
+            positives = positives / self.token_scale_
+
+        rng = check_random_state(self.random_state)
+        d = self.token_dim_
+        weights = rng.standard_normal((self.n_neurons, d)) * (
+            self.init_scale / np.sqrt(d)
+        )
+        attention = np.zeros((d, d))
+        weight_history, mask_history, epochs = [], [], []
+
+        def record(epoch):
+            weight_history.append(weights.copy())
+            mask_history.append(_magnitude_mask(weights, self.prune_ratio))
+            epochs.append(epoch)
+
+        record(0)
+        self.loss_curve_ = []
+        for epoch in range(1, self.max_epochs + 1):
+            order = rng.permutation(n_samples)
+            losses = []
+            for start in range(0, n_samples - batch_size + 1, batch_size):
+                batch = order[start : start + batch_size]
+                if positives is None:
+                    anchors = tokens[batch] + self.noise_scale * rng.standard_normal(
+                        tokens[batch].shape
+                    )
+                    pair = tokens[batch] + self.noise_scale * rng.standard_normal(
+                        tokens[batch].shape
+                    )
+                else:
+                    anchors, pair = tokens[batch], positives[batch]
+                keep = _magnitude_mask(weights, self.prune_ratio)
+                loss, grad_attention, grad_weights = infonce_stopgrad_loss(
+                    anchors,
+                    pair,
+                    attention,
+                    weights,
+                    bias=self.brelu_bias,
+                    temperature=self.temperature,
+                    l2=self.l2_regularization,
+                    keep=keep,
+                )
+                attention -= self.learning_rate * grad_attention
+                weights -= self.learning_rate * grad_weights
+                losses.append(loss)
+            self.loss_curve_.append(float(np.mean(losses)))
+            if not np.isfinite(self.loss_curve_[-1]):
+                raise ValueError(
+                    f"The training loss became {self.loss_curve_[-1]} at epoch "
+                    f"{epoch}: learning_rate={self.learning_rate} is too large "
+                    "for this data; lower it (or raise temperature)."
+                )
+            if epoch % self.record_every == 0 or epoch == self.max_epochs:
+                record(epoch)
+            if self.verbose:
+                print(f"epoch {epoch}: loss {self.loss_curve_[-1]:.5f}")
+        self.attention_ = attention
+        self.neuron_weights_ = weights
+        self.neuron_mask_ = _magnitude_mask(weights, self.prune_ratio)
+        self.weight_history_ = np.asarray(weight_history)
+        self.mask_history_ = np.asarray(mask_history)
+        self.record_epochs_ = np.asarray(epochs)
+        self.n_iter_ = self.max_epochs
+        self._n_features_out = self.n_neurons
+        return self
+
+    def transform(self, X):
+        """Embed ``X``: the masked neuron outputs ``f(X)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_tokens, token_dim) or \
+                (n_samples, n_tokens * token_dim)
+            Token sequences of the training token dimension.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_neurons)
+            ``f(X)``; the columns of pruned neurons are zero.
+        """
+        check_is_fitted(self)
+        X, token_dim = _flatten_input(X, None)
+        if token_dim not in (None, self.token_dim_):
+            raise ValueError(
+                f"X has tokens of dimension {token_dim}, but the encoder was "
+                f"fitted on tokens of dimension {self.token_dim_}."
+            )
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        tokens = as_token_array(X, self.token_dim_) / self.token_scale_
+        h, _ = _forward(tokens, self.attention_, self.neuron_weights_, self.brelu_bias)
+        return h * self.neuron_mask_
+
+    def _check_positive(self, X_positive, shape):
+        X_positive, _ = _flatten_input(X_positive, self.token_dim)
+        X_positive = np.asarray(X_positive, dtype=np.float64)
+        if X_positive.shape != shape:
+            raise ValueError(
+                f"X_positive has shape {X_positive.shape} once flattened, but X "
+                f"has {shape}: give one positive view per sample, of the same "
+                "shape as X."
+            )
+        if not np.all(np.isfinite(X_positive)):
+            raise ValueError("X_positive contains NaN or infinity.")
+        return as_token_array(X_positive, self.token_dim_)
+
+    def _resolve_batch_size(self, n_samples):
+        if self.batch_size == "auto":
+            return min(AUTO_BATCH_SIZE, n_samples)
+        if self.batch_size > n_samples:
+            raise ValueError(
+                f"batch_size={self.batch_size} is larger than the {n_samples} "
+                "training samples; use batch_size <= n_samples or "
+                "batch_size='auto'."
+            )
+        return self.batch_size
+
+    def _check_budget(self, n_samples):
+        L, d, m = self.n_tokens_, self.token_dim_, self.n_neurons
+        # Forward and backward of both views: attention scores and mixing
+        # (L^2 d, with the d x d attention product L d^2), the neurons (L d m).
+        per_sample = 6 * (2 * L * L * d + L * d * d + L * d * m)
+        work = float(self.max_epochs) * n_samples * per_sample
+        check_work_budget(
+            work,
+            self.max_work,
+            what="multiply-adds",
+            seconds_per_unit=SECONDS_PER_MULTIPLY_ADD,
+            parameter="max_work",
+            advice="Or lower max_epochs or n_neurons, or subsample X.",
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.three_d_array = True
+        return tags
+
+
+def _flatten_input(X, token_dim):
+    """A 3-D array as a 2-D table, and the token size it implies."""
+    if getattr(X, "ndim", None) is None and not hasattr(X, "__array__"):
+        array = np.asarray(X)
+        X = array if array.ndim >= 3 else X
+    if getattr(X, "ndim", None) == 3:
+        tokens = as_token_array(X, token_dim)
+        n_samples, n_tokens, size = tokens.shape
+        return tokens.reshape(n_samples, n_tokens * size), size
+    if getattr(X, "ndim", 2) > 3:
+        as_token_array(X)  # raises the dimensionality error
+    return X, token_dim
+
+
+def _token_scale(tokens):
+    """Root-mean-square token norm, computed without under- or overflow."""
+    largest = float(np.max(np.abs(tokens)))
+    if largest == 0:
+        raise ValueError(
+            "X is all zeros: the encoder has nothing to learn from. Check the "
+            "input (every token is the zero vector)."
+        )
+    return largest * float(np.sqrt(np.mean(np.sum((tokens / largest) ** 2, axis=-1))))
+
+
+def neuron_alignment(
+    encoder, dictionary, *, specialist_threshold=0.8, mixed_threshold=0.3
+):
+    """Alignment of a fitted encoder's neurons with dictionary features over training.
+
+    For every snapshot of :attr:`BReLUAttentionEncoder.weight_history_` and
+    every neuron ``w_i`` and feature ``M_j`` (a column of ``dictionary``):
+    the cosine ``cos(w_i, M_j)``, the coefficient ``w_i . M_j / |M_j|``, and
+    the noise part ``|(I - P_M) w_i|`` (the norm outside the span of the
+    dictionary). A kept neuron is a *specialist* of feature ``j`` when
+    ``|cos(w_i, M_j)| >= specialist_threshold`` for ``j`` and for no other
+    feature; it is *mixed* when ``|cos| >= mixed_threshold`` for two features
+    or more (it then counts as mixed for each of them).
+
+    The dictionary is known only for synthetic data, so the diagnostics are
+    a function of a fitted encoder and a dictionary rather than part of
+    ``fit``: the encoder records its weights (``weight_history_``) on any
+    data, and the same fit can be examined against several dictionaries.
+
+    Parameters
+    ----------
+    encoder : BReLUAttentionEncoder
+        A fitted encoder.
+    dictionary : array-like of shape (token_dim, n_atoms)
+        The features ``M_j`` as columns (need not be normalised; must be
+        linearly independent).
+    specialist_threshold : float, default=0.8
+        Smallest ``|cos|`` of a specialist.
+    mixed_threshold : float, default=0.3
+        Smallest ``|cos|`` at which a feature counts in a neuron.
+
+    Returns
+    -------
+    result : Bunch
+        ``epochs`` (n_records,), ``cosine`` and ``coef`` (n_records,
+        n_neurons, n_atoms), ``noise`` (n_records, n_neurons), ``kept``
+        (n_records, n_neurons), ``specialist`` (n_records, n_neurons: the
+        feature a kept neuron specialises in, -1 if none),
+        ``n_specialists`` and ``n_mixed`` (n_records, n_atoms) and
+        ``best_cosine`` (n_records, n_atoms: the largest ``|cos|`` over
+        the kept neurons).
+
+    Examples
+    --------
+    >>> from sklearn_iclr.datasets import make_sparse_coding_pairs
+    >>> X, X_pos, codes, M, rates = make_sparse_coding_pairs(300, random_state=0)
+    >>> encoder = BReLUAttentionEncoder(n_neurons=16, max_epochs=4, record_every=2,
+    ...                                 random_state=0).fit(X, X_positive=X_pos)
+    >>> report = neuron_alignment(encoder, M)
+    >>> report.epochs.tolist(), report.cosine.shape, report.n_specialists.shape
+    ([0, 2, 4], (3, 16, 8), (3, 8))
+    """
+    check_is_fitted(encoder, "weight_history_")
+    dictionary = np.asarray(dictionary, dtype=np.float64)
+    if dictionary.ndim != 2 or dictionary.shape[0] != encoder.token_dim_:
+        raise ValueError(
+            f"dictionary must have shape (token_dim, n_atoms) = "
+            f"({encoder.token_dim_}, n_atoms), got {dictionary.shape}."
+        )
+    norms = np.linalg.norm(dictionary, axis=0)
+    if np.any(norms == 0) or not np.all(np.isfinite(dictionary)):
+        raise ValueError("dictionary has a zero or non-finite column.")
+    if np.linalg.matrix_rank(dictionary) < dictionary.shape[1]:
+        raise ValueError("dictionary columns are linearly dependent.")
+    history = encoder.weight_history_
+    coef = history @ (dictionary / norms)
+    weight_norms = np.linalg.norm(history, axis=-1)
+    safe = np.where(weight_norms > 0, weight_norms, 1.0)
+    cosine = coef / safe[..., None]
+    # Distance of every w_i to the span of the dictionary.
+    basis = np.linalg.qr(dictionary)[0]
+    residual = history - (history @ basis) @ basis.T
+    noise = np.linalg.norm(residual, axis=-1)
+    kept = encoder.mask_history_
+    strong = (np.abs(cosine) >= specialist_threshold) & kept[..., None]
+    present = (np.abs(cosine) >= mixed_threshold) & kept[..., None]
+    single = strong.sum(axis=-1) == 1
+    specialist = np.where(single, np.argmax(strong, axis=-1), -1)
+    n_atoms = dictionary.shape[1]
+    n_specialists = np.stack(
+        [(specialist == j).sum(axis=-1) for j in range(n_atoms)], axis=-1
+    )
+    mixed = present & (present.sum(axis=-1, keepdims=True) >= 2)
+    best = np.where(kept[..., None], np.abs(cosine), 0.0).max(axis=1)
+    return Bunch(
+        epochs=encoder.record_epochs_,
+        cosine=cosine,
+        coef=coef,
+        noise=noise,
+        kept=kept,
+        specialist=specialist,
+        n_specialists=n_specialists,
+        n_mixed=mixed.sum(axis=1),
+        best_cosine=best,
+    )
