@@ -15,7 +15,10 @@ The private modules and the families that use them
   ``_torch``);
 * ``_lattice``, ``_rounding``: replicable rounding (lattices, grid widths and the
   failure-budget policy), in ``linear_model`` (``ReplicableLinearRegressor``) and
-  ``covariance`` (``ReplicableCovariance``).
+  ``covariance`` (``ReplicableCovariance``);
+* ``_dask``: Dask input (type detection without importing Dask, blockwise
+  sufficient statistics, lazy row-wise outputs), in ``rl``, ``linear_model`` and
+  ``covariance``.
 """
 
 from ._budget import check_work_budget
