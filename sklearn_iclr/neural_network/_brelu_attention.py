@@ -163,7 +163,7 @@ class BReLUAttentionEncoder(
     ----------
     n_neurons : int, default=32
         Number ``m`` of BReLU neurons (the embedding dimension).
-    brelu_bias : float, default=0.05
+    brelu_bias : float, default=0.01
         Threshold ``b`` of the BReLU, in units of the rescaled tokens (see
         Notes).
     temperature : float, default=0.5
@@ -181,7 +181,7 @@ class BReLUAttentionEncoder(
     token_dim : int, default=None
         Features per token of a 2-D input table (``None``: one per column);
         ignored for 3-D input.
-    init_scale : float, default=1.0
+    init_scale : float, default=0.1
         The initial neuron weights are ``N(0, init_scale^2 / token_dim)``;
         the attention starts at zero (uniform attention).
     batch_size : int or "auto", default="auto"
@@ -189,7 +189,7 @@ class BReLUAttentionEncoder(
         negatives). ``"auto"`` is ``min(256, n_samples)``.
     max_epochs : int, default=100
         Passes over the data.
-    learning_rate : float, default=0.05
+    learning_rate : float, default=0.5
         Step size of the gradient descent.
     record_every : int, default=1
         Epochs between two snapshots of the neuron weights in
@@ -297,16 +297,16 @@ class BReLUAttentionEncoder(
         self,
         n_neurons=32,
         *,
-        brelu_bias=0.05,
+        brelu_bias=0.01,
         temperature=0.5,
         prune_ratio=0.0,
         l2_regularization=1e-3,
         noise_scale=0.1,
         token_dim=None,
-        init_scale=1.0,
+        init_scale=0.1,
         batch_size="auto",
         max_epochs=100,
-        learning_rate=0.05,
+        learning_rate=0.5,
         record_every=1,
         max_work=1e11,
         random_state=None,
