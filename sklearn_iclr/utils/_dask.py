@@ -112,7 +112,11 @@ def validate_dask_data(estimator, X, *, reset, ensure_min_samples=1):
     -------
     X : dask.array.Array of shape (n_samples, n_features)
     """
-    _check_feature_names(estimator, X, reset=reset)
+    # A dask.dataframe's column names are those of its (empty) pandas meta,
+    # which scikit-learn reads like any DataFrame.
+    _check_feature_names(
+        estimator, X._meta if hasattr(X, "columns") else X, reset=reset
+    )
     X = _as_dask_array(X, "X")
     if X.ndim != 2:
         raise ValueError(
