@@ -165,8 +165,22 @@ def law_models(result):
     # is about sqrt(2 ln V / d); the margin left for a fact is 1 minus that.
     margin = np.log(1 - np.sqrt(2 * V / np.exp(d)))
     quadratic = [d * d, L * L, V * V, d * L, d * V, L * V]
+    small_v = V < np.log(100)
+    paper = d < V
     candidates = [
         ("N ~ d^a L^b V^c", ["log d", "log L", "log V"], [d, L, V]),
+        (
+            "N ~ d^a L^b V^c, V in {32, 64} only (the first run's grid)",
+            ["log d", "log L", "log V"],
+            [d, L, V],
+            small_v,
+        ),
+        (
+            "N ~ d^a L^b V^c, d < V only (the paper's regime)",
+            ["log d", "log L", "log V"],
+            [d, L, V],
+            paper,
+        ),
         ("N ~ min(d, V)^a L^b V^c", ["log min(d,V)", "log L", "log V"], [d_eff, L, V]),
         (
             "power law + log d log V",
@@ -190,14 +204,17 @@ def law_models(result):
         ),
     ]
     out = []
-    for label, names, columns in candidates:
-        if len(target) <= len(columns) + 2 or any(np.ptp(c) == 0 for c in columns):
+    for label, names, columns, *subset in candidates:
+        keep = subset[0] if subset else np.ones(len(target), dtype=bool)
+        columns = [c[keep] for c in columns]
+        if keep.sum() <= len(columns) + 2 or any(np.ptp(c) == 0 for c in columns):
             continue  # a factor that does not vary (the quick grid)
-        r2, chi2, coef, err = _ols(columns, target, noise)
+        r2, chi2, coef, err = _ols(columns, target[keep], noise[keep])
         extra = len(columns) > len(names)
         out.append(
             {
                 "law": label,
+                "n_settings": int(keep.sum()),
                 "n_params": len(columns) + 1,
                 "r2": r2,
                 "chi2_per_dof": chi2,
@@ -220,6 +237,50 @@ def _configure(parser):
         default=",".join(TABLES),
         help=f"comma-separated tables to run, among {', '.join(TABLES)}",
     )
+
+
+def width_models(result):
+    """Power law in m against a floor plus a power of 1/m, on log N."""
+    from scipy.optimize import curve_fit
+
+    rows = [r for r in result["table"] if r["reached"] and not r["censored"]]
+    m = np.array([r["mlp_width"] for r in rows], dtype=float)
+    target = np.log([r["n_required"] for r in rows])
+    noise = np.array([r["log_n_stderr"] for r in rows])
+    candidates = [
+        (
+            "N = c m^a",
+            ["c", "a"],
+            lambda m, c, a: np.log(c) + a * np.log(m),
+            (1e4, -0.5),
+        ),
+        (
+            "N = N_inf + b / m",
+            ["N_inf", "b"],
+            lambda m, n_inf, b: np.log(n_inf + b / m),
+            (np.exp(target.min()), np.exp(target.max()) * m.min()),
+        ),
+    ]
+    out = []
+    for label, names, law, start in candidates:
+        if len(target) <= len(names) + 1:
+            continue
+        coef, cov = curve_fit(law, m, target, p0=start, sigma=noise, maxfev=20000)
+        residual = target - law(m, *coef)
+        dof = len(target) - len(names)
+        out.append(
+            {
+                "law": label,
+                "n_params": len(names),
+                "r2": 1 - residual @ residual / np.sum((target - target.mean()) ** 2),
+                "chi2_per_dof": np.sum((residual / noise) ** 2) / dof,
+                "coefficients": ", ".join(
+                    f"{n} {c:.4g} +- {e:.2g}"
+                    for n, c, e in zip(names, coef, np.sqrt(np.diag(cov)), strict=True)
+                ),
+            }
+        )
+    return out
 
 
 def main(argv=None):
@@ -359,6 +420,12 @@ def _mlp(quick):
         "recall_mlp_law",
         law_rows(res, {}),
         title="Fit log N(50%) = c + a_m log m",
+    )
+    report(
+        "recall_mlp_models",
+        width_models(res),
+        title="Laws for N(50%) against m (least squares on log N weighted by "
+        "1 / stderr^2): power law against a floor plus 1/m",
     )
 
 
