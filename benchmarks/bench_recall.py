@@ -27,15 +27,17 @@ accuracy on 2000 fresh sequences of the same facts):
    against the width m: early-phase accuracy at N = 2000 and 6000 next to
    100 Adam steps at N = 2000 (is the missing 90% the model or the three
    steps?); ``recall_mlp`` and ``recall_mlp_law``: the smallest N reaching 50%
-   accuracy for m in {64, ..., 1024} (8 draws) and its log-log fit in m.
+   accuracy for m in {64, ..., 1024} (8 draws) and its log-log fit in m;
+   ``recall_mlp_models``: that power law against a floor plus 1/m.
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits.
 
-Run: ``python -m benchmarks recall`` (about 11 minutes of
-wall time on 2 cores shared with about 8 other jobs: 581 s measured with one
-draw per N, plus 135 s for the capacity table alone with three; most of it is
-the 200-step GD and Adam fits of table 2); ``--tables capacity`` (or a
-comma-separated list) runs a subset; ``--quick`` for a smoke run of seconds.
+Run: ``python -m benchmarks recall`` (about 8 minutes of CPU time: about 200 s
+for the capacity table, 100 s for the MLP tables, most of the rest the
+200-step GD and Adam fits of table 2; on the 2 shared cores under load 20 the
+capacity table alone took 21 minutes of wall time); ``--tables capacity`` (or a
+comma-separated list) runs a subset; ``--quick`` for a smoke run of about a
+minute.
 """
 
 import time
