@@ -32,12 +32,12 @@ accuracy on 2000 fresh sequences of the same facts):
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits.
 
-Run: ``python -m benchmarks recall`` (about 8 minutes of CPU time: about 200 s
-for the capacity table, 100 s for the MLP tables, most of the rest the
-200-step GD and Adam fits of table 2; on the 2 shared cores under load 20 the
-capacity table alone took 21 minutes of wall time); ``--tables capacity`` (or a
-comma-separated list) runs a subset; ``--quick`` for a smoke run of about a
-minute.
+Run: ``python -m benchmarks recall`` (about 7 minutes of CPU time: 160 to
+200 s for the capacity table, 100 s for the MLP tables, most of the rest the
+200-step GD and Adam fits of table 2; on the 2 shared cores under load 7 to 24
+the capacity table alone took 12 to 21 minutes of wall time);
+``--tables capacity`` (or a comma-separated list) runs a subset; ``--quick``
+for a smoke run of about a minute.
 """
 
 import time
