@@ -398,6 +398,7 @@ def _mlp(quick):
         f"{n_large} vs {n_steps} Adam steps at N = {n_small}",
         meta={"n_small": n_small, "n_large": n_large, "adam_steps": n_steps},
     )
+    n_repeats = 2 if quick else 8
     wall, cpu = time.perf_counter(), time.process_time()
     res = recall_capacity(
         [32],
@@ -407,7 +408,7 @@ def _mlp(quick):
         mlp_widths=widths,
         rtol=0.2,
         n_test=1000,
-        n_repeats=2 if quick else 8,
+        n_repeats=n_repeats,
         random_state=0,
     )
     meta = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
@@ -415,7 +416,7 @@ def _mlp(quick):
         "recall_mlp",
         capacity_rows(res),
         title="Attention-MLP: smallest N for 50% accuracy against the width m "
-        "(d=32, V=64, L=8, early phase, mean of 8 draws)",
+        f"(d=32, V=64, L=8, early phase, mean of {n_repeats} draws)",
         meta=meta,
     )
     report(
