@@ -14,27 +14,35 @@ accuracy on 2000 fresh sequences of the same facts):
    (OneHotEncoder), which does not know which position matters.
 2. ``recall_training``: V = 64, L = 8, d = 32: the early phase (3 steps)
    against 200 steps of full-batch GD and of Adam, at equal N, with fit times.
-3. ``recall_capacity``: the smallest N reaching 90% accuracy (bisection over
-   N on a log scale, 5 steps between V and 16 V L, mean accuracy over 3
-   draws of facts and data at every tested N), over d in {32, 64, 128},
-   L in {4, 8, 16}, V in {32, 64}, and the least-squares fit of log N against
-   log d, log L, log V with standard errors and R^2.
-4. ``recall_mlp``: the attention-MLP model, d = 32, V = 64, L = 8, against
-   the width m in {64, 256, 1024}: held-out accuracy at N = 6000 next to the
-   attention-only model, and the smallest N reaching 50% accuracy (90% is out
-   of its reach at these sizes) with the fitted exponent of m.
+3. ``recall_capacity``: the smallest N reaching 90% accuracy (mean over 4
+   independent draws of facts, data and embeddings at every tested N; bracket
+   by factors of 4 from N = V, bisection on a log scale to a 20% bracket, the
+   crossing placed by a local line of accuracy against log N, which also gives
+   the stderr of log N), over d in {32, 64, 128}, L in {4, 8, 16},
+   V in {32, 64, 128}; ``recall_capacity_law``: the least-squares fit of
+   log N against log d, log L, log V with standard errors, R^2 and chi^2/dof
+   (residual variance over measurement variance); ``recall_capacity_models``:
+   candidate laws fitted to the same settings.
+4. ``recall_mlp_accuracy``: the attention-MLP model, d = 32, V = 64, L = 8,
+   against the width m: early-phase accuracy at N = 2000 and 6000 next to
+   100 Adam steps at N = 2000 (is the missing 90% the model or the three
+   steps?); ``recall_mlp`` and ``recall_mlp_law``: the smallest N reaching 50%
+   accuracy for m in {64, ..., 1024} (8 draws) and its log-log fit in m;
+   ``recall_mlp_models``: that power law against a floor plus 1/m.
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits.
 
-Run: ``python -m benchmarks recall`` (about 11 minutes of
-wall time on 2 cores shared with about 8 other jobs: 581 s measured with one
-draw per N, plus 135 s for the capacity table alone with three; most of it is
-the 200-step GD and Adam fits of table 2); ``--tables capacity`` (or a
-comma-separated list) runs a subset; ``--quick`` for a smoke run of seconds.
+Run: ``python -m benchmarks recall`` (about 7 minutes of CPU time: 160 to
+200 s for the capacity table, 100 s for the MLP tables, most of the rest the
+200-step GD and Adam fits of table 2; on the 2 shared cores under load 7 to 24
+the capacity table alone took 12 to 21 minutes of wall time);
+``--tables capacity`` (or a comma-separated list) runs a subset; ``--quick``
+for a smoke run of about a minute.
 """
 
 import time
 
+import numpy as np
 from _harness import bench_arguments, ratio, report
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -44,6 +52,7 @@ from sklearn_iclr.datasets import make_token_recall
 from sklearn_iclr.neural_network import RandomEmbeddingRecallClassifier, recall_capacity
 
 N_TEST = 2000
+VOCABS = [32, 64, 128]
 
 
 def _timed_fit(estimator, X, y):
@@ -106,10 +115,14 @@ def capacity_rows(result):
             "V": r["vocab_size"],
             "m": r["mlp_width"],
             "n_required": r["n_required"],
-            "acc_at_n": r["accuracy_at_n_required"],
+            "log_n_stderr": r["log_n_stderr"],
+            "lo": r["bracket"][0],
+            "hi": r["bracket"][1],
+            "censored": r["censored"],
+            "residual": res,
             "n_fits": r["n_fits"],
         }
-        for r in result["table"]
+        for r, res in zip(result["table"], result["residuals"], strict=True)
     ]
 
 
@@ -123,9 +136,98 @@ def law_rows(result, law):
                 "stderr": result["exponents_stderr"][name],
                 "law_N_d_eq_V_L": law.get(name),
                 "r2": result["r2"],
+                "chi2_per_dof": result["chi2_per_dof"],
             }
         )
     return rows
+
+
+def _ols(columns, target, noise):
+    """Least squares with an intercept: R^2, chi^2/dof, coefficients, stderrs."""
+    A = np.c_[np.ones(len(target)), *columns]
+    coef, *_ = np.linalg.lstsq(A, target, rcond=None)
+    residual = target - A @ coef
+    dof = len(target) - A.shape[1]
+    cov = residual @ residual / dof * np.linalg.pinv(A.T @ A)
+    r2 = 1 - residual @ residual / np.sum((target - target.mean()) ** 2)
+    chi2 = np.sum((residual / noise) ** 2) / dof
+    return r2, chi2, coef[1:], np.sqrt(np.diag(cov))[1:]
+
+
+def law_models(result):
+    """Candidate laws for log N on the settings the fit used, side by side."""
+    rows = [r for r in result["table"] if r["reached"] and not r["censored"]]
+    d, L, V = (
+        np.log([r[k] for r in rows]) for k in ("embedding_dim", "seq_len", "vocab_size")
+    )
+    target = np.log([r["n_required"] for r in rows])
+    noise = np.array([r["log_n_stderr"] for r in rows])
+    d_eff = np.minimum(d, V)
+    # Random-embedding cross-talk: the largest of V - 1 overlaps <E_x, E_t>
+    # is about sqrt(2 ln V / d); the margin left for a fact is 1 minus that.
+    margin = np.log(1 - np.sqrt(2 * V / np.exp(d)))
+    quadratic = [d * d, L * L, V * V, d * L, d * V, L * V]
+    small_v = V < np.log(100)
+    paper = d < V
+    candidates = [
+        ("N ~ d^a L^b V^c", ["log d", "log L", "log V"], [d, L, V]),
+        (
+            "N ~ d^a L^b V^c, V in {32, 64} only (the first run's grid)",
+            ["log d", "log L", "log V"],
+            [d, L, V],
+            small_v,
+        ),
+        (
+            "N ~ d^a L^b V^c, d < V only (the paper's regime)",
+            ["log d", "log L", "log V"],
+            [d, L, V],
+            paper,
+        ),
+        ("N ~ min(d, V)^a L^b V^c", ["log min(d,V)", "log L", "log V"], [d_eff, L, V]),
+        (
+            "power law + log d log V",
+            ["log d", "log L", "log V", "log d log V"],
+            [d, L, V, d * V],
+        ),
+        (
+            "power law + log L log V",
+            ["log d", "log L", "log V", "log L log V"],
+            [d, L, V, L * V],
+        ),
+        (
+            "N ~ L^b V^c margin^a, margin = 1 - sqrt(2 ln V / d)",
+            ["log margin", "log L", "log V"],
+            [margin, L, V],
+        ),
+        (
+            "quadratic in log d, log L, log V",
+            ["log d", "log L", "log V"],
+            [d, L, V, *quadratic],
+        ),
+    ]
+    out = []
+    for label, names, columns, *subset in candidates:
+        keep = subset[0] if subset else np.ones(len(target), dtype=bool)
+        columns = [c[keep] for c in columns]
+        if keep.sum() <= len(columns) + 2 or any(np.ptp(c) == 0 for c in columns):
+            continue  # a factor that does not vary (the quick grid)
+        r2, chi2, coef, err = _ols(columns, target[keep], noise[keep])
+        extra = len(columns) > len(names)
+        out.append(
+            {
+                "law": label,
+                "n_settings": int(keep.sum()),
+                "n_params": len(columns) + 1,
+                "r2": r2,
+                "chi2_per_dof": chi2,
+                "coefficients": ", ".join(
+                    f"{n} {c:+.2f} +- {e:.2f}"
+                    for n, c, e in zip(names, coef, err, strict=False)
+                )
+                + (f" + {len(columns) - len(names)} second-order terms" * extra),
+            }
+        )
+    return out
 
 
 TABLES = ("orthogonal", "training", "capacity", "mlp")
@@ -137,6 +239,50 @@ def _configure(parser):
         default=",".join(TABLES),
         help=f"comma-separated tables to run, among {', '.join(TABLES)}",
     )
+
+
+def width_models(result):
+    """Power law in m against a floor plus a power of 1/m, on log N."""
+    from scipy.optimize import curve_fit
+
+    rows = [r for r in result["table"] if r["reached"] and not r["censored"]]
+    m = np.array([r["mlp_width"] for r in rows], dtype=float)
+    target = np.log([r["n_required"] for r in rows])
+    noise = np.array([r["log_n_stderr"] for r in rows])
+    candidates = [
+        (
+            "N = c m^a",
+            ["c", "a"],
+            lambda m, c, a: np.log(c) + a * np.log(m),
+            (1e4, -0.5),
+        ),
+        (
+            "N = N_inf + b / m",
+            ["N_inf", "b"],
+            lambda m, n_inf, b: np.log(n_inf + b / m),
+            (np.exp(target.min()), np.exp(target.max()) * m.min()),
+        ),
+    ]
+    out = []
+    for label, names, law, start in candidates:
+        if len(target) <= len(names) + 1:
+            continue
+        coef, cov = curve_fit(law, m, target, p0=start, sigma=noise, maxfev=20000)
+        residual = target - law(m, *coef)
+        dof = len(target) - len(names)
+        out.append(
+            {
+                "law": label,
+                "n_params": len(names),
+                "r2": 1 - residual @ residual / np.sum((target - target.mean()) ** 2),
+                "chi2_per_dof": np.sum((residual / noise) ** 2) / dof,
+                "coefficients": ", ".join(
+                    f"{n} {c:.4g} +- {e:.2g}"
+                    for n, c, e in zip(names, coef, np.sqrt(np.diag(cov)), strict=True)
+                ),
+            }
+        )
+    return out
 
 
 def main(argv=None):
@@ -182,75 +328,107 @@ def _training(quick):
 def _capacity(quick):
     law = {"embedding_dim": -1.0, "seq_len": 1.0, "vocab_size": 1.0}
     grid = (
-        dict(embedding_dims=[32, 64], seq_lens=[4, 8], vocab_sizes=[16])
+        dict(embedding_dims=[16, 32], seq_lens=[4, 8], vocab_sizes=[16])
         if quick
-        else dict(
-            embedding_dims=[32, 64, 128], seq_lens=[4, 8, 16], vocab_sizes=[32, 64]
-        )
+        else dict(embedding_dims=[32, 64, 128], seq_lens=[4, 8, 16], vocab_sizes=VOCABS)
     )
-    wall = time.perf_counter()
+    n_repeats = 2 if quick else 4
+    wall, cpu = time.perf_counter(), time.process_time()
     res = recall_capacity(
         **grid,
         accuracy=0.9,
-        n_bisect=3 if quick else 5,
+        rtol=0.2,
         n_test=N_TEST,
-        n_repeats=1 if quick else 3,
+        n_repeats=n_repeats,
         random_state=0,
-        estimator=RandomEmbeddingRecallClassifier(random_state=0),
     )
-    capacity_wall = time.perf_counter() - wall
+    meta = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
     report(
         "recall_capacity",
         capacity_rows(res),
-        title="Smallest N reaching 90% held-out accuracy (early phase)",
-        meta={"wall_s": capacity_wall},
+        title="Smallest N reaching 90% held-out accuracy (early phase, mean of "
+        f"{n_repeats} draws), with the stderr of log N and the log-log fit's "
+        "residual",
+        meta=meta,
     )
     report(
         "recall_capacity_law",
         law_rows(res, law),
         title="Fit log N = c + sum a_k log k; the reading N d ~ V L has a = (-1, 1, 1)",
     )
+    report(
+        "recall_capacity_models",
+        law_models(res),
+        title="Candidate laws for log N on the same settings: R^2 and chi^2/dof "
+        "(residual variance in units of the measurement variance)",
+    )
 
 
 def _mlp(quick):
-    widths = [32, 128] if quick else [64, 256, 1024]
-    n = 1000 if quick else 6000
-    X, y = make_token_recall(n + N_TEST, 64, 8, random_state=0)
+    widths = [32, 128] if quick else [64, 128, 256, 512, 1024]
+    n_small, n_large = (500, 1000) if quick else (2000, 6000)
+    n_steps = 20 if quick else 100
+    X, y = make_token_recall(n_large + N_TEST, 64, 8, random_state=0)
+    test = slice(n_large, None)
     rows = []
     for m in [None, *widths]:
+        row = {"m": m}
+        for n in (n_small, n_large):
+            clf = RandomEmbeddingRecallClassifier(
+                embedding_dim=32, mlp_width=m, random_state=0
+            ).fit(X[:n], y[:n])
+            row[f"early_acc_{n}"] = clf.score(X[test], y[test])
         clf = RandomEmbeddingRecallClassifier(
-            embedding_dim=32, mlp_width=m, random_state=0
+            embedding_dim=32,
+            mlp_width=m,
+            training="adam",
+            n_steps=n_steps,
+            max_work=1e12,
+            random_state=0,
         )
-        wall, cpu = _timed_fit(clf, X[:n], y[:n])
-        rows.append(
-            {
-                "m": m,
-                "n_samples": n,
-                "accuracy": clf.score(X[n:], y[n:]),
-                "wall_s": wall,
-            }
-        )
+        wall, cpu = _timed_fit(clf, X[:n_small], y[:n_small])
+        row["adam_acc"] = clf.score(X[test], y[test])
+        row["adam_train_acc"] = clf.score(X[:n_small], y[:n_small])
+        row["adam_cpu_s"] = cpu
+        rows.append(row)
     report(
         "recall_mlp_accuracy",
         rows,
-        title="Attention-MLP (early phase): held-out accuracy against m, "
-        "d=32, V=64, L=8",
+        title=f"Attention-MLP, d=32, V=64, L=8: early phase at N = {n_small} and "
+        f"{n_large} vs {n_steps} Adam steps at N = {n_small}",
+        meta={"n_small": n_small, "n_large": n_large, "adam_steps": n_steps},
     )
+    n_repeats = 2 if quick else 8
+    wall, cpu = time.perf_counter(), time.process_time()
     res = recall_capacity(
         [32],
         [8],
         [64],
         accuracy=0.5,
         mlp_widths=widths,
-        n_bisect=3 if quick else 5,
-        n_test=N_TEST,
+        rtol=0.2,
+        n_test=1000,
+        n_repeats=n_repeats,
         random_state=0,
     )
+    meta = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
     report(
         "recall_mlp",
-        capacity_rows(res) + law_rows(res, {}),
+        capacity_rows(res),
         title="Attention-MLP: smallest N for 50% accuracy against the width m "
-        "(d=32, V=64, L=8)",
+        f"(d=32, V=64, L=8, early phase, mean of {n_repeats} draws)",
+        meta=meta,
+    )
+    report(
+        "recall_mlp_law",
+        law_rows(res, {}),
+        title="Fit log N(50%) = c + a_m log m",
+    )
+    report(
+        "recall_mlp_models",
+        width_models(res),
+        title="Laws for N(50%) against m (least squares on log N weighted by "
+        "1 / stderr^2): power law against a floor plus 1/m",
     )
 
 

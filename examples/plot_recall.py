@@ -52,7 +52,7 @@ fig.tight_layout()
 # The smallest number of training sequences reaching 90% held-out accuracy,
 # found by bisection on a log scale, for V = 32.
 dims, lengths = [16, 32, 64], [4, 8, 16]
-res = recall_capacity(dims, lengths, [32], accuracy=0.9, n_bisect=3)
+res = recall_capacity(dims, lengths, [32], accuracy=0.9, n_repeats=2, rtol=0.4)
 needed = np.full((len(lengths), len(dims)), np.nan)
 for row in res["table"]:
     if row["reached"]:

@@ -11,7 +11,11 @@ from scipy.special import softmax
 
 from sklearn_iclr.datasets import make_token_recall
 from sklearn_iclr.neural_network import RandomEmbeddingRecallClassifier, recall_capacity
-from sklearn_iclr.neural_network._random_embedding_recall import _RecallModel
+from sklearn_iclr.neural_network._random_embedding_recall import (
+    _crossing,
+    _log_linear_fit,
+    _RecallModel,
+)
 
 
 def _dense_forward(tokens, E, z_trig, z_eos, W, V, mlp, trigger=0):
@@ -124,7 +128,7 @@ def test_early_phase_and_trained_models_recall_the_facts(recall_data):
 
 
 def test_recall_capacity_needs_fewer_samples_with_larger_d():
-    res = recall_capacity([16, 32, 64], [4], [16], accuracy=0.9, n_bisect=4)
+    res = recall_capacity([16, 32, 64], [4], [16], accuracy=0.9, n_repeats=2)
     needed = [row["n_required"] for row in res["table"]]
     assert all(row["reached"] for row in res["table"])
     assert needed[0] > needed[2], needed
@@ -247,7 +251,8 @@ def test_budget_refused_up_front(recall_data):
 
 
 @pytest.mark.parametrize(
-    "kwargs", [dict(accuracy=1.5), dict(accuracy=0.0), dict(n_repeats=0)]
+    "kwargs",
+    [dict(accuracy=1.5), dict(accuracy=0.0), dict(n_repeats=0), dict(rtol=0.0)],
 )
 def test_recall_capacity_bad_arguments(kwargs):
     with pytest.raises(ValueError):
@@ -260,3 +265,79 @@ def test_recall_capacity_unreachable_accuracy_is_reported():
     (row,) = res["table"]
     assert not row["reached"] and row["n_required"] is None
     assert np.isnan(res["r2"]) and res["exponents"] == {}
+
+
+def test_crossing_recovers_a_known_accuracy_line():
+    # Oracle: accuracies exactly 0.1 log2(N) - 0.2 cross 0.9 at N = 2**11.
+    def acc(n):
+        return 0.1 * np.log2(n) - 0.2
+
+    sizes = [512, 1024, 1448, 1722, 2048, 4096, 8192]
+    evaluations = [(n, np.full(3, acc(n))) for n in sizes]
+    log_n, stderr = _crossing(evaluations, 0.9, 1722, 2048)
+    assert np.isclose(np.exp(log_n), 2048.0)
+    # Noise-free line: only the bracket's resolution remains.
+    assert np.isclose(stderr, np.log(2048 / 1722) / np.sqrt(12))
+    # Clipped to the bracket when the line crosses outside it.
+    log_n, _ = _crossing(evaluations, 0.85, 1722, 2048)
+    assert np.isclose(np.exp(log_n), 1722.0)
+
+
+def test_log_linear_fit_recovers_exponents_and_flags_structure():
+    # Oracle: an exact power law N = 3 d^-1 L V^1.5 has zero residual.
+    rows = [
+        dict(
+            embedding_dim=d,
+            seq_len=L,
+            vocab_size=V,
+            n_required=3.0 * L * V**1.5 / d,
+            log_n_stderr=0.05,
+            reached=True,
+            censored=False,
+        )
+        for d in (8, 16, 32)
+        for L in (4, 8)
+        for V in (16, 64)
+    ]
+    names = ["embedding_dim", "seq_len", "vocab_size"]
+    fit = _log_linear_fit(rows, names)
+    expected = {"embedding_dim": -1.0, "seq_len": 1.0, "vocab_size": 1.5}
+    for name, value in expected.items():
+        assert np.isclose(fit["exponents"][name], value)
+    assert np.isclose(fit["r2"], 1.0) and fit["chi2_per_dof"] < 1e-12
+    # A min(d, V) term is structure: residuals far above the stated noise.
+    for row in rows:
+        row["n_required"] = (
+            3.0
+            * row["seq_len"]
+            * row["vocab_size"] ** 1.5
+            / min(row["embedding_dim"], row["vocab_size"])
+        )
+    assert _log_linear_fit(rows, names)["chi2_per_dof"] > 10
+    # Censored rows are left out of the fit and get no residual.
+    rows[0]["censored"] = True
+    fit = _log_linear_fit(rows, names)
+    assert fit["residuals"][0] is None and fit["residuals"][1] is not None
+
+
+def test_recall_capacity_censors_settings_reached_at_n_min():
+    # d = 64 >= V: 16 facts seen 20 times each are recalled at n_min already.
+    res = recall_capacity(
+        [64], [4], [16], accuracy=0.5, n_min=320, n_repeats=2, n_test=300
+    )
+    (row,) = res["table"]
+    assert row["reached"] and row["censored"] and row["n_required"] == 320
+    assert row["n_fits"] == 2 and row["bracket"] == [320, 320]
+
+
+def test_recall_capacity_bracket_and_stderr():
+    res = recall_capacity([16], [4], [16], accuracy=0.8, n_repeats=2, rtol=0.3)
+    (row,) = res["table"]
+    lo, hi = row["bracket"]
+    assert hi <= 1.3 * lo and lo * (1 - 1e-9) <= row["n_required"] <= hi * (1 + 1e-9)
+    assert 0 < row["log_n_stderr"] < 1
+    sizes = [e[0] for e in row["evaluations"]]
+    assert sizes == sorted(sizes) and row["n_fits"] == 2 * len(sizes)
+    # The accuracy at hi reaches the target, at lo it does not.
+    mean = dict((e[0], e[1]) for e in row["evaluations"])
+    assert mean[hi] >= 0.8 > mean[lo]
