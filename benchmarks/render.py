@@ -53,8 +53,6 @@ _CLAUSE = re.compile(r"\s(columns|pivot):\s")
 # not failed on. Remove an entry once its section has no unmarked table.
 PENDING_SECTIONS = (
     "## Replicable ridge",
-    "## InfoNCEEncoder",
-    "## Random-embedding recall",
 )
 _EXEMPT = re.compile(r"\(hand-written: [^)]+\)|<!-- not results -->")
 _PLAIN_RULE = re.compile(r"^\s*-{2,}(\s+-{2,})+\s*$")  # format_table's rule
