@@ -186,8 +186,9 @@ def test_partial_fit_warns_while_singular_then_recovers():
 def test_partial_fit_agrees_with_fit_to_the_stated_rounding_tolerance():
     # Issue #25: the Notes promised bit-for-bit equality, which a different
     # summation order cannot give. They now state the tolerance; check it.
-    assert "exactly what" not in LSTDQEvaluator.__doc__
-    assert "up to floating-point rounding" in LSTDQEvaluator.__doc__
+    doc = " ".join(LSTDQEvaluator.__doc__.split())
+    assert "exactly what" not in doc
+    assert "up to floating-point rounding" in doc
     X, y, X_next, _, _ = make_linear_mdp_dataset(
         5000, n_features=6, gamma=0.9, random_state=1
     )
