@@ -19,9 +19,9 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ..utils._budget import check_work_budget
 from ..utils._compat import Interval, StrOptions, _fit_context
-from ._sparse_token_attention import as_token_array
+from ._infonce import resolve_batch_size
+from ._sparse_token_attention import as_token_array, flatten_token_input
 
-AUTO_BATCH_SIZE = 256
 # Measured order of magnitude of one multiply-add of the numpy loop (einsum
 # and matmul on small blocks), used only for the estimate in the refusal.
 SECONDS_PER_MULTIPLY_ADD = 2e-9
@@ -349,14 +349,14 @@ class BReLUAttentionEncoder(
         self : BReLUAttentionEncoder
             The fitted encoder.
         """
-        X, token_dim = _flatten_input(X, self.token_dim)
+        X, token_dim = flatten_token_input(X, self.token_dim)
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         tokens = as_token_array(X, token_dim)
         n_samples, self.n_tokens_, self.token_dim_ = tokens.shape
         positives = None
         if X_positive is not None:
             positives = self._check_positive(X_positive, X.shape)
-        batch_size = self._resolve_batch_size(n_samples)
+        batch_size = resolve_batch_size(self.batch_size, n_samples)
         self._check_budget(n_samples)
         self.token_scale_ = _token_scale(tokens)
         tokens = tokens / self.token_scale_
@@ -442,7 +442,7 @@ class BReLUAttentionEncoder(
             ``f(X)``; the columns of pruned neurons are zero.
         """
         check_is_fitted(self)
-        X, token_dim = _flatten_input(X, None)
+        X, token_dim = flatten_token_input(X, None)
         if token_dim not in (None, self.token_dim_):
             raise ValueError(
                 f"X has tokens of dimension {token_dim}, but the encoder was "
@@ -454,7 +454,7 @@ class BReLUAttentionEncoder(
         return h * self.neuron_mask_
 
     def _check_positive(self, X_positive, shape):
-        X_positive, _ = _flatten_input(X_positive, self.token_dim)
+        X_positive, _ = flatten_token_input(X_positive, self.token_dim)
         X_positive = np.asarray(X_positive, dtype=np.float64)
         if X_positive.shape != shape:
             raise ValueError(
@@ -465,17 +465,6 @@ class BReLUAttentionEncoder(
         if not np.all(np.isfinite(X_positive)):
             raise ValueError("X_positive contains NaN or infinity.")
         return as_token_array(X_positive, self.token_dim_)
-
-    def _resolve_batch_size(self, n_samples):
-        if self.batch_size == "auto":
-            return min(AUTO_BATCH_SIZE, n_samples)
-        if self.batch_size > n_samples:
-            raise ValueError(
-                f"batch_size={self.batch_size} is larger than the {n_samples} "
-                "training samples; use batch_size <= n_samples or "
-                "batch_size='auto'."
-            )
-        return self.batch_size
 
     def _check_budget(self, n_samples):
         L, d, m = self.n_tokens_, self.token_dim_, self.n_neurons
@@ -496,20 +485,6 @@ class BReLUAttentionEncoder(
         tags = super().__sklearn_tags__()
         tags.input_tags.three_d_array = True
         return tags
-
-
-def _flatten_input(X, token_dim):
-    """A 3-D array as a 2-D table, and the token size it implies."""
-    if getattr(X, "ndim", None) is None and not hasattr(X, "__array__"):
-        array = np.asarray(X)
-        X = array if array.ndim >= 3 else X
-    if getattr(X, "ndim", None) == 3:
-        tokens = as_token_array(X, token_dim)
-        n_samples, n_tokens, size = tokens.shape
-        return tokens.reshape(n_samples, n_tokens * size), size
-    if getattr(X, "ndim", 2) > 3:
-        as_token_array(X)  # raises the dimensionality error
-    return X, token_dim
 
 
 def _token_scale(tokens):

@@ -243,7 +243,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 "hidden_layer_sizes=(128,), or use prune_ratio=0."
             )
         n_samples = X.shape[0]
-        batch_size = self._resolve_batch_size(n_samples)
+        batch_size = resolve_batch_size(self.batch_size, n_samples)
         device = resolve_device(self.device)
         torch = import_torch()
         from ._infonce_torch import (
@@ -284,17 +284,6 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         self._n_features_out = self.n_components
         return self
 
-    def _resolve_batch_size(self, n_samples):
-        if self.batch_size == "auto":
-            return min(AUTO_BATCH_SIZE, n_samples)
-        if self.batch_size > n_samples:
-            raise ValueError(
-                f"batch_size={self.batch_size} is larger than the {n_samples} "
-                "training samples; use batch_size <= n_samples or "
-                "batch_size='auto'."
-            )
-        return self.batch_size
-
     def transform(self, X):
         """Embed ``X`` with the trained network.
 
@@ -311,3 +300,18 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return module_outputs(self.module_, X)
+
+
+def resolve_batch_size(batch_size, n_samples):
+    """Pairs per minibatch: ``"auto"`` is ``min(256, n_samples)``; a larger
+    ``batch_size`` than ``n_samples`` is refused (the contrastive losses of
+    this family take their negatives from the batch)."""
+    if batch_size == "auto":
+        return min(AUTO_BATCH_SIZE, n_samples)
+    if batch_size > n_samples:
+        raise ValueError(
+            f"batch_size={batch_size} is larger than the {n_samples} "
+            "training samples; use batch_size <= n_samples or "
+            "batch_size='auto'."
+        )
+    return batch_size

@@ -80,6 +80,27 @@ def as_token_array(X, token_dim=None):
     return X.reshape(X.shape[0], X.shape[1] // token_dim, token_dim)
 
 
+def flatten_token_input(X, token_dim):
+    """A 3-D array as a 2-D table, and the token size it implies.
+
+    2-D (and other) input passes through for ``validate_data`` to check,
+    with the token size ``token_dim``. Shared by the token estimators of this
+    family, which validate a flat table and view it as tokens afterwards.
+    """
+    if getattr(X, "ndim", None) is None and not hasattr(X, "__array__"):
+        array = np.asarray(X)
+        X = array if array.ndim >= 3 else X
+    if getattr(X, "ndim", None) == 3:
+        tokens = as_token_array(X, token_dim)
+        n_samples, n_tokens, size = tokens.shape
+        # An explicit width: reshape(n, -1) fails on an empty batch before
+        # validate_data can say what is wrong.
+        return tokens.reshape(n_samples, n_tokens * size), size
+    if getattr(X, "ndim", 2) > 3:
+        as_token_array(X)  # raises the dimensionality error
+    return X, token_dim
+
+
 def mean_pool_tokens(X, token_dim=None):
     """Average the tokens of every bag (features of a mean-pooled linear model).
 
@@ -373,7 +394,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         self : SparseTokenAttentionClassifier
             The fitted classifier.
         """
-        X, token_shape = self._flatten_input(X, self.token_dim)
+        X, token_shape = flatten_token_input(X, self.token_dim)
         X, y = validate_data(self, X, y, dtype=np.float64)
         largest = float(np.max(np.abs(X)))
         if largest > MAX_MAGNITUDE:
@@ -562,7 +583,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         return attention_softmax(tokens, self.query_, self.beta)
 
     def _validate_tokens(self, X):
-        X, token_dim = self._flatten_input(X, None)
+        X, token_dim = flatten_token_input(X, None)
         if token_dim not in (None, self.token_dim_):
             raise ValueError(
                 f"X has tokens of dimension {token_dim}, but the classifier "
@@ -570,26 +591,6 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             )
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return as_token_array(X, self.token_dim_)
-
-    @staticmethod
-    def _flatten_input(X, token_dim):
-        """A 3-D array as a 2-D table, and the token size it implies.
-
-        2-D (and other) input passes through for ``validate_data`` to check,
-        with the token size ``token_dim``.
-        """
-        if getattr(X, "ndim", None) is None and not hasattr(X, "__array__"):
-            array = np.asarray(X)
-            X = array if array.ndim >= 3 else X
-        if getattr(X, "ndim", None) == 3:
-            tokens = as_token_array(X, token_dim)
-            n_samples, n_tokens, size = tokens.shape
-            # An explicit width: reshape(n, -1) fails on an empty batch before
-            # validate_data can say what is wrong.
-            return tokens.reshape(n_samples, n_tokens * size), size
-        if getattr(X, "ndim", 2) > 3:
-            as_token_array(X)  # raises the dimensionality error
-        return X, token_dim
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
