@@ -189,7 +189,7 @@ class BReLUAttentionEncoder(
         negatives). ``"auto"`` is ``min(256, n_samples)``.
     max_epochs : int, default=100
         Passes over the data.
-    learning_rate : float, default=0.5
+    learning_rate : float, default=0.2
         Step size of the gradient descent.
     record_every : int, default=1
         Epochs between two snapshots of the neuron weights in
@@ -306,7 +306,7 @@ class BReLUAttentionEncoder(
         init_scale=0.1,
         batch_size="auto",
         max_epochs=100,
-        learning_rate=0.5,
+        learning_rate=0.2,
         record_every=1,
         max_work=1e11,
         random_state=None,
