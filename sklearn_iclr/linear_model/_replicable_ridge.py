@@ -18,6 +18,7 @@ from ..utils._rounding import (
     RIDGE_RESERVE_PER_WIDTH,
     best_log2_spacing,
     lattice_width,
+    log2_ratio_moments,
     log2_width_disagreement,
     magnitude_exponent,
     round_log2,
@@ -701,9 +702,12 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 spacing=spacing,
             )
             width_cost = log2_width_disagreement(sw, terms, spacing=spacing)
+            # The squared width over the shared offset of its log2 grid.
+            mean_square_width = log2_ratio_moments(spacing)[1] * ideal**2
         else:
             ideal = width = float(self.grid_width)
             width_cost = 0.0
+            mean_square_width = width**2
         value = float(lattice.round(np.array([mean]), width, offsets["constant"])[0])
         cost = width_cost + lattice.expected_crossing_rate(se, width)
         return {
@@ -711,6 +715,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             "width": width,
             "ideal_width": ideal,
             "loss": var_y + width**2 / 12.0,
+            "mean_loss": var_y + mean_square_width / 12.0,
             "var_y": var_y,
             "cost": float(cost),
             "terms": terms,
@@ -746,7 +751,9 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             "to the replicable constant model: coef_ is zero and intercept_ is "
             "the mean of y rounded on a shared grid of width "
             f"{constant['width']:.3g}, an expected R^2 of about "
-            f"{1.0 - constant['loss'] / var_y:.2g}. {need}otherwise raise rho."
+            f"{1.0 - constant['loss'] / var_y:.2g} (about "
+            f"{1.0 - constant['mean_loss'] / var_y:.2g} on average over the "
+            f"shared randomness). {need}otherwise raise rho."
         )
 
     def _reserve(self, n_samples):
