@@ -672,6 +672,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 "value": 0.0,
                 "width": 0.0,
                 "loss": loss,
+                "mean_loss": loss,
                 "var_y": loss,
                 "cost": 0.0,
                 "terms": np.zeros_like(y),
