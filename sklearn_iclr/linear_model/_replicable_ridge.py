@@ -687,7 +687,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             # chance that the two runs' widths round apart, about
             # _CONSTANT_WIDTH_NOISE / (h sqrt(n)) on a grid of spacing h, would
             # take the whole budget at h = 1 (diabetes, n = 353, rho = 0.05:
-            # 0.11 against 0.0375). The spacing is chosen from n and rho alone
+            # about 0.08 against 0.0375). The spacing is chosen from n and rho alone
             # (both runs agree on it) to minimise the expected squared error
             # of the rounded mean at the design disagreement.
             spacing, budget = best_log2_spacing(
