@@ -507,8 +507,10 @@ def test_diabetes_defaults_fall_back_to_the_replicable_constant():
     # n = 353 per fold, d = 10, rho = 0.05: the rounded linear model would
     # lose ~190 Var(y) (R^2 about -15,000 before); the replicable constant is
     # the better replicable model and the warning names the n a linear model
-    # needs. The constant itself is coarse at this rho (the log2 rounding of
-    # its width alone costs 2 / sqrt(n) = 0.11 > rho), hence the loose floor.
+    # needs. The constant itself is coarse at this rho (its width follows
+    # sd(y), whose log2 rounding at spacing 1 would cost ~0.08 > rho; a coarser
+    # log2 grid makes that event rare and the width less accurate), hence
+    # the loose floor.
     with pytest.warns(UserWarning, match=r"falls back to the replicable constant"):
         with warnings.catch_warnings():
             warnings.simplefilter("always")
@@ -660,10 +662,15 @@ def test_covariance_rounds_on_the_shifted_lattice():
 def test_budget_warning_never_prints_a_probability_above_one(basis):
     import re
 
-    X, y = make_heavy_tailed_regression(30, 10, random_state=0)
+    # (Noise-free: the linear model is kept; the warning about rho is given
+    # only for the model returned, and the constant fallback has its own.)
+    X, _ = make_heavy_tailed_regression(30, 10, random_state=0)
+    y = X @ np.arange(1.0, 11.0) + 1.0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ReplicableLinearRegressor(basis=basis, random_state=0).fit(X, y)
+        est = ReplicableLinearRegressor(alpha=1e-8, basis=basis, random_state=0)
+        est.fit(X, y)
+    assert not est.constant_fallback_
     messages = [str(w.message) for w in caught if "At this sample size" in str(w)]
     assert messages
     for message in messages:
@@ -688,3 +695,38 @@ def test_one_rescaled_feature_switches_to_the_standardized_basis(factor):
     # Features in one unit keep the cheaper global scale.
     X[:, 0] /= factor
     assert est.fit(X, y).basis_ == "scaled"
+
+
+def test_diabetes_constant_fallback_is_replicable_on_bootstrap_halves():
+    # Issue #25: the constant fallback must itself be rho-replicable. Before,
+    # its width was log2-rounded at spacing 1, an event of probability ~0.06
+    # at n = 221 that alone exceeded rho = 0.05 (0.933 of 1000 pairs
+    # identical); its spacing now follows n and rho (0.978 of 1000 pairs).
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+
+    def halves(seed):
+        rows = np.random.default_rng(seed).integers(0, len(y), size=len(y) // 2)
+        return X[rows], y[rows]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = replicability_rate(
+            ReplicableLinearRegressor(rho=0.05), halves, n_pairs=400, random_state=0
+        )
+    assert result.rate >= 0.95
+    # The fallback is the model returned: no claim that rho is out of reach.
+    assert not any("At this sample size" in str(w.message) for w in caught)
+
+
+def test_constant_width_spacing_follows_n_and_rho():
+    from sklearn_iclr.utils._rounding import best_log2_spacing
+
+    # Large n: the width event is negligible, spacing 1 as for the ridge.
+    assert best_log2_spacing(0.075, 2.0 / np.sqrt(1e6))[0] == 1.0
+    # Small n and rho: a coarser grid, and still a positive budget.
+    spacing, budget = best_log2_spacing(0.0375, 1.5 / np.sqrt(221))
+    assert spacing > 2.0
+    assert 0.0 < budget < 0.0375
+    assert budget == pytest.approx(0.0375 - 1.5 / np.sqrt(221) / spacing)

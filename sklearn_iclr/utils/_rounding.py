@@ -348,7 +348,97 @@ def magnitude_exponent(values, offset, spacing=16, safe=64):
     return int(spacing * np.floor(log2_rms / spacing + offset))
 
 
-def lattice_width(rate_at_unit_scale, budget, offset, magnitude, floor_magnitude):
+def log2_ratio_moments(spacing):
+    """``E[1/r]`` and ``E[r^2]`` for the ratio ``r`` of a ``log2``-rounded width.
+
+    Rounding ``log2`` of a width on a grid of spacing ``h`` with a uniform
+    shared offset multiplies it by ``r = 2^(h (U - 1/2))``, ``U`` uniform on
+    ``[0, 1)``: the crossing rate scales with ``1/r`` and the squared rounding
+    error with ``r^2``.
+
+    Parameters
+    ----------
+    spacing : float
+        Spacing ``h`` of the ``log2`` grid, positive.
+
+    Returns
+    -------
+    mean_inverse, mean_square : float
+
+    Examples
+    --------
+    >>> [round(m, 4) for m in log2_ratio_moments(1.0)]
+    [1.0201, 1.082]
+    """
+    half = 2.0 ** (spacing / 2)
+    mean_inverse = (half - 1 / half) / (spacing * np.log(2))
+    mean_square = (half**2 - half**-2) / (2 * spacing * np.log(2))
+    return float(mean_inverse), float(mean_square)
+
+
+# Candidate spacings of best_log2_spacing.
+_SPACINGS = np.arange(1.0, 16.01, 0.125)
+
+
+def best_log2_spacing(design, event_rate, spacings=_SPACINGS):
+    """Spacing of a ``log2`` width grid that costs the least squared error.
+
+    A data-driven width is rounded on a ``log2`` grid of spacing ``h`` before
+    a value is rounded on a grid of that width. The two runs' widths differ
+    with probability about ``event_rate / h`` (``event_rate`` is
+    ``E|Delta log2 width|``), which leaves ``design - event_rate / h`` for the
+    crossing of the value's grid; at that rate the expected squared rounding
+    error is proportional to ``E[r^2] (E[1/r] / (design - event_rate / h))^2``
+    (see :func:`log2_ratio_moments`). A coarser grid makes the width event
+    rarer and the width less accurate: with few samples the event would take
+    the whole budget at spacing 1. ``design`` and ``event_rate`` must depend
+    only on what both runs share (``n``, ``rho``), so that both pick the same
+    spacing.
+
+    Parameters
+    ----------
+    design : float
+        Expected disagreement the width event and the crossing may spend.
+    event_rate : float
+        ``E|Delta log2 width|`` between two runs (a data-independent bound).
+    spacings : ndarray, default=_SPACINGS
+        Candidate spacings (1 to 16 by 1/8).
+
+    Returns
+    -------
+    spacing : float
+        The best candidate.
+    budget : float
+        ``design - event_rate / spacing``, left for the crossing.
+
+    Examples
+    --------
+    >>> best_log2_spacing(0.2, 0.001)
+    (1.0, 0.199)
+    >>> spacing, budget = best_log2_spacing(0.0375, 0.106)
+    >>> bool(spacing > 3), bool(0 < budget < 0.0375)
+    (True, True)
+    """
+    best = (np.inf, LOG2_SPACING, MIN_ROUNDING_SHARE * design)
+    for spacing in spacings:
+        budget = design - event_rate / spacing
+        if budget <= 0:
+            continue
+        mean_inverse, mean_square = log2_ratio_moments(spacing)
+        loss = mean_square * (mean_inverse / budget) ** 2
+        if loss < best[0]:
+            best = (loss, float(spacing), float(budget))
+    return best[1], round(best[2], 15)
+
+
+def lattice_width(
+    rate_at_unit_scale,
+    budget,
+    offset,
+    magnitude,
+    floor_magnitude,
+    spacing=LOG2_SPACING,
+):
     """Lattice scale for a rounding budget, rounded on the shared ``log2`` grid.
 
     The expected crossing rate of a lattice of scale ``t`` is ``K / t``, with
@@ -370,6 +460,8 @@ def lattice_width(rate_at_unit_scale, budget, offset, magnitude, floor_magnitude
         Size of the rounded entries.
     floor_magnitude : float
         Smallest magnitude used in the floor (see the policy constants).
+    spacing : float, default=LOG2_SPACING
+        Spacing of the ``log2`` grid of the scale.
 
     Returns
     -------
@@ -385,8 +477,13 @@ def lattice_width(rate_at_unit_scale, budget, offset, magnitude, floor_magnitude
     >>> round(ideal, 4), round(width, 4)
     (0.5101, 0.7071)
     """
+    mean_inverse = (
+        MEAN_INVERSE_LOG2_RATIO
+        if spacing == LOG2_SPACING
+        else log2_ratio_moments(spacing)[0]
+    )
     ideal = max(
-        MEAN_INVERSE_LOG2_RATIO * rate_at_unit_scale / budget,
+        mean_inverse * rate_at_unit_scale / budget,
         WIDTH_FLOOR * max(magnitude, floor_magnitude),
     )
-    return float(round_log2(ideal, LOG2_SPACING, offset)), float(ideal)
+    return float(round_log2(ideal, spacing, offset)), float(ideal)
