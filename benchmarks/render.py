@@ -49,11 +49,6 @@ _BLOCK = re.compile(
     flags=re.S,
 )
 _CLAUSE = re.compile(r"\s(columns|pivot):\s")
-# Sections whose tables other branches are converting: reported by --check,
-# not failed on. Remove an entry once its section has no unmarked table.
-PENDING_SECTIONS = (
-    "## Replicable ridge",
-)
 _EXEMPT = re.compile(r"\(hand-written: [^)]+\)|<!-- not results -->")
 _PLAIN_RULE = re.compile(r"^\s*-{2,}(\s+-{2,})+\s*$")  # format_table's rule
 
@@ -254,22 +249,13 @@ def main(argv=None):
         status = 1
     else:
         print(f"{len(names)} tables match their JSON results")
-    pending = {s: 0 for s in PENDING_SECTIONS}
     for line, chapter, head in unrendered_tables(text):
-        owner = next((s for s in PENDING_SECTIONS if chapter.startswith(s)), None)
-        if owner is not None:
-            pending[owner] += 1
-            continue
-        print(f"README.md:{line}: table neither rendered nor marked hand-written")
+        print(
+            f"README.md:{line} ({chapter}): table neither rendered nor marked "
+            "hand-written"
+        )
         print(f"    {head[:80]}")
         status = 1
-    for owner, count in pending.items():
-        if count:
-            print(f"{count} unmarked tables awaiting conversion under {owner!r}")
-        else:
-            print(
-                f"no unmarked table left under {owner!r}: drop it from PENDING_SECTIONS"
-            )
     return status
 
 
