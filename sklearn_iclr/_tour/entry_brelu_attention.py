@@ -25,13 +25,7 @@ def run():
         [
             (
                 "encoder",
-                BReLUAttentionEncoder(
-                    brelu_bias=0.01,
-                    init_scale=0.1,
-                    learning_rate=0.5,
-                    max_epochs=5,
-                    random_state=0,
-                ),
+                BReLUAttentionEncoder(learning_rate=0.5, max_epochs=5, random_state=0),
             ),
             ("scale", StandardScaler()),
             ("probe", probe),
@@ -54,4 +48,5 @@ ENTRY = TourEntry(
     metric="AUROC",
     anchor="raw tokens + probe",
     run=run,
+    gain="neurons that read one dictionary feature each (neuron_alignment)",
 )
