@@ -323,6 +323,33 @@ def test_negative_weight_refused():
         LSTDQEvaluator().fit(_chunked(X, 7), y, sample_weight=sw)
 
 
+def test_all_zero_weights_and_wrong_length_weights_are_named():
+    X, y = _regression(n=400)
+    zeros = da.zeros(len(y), chunks=50)
+    for estimator in (ReplicableLinearRegressor(), LSTDQEvaluator()):
+        with pytest.raises(ValueError, match="at least one non-zero"):
+            estimator.fit(_chunked(X, 7), y, sample_weight=zeros)
+        # A NumPy weight vector of the wrong length: our message, not dask's
+        # "Chunks do not add up to shape".
+        with pytest.raises(
+            ValueError, match="sample_weight has 399 rows but X has 400"
+        ):
+            estimator.fit(_chunked(X, 7), y, sample_weight=np.ones(len(y) - 1))
+
+
+def test_tiny_magnitudes_fit_without_overflow_warnings():
+    X, y = _regression()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fitted = ReplicableLinearRegressor(rho=0.5, random_state=0).fit(
+            _chunked(X * 1e-300, 7), y * 1e-300
+        )
+    reference = ReplicableLinearRegressor(rho=0.5, random_state=0)
+    reference.fit(X * 1e-300, y * 1e-300)
+    np.testing.assert_array_equal(fitted.coef_, reference.coef_)
+    assert fitted.intercept_ == reference.intercept_
+
+
 def test_dask_dataframe_input():
     dd = pytest.importorskip("dask.dataframe")  # needs pyarrow
     pd = pytest.importorskip("pandas")

@@ -71,7 +71,8 @@ def _as_dask_array(values, name, row_chunks=None):
         values = values.to_dask_array(lengths=True)
     if not isinstance(values, da.Array):
         values = np.asarray(values)
-        if row_chunks is None:
+        if row_chunks is None or values.ndim == 0 or len(values) != sum(row_chunks):
+            # A length mismatch is reported by the caller, not by dask.
             values = da.from_array(values)
         else:
             chunks = (row_chunks,) + tuple((n,) for n in values.shape[1:])
