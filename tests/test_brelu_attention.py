@@ -1,10 +1,13 @@
 """BReLUAttentionEncoder: the contrastive encoder of Liao et al. (ICLR 2026)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
+from sklearn.datasets import load_digits
 
 from sklearn_iclr.datasets import make_sparse_coding_pairs
 from sklearn_iclr.neural_network import BReLUAttentionEncoder, neuron_alignment
@@ -269,8 +272,33 @@ def test_diverging_learning_rate_is_reported(pairs):
     encoder = BReLUAttentionEncoder(
         learning_rate=1e6, temperature=1e-3, max_epochs=20, random_state=0
     )
-    with pytest.raises(ValueError, match="learning_rate"), np.errstate(all="ignore"):
-        encoder.fit(X, X_positive=X_pos)
+    # Only the clear error: numpy's overflow warnings stay inside the fit.
+    with pytest.raises(ValueError, match="diverge.*learning_rate"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            encoder.fit(X, X_positive=X_pos)
+
+
+def test_growing_but_finite_loss_is_reported_as_divergence():
+    # learning_rate=1e3 on the paper's data, and the DEFAULT learning rate on
+    # scikit-learn's digits (cut into 8 tokens of 8 pixels): the loss used to
+    # grow to 1e10 and beyond while staying finite, and the fit "succeeded".
+    X, X_pos, *_ = make_sparse_coding_pairs(200, random_state=0)
+    digits = load_digits().data[:300]
+    cases = [
+        (BReLUAttentionEncoder(learning_rate=1e3, max_epochs=5, random_state=0), X),
+        (BReLUAttentionEncoder(token_dim=8, max_epochs=20, random_state=0), digits),
+    ]
+    for encoder, data in cases:
+        with pytest.raises(ValueError, match="diverge.*learning_rate"):
+            encoder.fit(data, X_positive=X_pos if data is X else None)
+        assert not hasattr(encoder, "neuron_weights_")
+    # A smaller step on the same digits trains, and its loss goes down.
+    encoder = BReLUAttentionEncoder(
+        token_dim=8, learning_rate=0.002, max_epochs=20, random_state=0
+    ).fit(digits)
+    assert encoder.loss_curve_[-1] < encoder.loss_curve_[0]
+    assert np.all(np.isfinite(encoder.transform(digits)))
 
 
 # --- The paper's claims, small -------------------------------------------------

@@ -25,6 +25,10 @@ from ._sparse_token_attention import as_token_array, flatten_token_input
 # Measured order of magnitude of one multiply-add of the numpy loop (einsum
 # and matmul on small blocks), used only for the estimate in the refusal.
 SECONDS_PER_MULTIPLY_ADD = 2e-9
+# InfoNCE starts near log(batch_size) and gradient steps that work lower it;
+# a minibatch loss this many times the first one (or above 1) means they
+# diverge, which is reported before the weights overflow.
+DIVERGENCE_FACTOR = 1e3
 
 
 def brelu(s, bias):
@@ -378,45 +382,51 @@ class BReLUAttentionEncoder(
 
         record(0)
         self.loss_curve_ = []
-        for epoch in range(1, self.max_epochs + 1):
-            order = rng.permutation(n_samples)
-            losses = []
-            for start in range(0, n_samples - batch_size + 1, batch_size):
-                batch = order[start : start + batch_size]
-                if positives is None:
-                    anchors = tokens[batch] + self.noise_scale * rng.standard_normal(
-                        tokens[batch].shape
+        first_loss = None
+        # Divergence is reported by the check below, as a ValueError; numpy's
+        # overflow warnings on the way there would only precede it.
+        with np.errstate(over="ignore", invalid="ignore"):
+            for epoch in range(1, self.max_epochs + 1):
+                order = rng.permutation(n_samples)
+                losses = []
+                for start in range(0, n_samples - batch_size + 1, batch_size):
+                    batch = order[start : start + batch_size]
+                    if positives is None:
+                        views = tokens[batch]
+                        noise = self.noise_scale
+                        anchors = views + noise * rng.standard_normal(views.shape)
+                        pair = views + noise * rng.standard_normal(views.shape)
+                    else:
+                        anchors, pair = tokens[batch], positives[batch]
+                    keep = _magnitude_mask(weights, self.prune_ratio)
+                    loss, grad_attention, grad_weights = infonce_stopgrad_loss(
+                        anchors,
+                        pair,
+                        attention,
+                        weights,
+                        bias=self.brelu_bias,
+                        temperature=self.temperature,
+                        l2=self.l2_regularization,
+                        keep=keep,
                     )
-                    pair = tokens[batch] + self.noise_scale * rng.standard_normal(
-                        tokens[batch].shape
-                    )
-                else:
-                    anchors, pair = tokens[batch], positives[batch]
-                keep = _magnitude_mask(weights, self.prune_ratio)
-                loss, grad_attention, grad_weights = infonce_stopgrad_loss(
-                    anchors,
-                    pair,
-                    attention,
-                    weights,
-                    bias=self.brelu_bias,
-                    temperature=self.temperature,
-                    l2=self.l2_regularization,
-                    keep=keep,
-                )
-                attention -= self.learning_rate * grad_attention
-                weights -= self.learning_rate * grad_weights
-                losses.append(loss)
-            self.loss_curve_.append(float(np.mean(losses)))
-            if not np.isfinite(self.loss_curve_[-1]):
-                raise ValueError(
-                    f"The training loss became {self.loss_curve_[-1]} at epoch "
-                    f"{epoch}: learning_rate={self.learning_rate} is too large "
-                    "for this data; lower it (or raise temperature)."
-                )
-            if epoch % self.record_every == 0 or epoch == self.max_epochs:
-                record(epoch)
-            if self.verbose:
-                print(f"epoch {epoch}: loss {self.loss_curve_[-1]:.5f}")
+                    if first_loss is None:
+                        first_loss = loss
+                    if not loss <= DIVERGENCE_FACTOR * max(first_loss, 1.0):
+                        raise ValueError(
+                            f"The training loss became {loss:.3g} at epoch {epoch} "
+                            f"(first minibatch: {first_loss:.3g}): the gradient "
+                            f"steps diverge, learning_rate={self.learning_rate} is "
+                            "too large for this data; lower it (or raise "
+                            "temperature)."
+                        )
+                    attention -= self.learning_rate * grad_attention
+                    weights -= self.learning_rate * grad_weights
+                    losses.append(loss)
+                self.loss_curve_.append(float(np.mean(losses)))
+                if epoch % self.record_every == 0 or epoch == self.max_epochs:
+                    record(epoch)
+                if self.verbose:
+                    print(f"epoch {epoch}: loss {self.loss_curve_[-1]:.5f}")
         self.attention_ = attention
         self.neuron_weights_ = weights
         self.neuron_mask_ = _magnitude_mask(weights, self.prune_ratio)
