@@ -216,7 +216,8 @@ def test_lazy_prediction_names_non_finite_block():
     bad = X.copy()
     bad[5000, 1] = np.inf
     lazy = est.predict(_chunked(bad, 7))
-    with pytest.raises(ValueError, match="block 5"):
+    # The rows too, as the fit's message gives them (6400 rows in 7 blocks).
+    with pytest.raises(ValueError, match=r"block 5 of 7 \(rows 4575 to 5489\)"):
         lazy.compute()
 
 

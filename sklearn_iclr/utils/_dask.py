@@ -306,8 +306,16 @@ def reduce_blocks(block_stats, arrays, names, args=()):
 def _checked_block(block, func, kwargs, block_info=None):
     block = _aligned(block)
     if not np.isfinite(block).all():
-        index = block_info[0]["chunk-location"][0] if block_info else "?"
-        raise ValueError(f"Input X contains NaN or infinity in block {index}.")
+        if not block_info:
+            raise ValueError("Input X contains NaN or infinity.")
+        info = block_info[0]
+        index, n_blocks = info["chunk-location"][0], info["num-chunks"][0]
+        start, stop = info["array-location"][0]
+        raise ValueError(
+            f"Input X contains NaN or infinity in block {index} of {n_blocks} "
+            f"(rows {start} to {stop - 1}). Drop or impute those rows, e.g. "
+            f"X[{start}:{stop}], before predicting."
+        )
     return func(block, **kwargs)
 
 
