@@ -25,9 +25,10 @@ from ._sparse_token_attention import as_token_array, flatten_token_input
 # Measured order of magnitude of one multiply-add of the numpy loop (einsum
 # and matmul on small blocks), used only for the estimate in the refusal.
 SECONDS_PER_MULTIPLY_ADD = 2e-9
-# InfoNCE starts near log(batch_size) and gradient steps that work lower it;
-# a minibatch loss this many times the first one (or above 1) means they
-# diverge, which is reported before the weights overflow.
+# Gradient steps that work lower the loss from its first value (InfoNCE near
+# log(batch_size) on the paper's data); a minibatch loss this many times the
+# first one (or than 1, if smaller) means they diverge. It is reported before
+# the weights overflow.
 DIVERGENCE_FACTOR = 1e3
 
 
@@ -194,7 +195,11 @@ class BReLUAttentionEncoder(
     max_epochs : int, default=100
         Passes over the data.
     learning_rate : float, default=0.2
-        Step size of the gradient descent.
+        Step size of the gradient descent. A step too large for the data
+        makes the loss grow; once a minibatch loss exceeds a thousand times
+        the first one, ``fit`` stops with a ``ValueError`` (lower the step:
+        e.g. ``0.002`` on scikit-learn's digits, whose pixels are not
+        centred).
     record_every : int, default=1
         Epochs between two snapshots of the neuron weights in
         ``weight_history_`` (the initial weights are always recorded).
