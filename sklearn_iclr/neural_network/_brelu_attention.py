@@ -197,9 +197,9 @@ class BReLUAttentionEncoder(
     learning_rate : float, default=0.2
         Step size of the gradient descent. A step too large for the data
         makes the loss grow; once a minibatch loss exceeds a thousand times
-        the first one, ``fit`` stops with a ``ValueError`` (lower the step:
-        e.g. ``0.002`` on scikit-learn's digits, whose pixels are not
-        centred).
+        the first one, ``fit`` stops with a ``ValueError``. Lower the step
+        then: on scikit-learn's digits the default diverges and ``0.002``
+        trains.
     record_every : int, default=1
         Epochs between two snapshots of the neuron weights in
         ``weight_history_`` (the initial weights are always recorded).
