@@ -338,6 +338,20 @@ def test_all_zero_weights_and_wrong_length_weights_are_named():
             estimator.fit(_chunked(X, 7), y, sample_weight=np.ones(len(y) - 1))
 
 
+def test_empty_blocks_are_skipped():
+    # Empty chunks (an empty partition of a dask.dataframe) used to reach the
+    # block functions, whose max over no rows failed inside numpy.
+    X = _embeddings(n=400)
+    Xd = da.from_array(X, chunks=((0, 200, 0, 200), (X.shape[1],)))
+    for make in (lambda: ReplicableCovariance(random_state=0), GaussianEmbeddingModel):
+        fitted = make().fit(Xd)
+        np.testing.assert_allclose(
+            fitted.covariance_, make().fit(X).covariance_, rtol=1e-12, atol=1e-12
+        )
+    y = X[:, 0] + X[:, 1]
+    _assert_close(LSTDQEvaluator().fit(Xd, y).coef_, LSTDQEvaluator().fit(X, y).coef_)
+
+
 def test_tiny_magnitudes_fit_without_overflow_warnings():
     X, y = _regression()
     with warnings.catch_warnings():

@@ -284,9 +284,12 @@ def reduce_blocks(block_stats, arrays, names, args=()):
     ]
     partial = dask.delayed(_block_partial, pure=True)
     combine = dask.delayed(_combine, pure=True)
+    # Empty blocks (an empty partition of a dask.dataframe, say) hold no
+    # statistics, and a block function's max of nothing would fail.
     level = [
         partial(block_stats, i, tuple(names), tuple(args), *[b[i] for b in per_array])
         for i in range(n_blocks)
+        if X.chunks[0][i] > 0
     ]
     while len(level) > 1:
         level = [combine(*level[k : k + FANOUT]) for k in range(0, len(level), FANOUT)]
