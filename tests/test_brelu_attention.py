@@ -1,5 +1,6 @@
 """BReLUAttentionEncoder: the contrastive encoder of Liao et al. (ICLR 2026)."""
 
+import re
 import warnings
 
 import numpy as np
@@ -11,6 +12,7 @@ from sklearn.datasets import load_digits
 
 from sklearn_iclr.datasets import make_sparse_coding_pairs
 from sklearn_iclr.neural_network import BReLUAttentionEncoder, neuron_alignment
+from sklearn_iclr.neural_network import _brelu_attention as brelu_module
 from sklearn_iclr.neural_network._brelu_attention import (
     brelu,
     infonce_stopgrad_loss,
@@ -265,6 +267,30 @@ def test_budget_refused_up_front(pairs):
     with pytest.raises(ValueError, match="multiply-adds .*max_work"):
         encoder.fit(X)
     assert not hasattr(encoder, "neuron_weights_")
+
+
+def test_weight_history_memory_refused_up_front(pairs, monkeypatch):
+    # Two samples make a million epochs cheap in multiply-adds (within
+    # max_work), but a snapshot per epoch would be a 1e6 x 32 x 32 float64
+    # weight history (about 8 GiB).
+    X = pairs[0][:2]
+    encoder = BReLUAttentionEncoder(max_epochs=10**6, max_work=1e15)
+    with pytest.raises(ValueError, match="weight_history_ .* GiB"):
+        encoder.fit(X)
+    assert not hasattr(encoder, "neuron_weights_")
+    # The record_every the refusal names fits, one less does not (with room
+    # for 50 snapshots, so that the fit runs here).
+    m, d = 4, X.shape[2]
+    monkeypatch.setattr(brelu_module, "MAX_HISTORY_BYTES", 50 * m * (8 * d + 1))
+    encoder = BReLUAttentionEncoder(m, max_epochs=490, random_state=0)
+    with pytest.raises(ValueError, match="weight_history_") as info:
+        encoder.fit(X)
+    record_every = int(re.search(r"record_every >= (\d+)", str(info.value)).group(1))
+    encoder.set_params(record_every=record_every).fit(X)
+    assert encoder.weight_history_.shape[0] <= 50
+    encoder.set_params(record_every=record_every - 1)
+    with pytest.raises(ValueError, match="weight_history_"):
+        encoder.fit(X)
 
 
 def test_diverging_learning_rate_is_reported(pairs):

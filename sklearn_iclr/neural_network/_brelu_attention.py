@@ -30,6 +30,8 @@ SECONDS_PER_MULTIPLY_ADD = 2e-9
 # first one (or than 1, if smaller) means they diverge. It is reported before
 # the weights overflow.
 DIVERGENCE_FACTOR = 1e3
+# Largest weight_history_ (with mask_history_) a fit may build, in bytes.
+MAX_HISTORY_BYTES = 2**30
 
 
 def brelu(s, bias):
@@ -202,7 +204,9 @@ class BReLUAttentionEncoder(
         trains.
     record_every : int, default=1
         Epochs between two snapshots of the neuron weights in
-        ``weight_history_`` (the initial weights are always recorded).
+        ``weight_history_`` (the initial weights are always recorded). A
+        history above 1 GiB is refused up front, with the ``record_every``
+        that fits.
     max_work : float, default=1e11
         Largest number of multiply-adds a fit may do; a fit that needs more is
         refused before it starts.
@@ -495,6 +499,19 @@ class BReLUAttentionEncoder(
             parameter="max_work",
             advice="Or lower max_epochs or n_neurons, or subsample X.",
         )
+        # The snapshots are memory the work count does not see: many epochs
+        # on a few samples are cheap, their weight history is not.
+        n_records = 1 + -(-self.max_epochs // self.record_every)
+        snapshot = m * (8 * d + 1)  # float64 weights and the bool mask
+        if n_records * snapshot > MAX_HISTORY_BYTES:
+            fits = MAX_HISTORY_BYTES // snapshot - 1
+            raise ValueError(
+                f"weight_history_ would hold {n_records} snapshots of "
+                f"{m} x {d} neuron weights ({n_records * snapshot / 2**30:.3g} "
+                f"GiB, more than {MAX_HISTORY_BYTES / 2**30:g} GiB): set "
+                f"record_every >= {-(-self.max_epochs // fits)} (or lower "
+                "max_epochs or n_neurons)."
+            )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
