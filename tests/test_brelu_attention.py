@@ -269,6 +269,22 @@ def test_budget_refused_up_front(pairs):
     assert not hasattr(encoder, "neuron_weights_")
 
 
+def test_neuron_alignment_refuses_bad_thresholds_and_other_estimators(pairs):
+    from sklearn.decomposition import PCA
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, X_pos, _, M, _ = pairs
+    encoder = BReLUAttentionEncoder(**SMALL, random_state=0).fit(X, X_positive=X_pos)
+    # These used to return silently empty counts (no |cos| reaches 1.5, NaN).
+    for bad in ({"specialist_threshold": 1.5}, {"mixed_threshold": np.nan}):
+        with pytest.raises(InvalidParameterError, match="threshold"):
+            neuron_alignment(encoder, M, **bad)
+    # A fitted PCA was reported as "not fitted yet".
+    flat = X.reshape(len(X), -1)
+    with pytest.raises(InvalidParameterError, match="BReLUAttentionEncoder"):
+        neuron_alignment(PCA(2).fit(flat), M)
+
+
 def test_weight_history_memory_refused_up_front(pairs, monkeypatch):
     # Two samples make a million epochs cheap in multiply-adds (within
     # max_work), but a snapshot per epoch would be a 1e6 x 32 x 32 float64

@@ -18,7 +18,7 @@ from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..utils._budget import check_work_budget
-from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._compat import Interval, StrOptions, _fit_context, validate_params
 from ._infonce import resolve_batch_size
 from ._sparse_token_attention import as_token_array, flatten_token_input
 
@@ -530,6 +530,15 @@ def _token_scale(tokens):
     return largest * float(np.sqrt(np.mean(np.sum((tokens / largest) ** 2, axis=-1))))
 
 
+@validate_params(
+    {
+        "encoder": [BReLUAttentionEncoder],
+        "dictionary": ["array-like"],
+        "specialist_threshold": [Interval(Real, 0, 1, closed="right")],
+        "mixed_threshold": [Interval(Real, 0, 1, closed="right")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def neuron_alignment(
     encoder, dictionary, *, specialist_threshold=0.8, mixed_threshold=0.3
 ):
