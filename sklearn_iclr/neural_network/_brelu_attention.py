@@ -14,9 +14,11 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
+from ..utils import warn_user
 from ..utils._budget import check_work_budget
 from ..utils._compat import Interval, StrOptions, _fit_context, validate_params
 from ._infonce import resolve_batch_size
@@ -27,8 +29,7 @@ from ._sparse_token_attention import as_token_array, flatten_token_input
 SECONDS_PER_MULTIPLY_ADD = 2e-9
 # Gradient steps that work lower the loss from its first value (InfoNCE near
 # log(batch_size) on the paper's data); a minibatch loss this many times the
-# first one (or than 1, if smaller) means they diverge. It is reported before
-# the weights overflow.
+# first one (or than 1, if smaller) means they diverge: fit warns.
 DIVERGENCE_FACTOR = 1e3
 # Largest weight_history_ (with mask_history_) a fit may build, in bytes.
 MAX_HISTORY_BYTES = 2**30
@@ -198,10 +199,10 @@ class BReLUAttentionEncoder(
         Passes over the data.
     learning_rate : float, default=0.2
         Step size of the gradient descent. A step too large for the data
-        makes the loss grow; once a minibatch loss exceeds a thousand times
-        the first one, ``fit`` stops with a ``ValueError``. Lower the step
-        then: on scikit-learn's digits the default diverges and ``0.002``
-        trains.
+        makes the loss grow: ``fit`` warns (``ConvergenceWarning``) once a
+        minibatch loss exceeds a thousand times the first one, and raises a
+        ``ValueError`` if it overflows. Lower the step then: on
+        scikit-learn's digits the default diverges and ``0.002`` trains.
     record_every : int, default=1
         Epochs between two snapshots of the neuron weights in
         ``weight_history_`` (the initial weights are always recorded). A
@@ -391,7 +392,7 @@ class BReLUAttentionEncoder(
 
         record(0)
         self.loss_curve_ = []
-        first_loss = None
+        first_loss, warned = None, False
         # Divergence is reported by the check below, as a ValueError; numpy's
         # overflow warnings on the way there would only precede it.
         with np.errstate(over="ignore", invalid="ignore"):
@@ -420,13 +421,23 @@ class BReLUAttentionEncoder(
                     )
                     if first_loss is None:
                         first_loss = loss
-                    if not loss <= DIVERGENCE_FACTOR * max(first_loss, 1.0):
+                    if not np.isfinite(loss):
                         raise ValueError(
-                            f"The training loss became {loss:.3g} at epoch {epoch} "
-                            f"(first minibatch: {first_loss:.3g}): the gradient "
-                            f"steps diverge, learning_rate={self.learning_rate} is "
-                            "too large for this data; lower it (or raise "
-                            "temperature)."
+                            f"The training loss became {loss} at epoch {epoch} "
+                            f"(first minibatch: {first_loss:.3g}): "
+                            f"learning_rate={self.learning_rate} is too large for "
+                            "this data; lower it (or raise temperature)."
+                        )
+                    if not warned and loss > DIVERGENCE_FACTOR * max(first_loss, 1):
+                        warned = True
+                        warn_user(
+                            f"The training loss grew from {first_loss:.3g} (first "
+                            f"minibatch) to {loss:.3g} at epoch {epoch}: the "
+                            "gradient steps diverge and the fitted weights are "
+                            f"not a trained encoder. learning_rate="
+                            f"{self.learning_rate} is too large for this data; "
+                            "lower it (or raise temperature).",
+                            ConvergenceWarning,
                         )
                     attention -= self.learning_rate * grad_attention
                     weights -= self.learning_rate * grad_weights
