@@ -1,13 +1,19 @@
 """BReLUAttentionEncoder: the contrastive encoder of Liao et al. (ICLR 2026)."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
+from sklearn.datasets import load_digits
+from sklearn.exceptions import ConvergenceWarning
 
 from sklearn_iclr.datasets import make_sparse_coding_pairs
 from sklearn_iclr.neural_network import BReLUAttentionEncoder, neuron_alignment
+from sklearn_iclr.neural_network import _brelu_attention as brelu_module
 from sklearn_iclr.neural_network._brelu_attention import (
     brelu,
     infonce_stopgrad_loss,
@@ -264,13 +270,84 @@ def test_budget_refused_up_front(pairs):
     assert not hasattr(encoder, "neuron_weights_")
 
 
+def test_neuron_alignment_refuses_bad_thresholds_and_other_estimators(pairs):
+    from sklearn.decomposition import PCA
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, X_pos, _, M, _ = pairs
+    encoder = BReLUAttentionEncoder(**SMALL, random_state=0).fit(X, X_positive=X_pos)
+    # These used to return silently empty counts (no |cos| reaches 1.5, NaN).
+    for bad in ({"specialist_threshold": 1.5}, {"mixed_threshold": np.nan}):
+        with pytest.raises(InvalidParameterError, match="threshold"):
+            neuron_alignment(encoder, M, **bad)
+    # A fitted PCA was reported as "not fitted yet".
+    flat = X.reshape(len(X), -1)
+    with pytest.raises(InvalidParameterError, match="BReLUAttentionEncoder"):
+        neuron_alignment(PCA(2).fit(flat), M)
+
+
+def test_weight_history_memory_refused_up_front(pairs, monkeypatch):
+    # Two samples make a million epochs cheap in multiply-adds (within
+    # max_work), but a snapshot per epoch would be a 1e6 x 32 x 32 float64
+    # weight history (about 8 GiB).
+    X = pairs[0][:2]
+    encoder = BReLUAttentionEncoder(max_epochs=10**6, max_work=1e15)
+    with pytest.raises(ValueError, match="weight_history_ .* GiB"):
+        encoder.fit(X)
+    assert not hasattr(encoder, "neuron_weights_")
+    # The record_every the refusal names fits, one less does not (with room
+    # for 50 snapshots, so that the fit runs here).
+    m, d = 4, X.shape[2]
+    monkeypatch.setattr(brelu_module, "MAX_HISTORY_BYTES", 50 * m * (8 * d + 1))
+    encoder = BReLUAttentionEncoder(m, max_epochs=490, random_state=0)
+    with pytest.raises(ValueError, match="weight_history_") as info:
+        encoder.fit(X)
+    record_every = int(re.search(r"record_every >= (\d+)", str(info.value)).group(1))
+    encoder.set_params(record_every=record_every).fit(X)
+    assert encoder.weight_history_.shape[0] <= 50
+    encoder.set_params(record_every=record_every - 1)
+    with pytest.raises(ValueError, match="weight_history_"):
+        encoder.fit(X)
+
+
 def test_diverging_learning_rate_is_reported(pairs):
     X, X_pos = pairs[0], pairs[1]
     encoder = BReLUAttentionEncoder(
         learning_rate=1e6, temperature=1e-3, max_epochs=20, random_state=0
     )
-    with pytest.raises(ValueError, match="learning_rate"), np.errstate(all="ignore"):
-        encoder.fit(X, X_positive=X_pos)
+    # Only the clear messages: numpy's overflow warnings stay inside the fit.
+    with pytest.raises(ValueError, match="learning_rate"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            encoder.fit(X, X_positive=X_pos)
+
+
+def test_growing_but_finite_loss_is_reported_as_divergence():
+    # learning_rate=1e3 on the paper's data, and the DEFAULT learning rate on
+    # scikit-learn's digits (cut into 8 tokens of 8 pixels): the loss grew to
+    # 1e34 and 1e55 while staying finite, and the fit said nothing.
+    X, X_pos, *_ = make_sparse_coding_pairs(200, random_state=0)
+    digits = load_digits().data[:300]
+    cases = [
+        (BReLUAttentionEncoder(learning_rate=1e3, max_epochs=5, random_state=0), X),
+        (BReLUAttentionEncoder(token_dim=8, max_epochs=20, random_state=0), digits),
+    ]
+    for encoder, data in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            encoder.fit(data, X_positive=X_pos if data is X else None)
+        messages = [str(w.message) for w in caught]
+        assert [w.category for w in caught] == [ConvergenceWarning], messages
+        assert "diverge" in messages[0] and "learning_rate" in messages[0]
+    # A smaller step on the same digits trains, silently, and its loss goes down.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        encoder = BReLUAttentionEncoder(
+            token_dim=8, learning_rate=0.002, max_epochs=20, random_state=0
+        ).fit(digits)
+    assert encoder.loss_curve_[-1] < encoder.loss_curve_[0]
+    assert np.all(np.isfinite(encoder.transform(digits)))
 
 
 # --- The paper's claims, small -------------------------------------------------

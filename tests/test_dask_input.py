@@ -216,7 +216,8 @@ def test_lazy_prediction_names_non_finite_block():
     bad = X.copy()
     bad[5000, 1] = np.inf
     lazy = est.predict(_chunked(bad, 7))
-    with pytest.raises(ValueError, match="block 5"):
+    # The rows too, as the fit's message gives them (6400 rows in 7 blocks).
+    with pytest.raises(ValueError, match=r"block 5 of 7 \(rows 4575 to 5489\)"):
         lazy.compute()
 
 
@@ -321,6 +322,47 @@ def test_negative_weight_refused():
         ReplicableLinearRegressor().fit(_chunked(X, 7), y, sample_weight=sw)
     with pytest.raises(ValueError, match="Negative values"):
         LSTDQEvaluator().fit(_chunked(X, 7), y, sample_weight=sw)
+
+
+def test_all_zero_weights_and_wrong_length_weights_are_named():
+    X, y = _regression(n=400)
+    zeros = da.zeros(len(y), chunks=50)
+    for estimator in (ReplicableLinearRegressor(), LSTDQEvaluator()):
+        with pytest.raises(ValueError, match="at least one non-zero"):
+            estimator.fit(_chunked(X, 7), y, sample_weight=zeros)
+        # A NumPy weight vector of the wrong length: our message, not dask's
+        # "Chunks do not add up to shape".
+        with pytest.raises(
+            ValueError, match="sample_weight has 399 rows but X has 400"
+        ):
+            estimator.fit(_chunked(X, 7), y, sample_weight=np.ones(len(y) - 1))
+
+
+def test_empty_blocks_are_skipped():
+    # Empty chunks (an empty partition of a dask.dataframe) used to reach the
+    # block functions, whose max over no rows failed inside numpy.
+    X = _embeddings(n=400)
+    Xd = da.from_array(X, chunks=((0, 200, 0, 200), (X.shape[1],)))
+    for make in (lambda: ReplicableCovariance(random_state=0), GaussianEmbeddingModel):
+        fitted = make().fit(Xd)
+        np.testing.assert_allclose(
+            fitted.covariance_, make().fit(X).covariance_, rtol=1e-12, atol=1e-12
+        )
+    y = X[:, 0] + X[:, 1]
+    _assert_close(LSTDQEvaluator().fit(Xd, y).coef_, LSTDQEvaluator().fit(X, y).coef_)
+
+
+def test_tiny_magnitudes_fit_without_overflow_warnings():
+    X, y = _regression()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fitted = ReplicableLinearRegressor(rho=0.5, random_state=0).fit(
+            _chunked(X * 1e-300, 7), y * 1e-300
+        )
+    reference = ReplicableLinearRegressor(rho=0.5, random_state=0)
+    reference.fit(X * 1e-300, y * 1e-300)
+    np.testing.assert_array_equal(fitted.coef_, reference.coef_)
+    assert fitted.intercept_ == reference.intercept_
 
 
 def test_dask_dataframe_input():

@@ -563,7 +563,8 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         # ridge problem in the new units is the same problem), so that squares
         # and fourth moments neither overflow nor underflow.
         x_exp, y_exp = data.magnitude_exponents(offsets["magnitude"])
-        alpha = float(min(np.ldexp(self.alpha, -2 * x_exp), 1e300))
+        with np.errstate(over="ignore"):  # tiny X: alpha is capped below
+            alpha = float(min(np.ldexp(self.alpha, -2 * x_exp), 1e300))
 
         ridge = _ridge_solution(
             data.centred_gram(self.fit_intercept), n_samples, alpha, self.fit_intercept

@@ -154,6 +154,10 @@ class BlockwiseRidgeData:
         self._gram = self._gram_pass()
         if self._gram["max_negative_weight"] > 0:
             raise ValueError("Negative values in data passed to `sample_weight`")
+        if self._gram["weight"] == 0:
+            raise ValueError(
+                "Sample weights must contain at least one non-zero number."
+            )
         self.n_samples = float(self._gram["weight"])
         self._residuals = None
 

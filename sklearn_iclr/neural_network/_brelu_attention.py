@@ -14,17 +14,25 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
+from ..utils import warn_user
 from ..utils._budget import check_work_budget
-from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._compat import Interval, StrOptions, _fit_context, validate_params
 from ._infonce import resolve_batch_size
 from ._sparse_token_attention import as_token_array, flatten_token_input
 
 # Measured order of magnitude of one multiply-add of the numpy loop (einsum
 # and matmul on small blocks), used only for the estimate in the refusal.
 SECONDS_PER_MULTIPLY_ADD = 2e-9
+# Gradient steps that work lower the loss from its first value (InfoNCE near
+# log(batch_size) on the paper's data); a minibatch loss this many times the
+# first one (or than 1, if smaller) means they diverge: fit warns.
+DIVERGENCE_FACTOR = 1e3
+# Largest weight_history_ (with mask_history_) a fit may build, in bytes.
+MAX_HISTORY_BYTES = 2**30
 
 
 def brelu(s, bias):
@@ -190,10 +198,16 @@ class BReLUAttentionEncoder(
     max_epochs : int, default=100
         Passes over the data.
     learning_rate : float, default=0.2
-        Step size of the gradient descent.
+        Step size of the gradient descent. A step too large for the data
+        makes the loss grow: ``fit`` warns (``ConvergenceWarning``) once a
+        minibatch loss exceeds a thousand times the first one, and raises a
+        ``ValueError`` if it overflows. Lower the step then: on
+        scikit-learn's digits the default diverges and ``0.002`` trains.
     record_every : int, default=1
         Epochs between two snapshots of the neuron weights in
-        ``weight_history_`` (the initial weights are always recorded).
+        ``weight_history_`` (the initial weights are always recorded). A
+        history above 1 GiB is refused up front, with the ``record_every``
+        that fits.
     max_work : float, default=1e11
         Largest number of multiply-adds a fit may do; a fit that needs more is
         refused before it starts.
@@ -378,45 +392,61 @@ class BReLUAttentionEncoder(
 
         record(0)
         self.loss_curve_ = []
-        for epoch in range(1, self.max_epochs + 1):
-            order = rng.permutation(n_samples)
-            losses = []
-            for start in range(0, n_samples - batch_size + 1, batch_size):
-                batch = order[start : start + batch_size]
-                if positives is None:
-                    anchors = tokens[batch] + self.noise_scale * rng.standard_normal(
-                        tokens[batch].shape
+        first_loss, warned = None, False
+        # Divergence is reported by the check below, as a ValueError; numpy's
+        # overflow warnings on the way there would only precede it.
+        with np.errstate(over="ignore", invalid="ignore"):
+            for epoch in range(1, self.max_epochs + 1):
+                order = rng.permutation(n_samples)
+                losses = []
+                for start in range(0, n_samples - batch_size + 1, batch_size):
+                    batch = order[start : start + batch_size]
+                    if positives is None:
+                        views = tokens[batch]
+                        noise = self.noise_scale
+                        anchors = views + noise * rng.standard_normal(views.shape)
+                        pair = views + noise * rng.standard_normal(views.shape)
+                    else:
+                        anchors, pair = tokens[batch], positives[batch]
+                    keep = _magnitude_mask(weights, self.prune_ratio)
+                    loss, grad_attention, grad_weights = infonce_stopgrad_loss(
+                        anchors,
+                        pair,
+                        attention,
+                        weights,
+                        bias=self.brelu_bias,
+                        temperature=self.temperature,
+                        l2=self.l2_regularization,
+                        keep=keep,
                     )
-                    pair = tokens[batch] + self.noise_scale * rng.standard_normal(
-                        tokens[batch].shape
-                    )
-                else:
-                    anchors, pair = tokens[batch], positives[batch]
-                keep = _magnitude_mask(weights, self.prune_ratio)
-                loss, grad_attention, grad_weights = infonce_stopgrad_loss(
-                    anchors,
-                    pair,
-                    attention,
-                    weights,
-                    bias=self.brelu_bias,
-                    temperature=self.temperature,
-                    l2=self.l2_regularization,
-                    keep=keep,
-                )
-                attention -= self.learning_rate * grad_attention
-                weights -= self.learning_rate * grad_weights
-                losses.append(loss)
-            self.loss_curve_.append(float(np.mean(losses)))
-            if not np.isfinite(self.loss_curve_[-1]):
-                raise ValueError(
-                    f"The training loss became {self.loss_curve_[-1]} at epoch "
-                    f"{epoch}: learning_rate={self.learning_rate} is too large "
-                    "for this data; lower it (or raise temperature)."
-                )
-            if epoch % self.record_every == 0 or epoch == self.max_epochs:
-                record(epoch)
-            if self.verbose:
-                print(f"epoch {epoch}: loss {self.loss_curve_[-1]:.5f}")
+                    if first_loss is None:
+                        first_loss = loss
+                    if not np.isfinite(loss):
+                        raise ValueError(
+                            f"The training loss became {loss} at epoch {epoch} "
+                            f"(first minibatch: {first_loss:.3g}): "
+                            f"learning_rate={self.learning_rate} is too large for "
+                            "this data; lower it (or raise temperature)."
+                        )
+                    if not warned and loss > DIVERGENCE_FACTOR * max(first_loss, 1):
+                        warned = True
+                        warn_user(
+                            f"The training loss grew from {first_loss:.3g} (first "
+                            f"minibatch) to {loss:.3g} at epoch {epoch}: the "
+                            "gradient steps diverge and the fitted weights are "
+                            f"not a trained encoder. learning_rate="
+                            f"{self.learning_rate} is too large for this data; "
+                            "lower it (or raise temperature).",
+                            ConvergenceWarning,
+                        )
+                    attention -= self.learning_rate * grad_attention
+                    weights -= self.learning_rate * grad_weights
+                    losses.append(loss)
+                self.loss_curve_.append(float(np.mean(losses)))
+                if epoch % self.record_every == 0 or epoch == self.max_epochs:
+                    record(epoch)
+                if self.verbose:
+                    print(f"epoch {epoch}: loss {self.loss_curve_[-1]:.5f}")
         self.attention_ = attention
         self.neuron_weights_ = weights
         self.neuron_mask_ = _magnitude_mask(weights, self.prune_ratio)
@@ -480,6 +510,19 @@ class BReLUAttentionEncoder(
             parameter="max_work",
             advice="Or lower max_epochs or n_neurons, or subsample X.",
         )
+        # The snapshots are memory the work count does not see: many epochs
+        # on a few samples are cheap, their weight history is not.
+        n_records = 1 + -(-self.max_epochs // self.record_every)
+        snapshot = m * (8 * d + 1)  # float64 weights and the bool mask
+        if n_records * snapshot > MAX_HISTORY_BYTES:
+            fits = MAX_HISTORY_BYTES // snapshot - 1
+            raise ValueError(
+                f"weight_history_ would hold {n_records} snapshots of "
+                f"{m} x {d} neuron weights ({n_records * snapshot / 2**30:.3g} "
+                f"GiB, more than {MAX_HISTORY_BYTES / 2**30:g} GiB): set "
+                f"record_every >= {-(-self.max_epochs // fits)} (or lower "
+                "max_epochs or n_neurons)."
+            )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -498,6 +541,15 @@ def _token_scale(tokens):
     return largest * float(np.sqrt(np.mean(np.sum((tokens / largest) ** 2, axis=-1))))
 
 
+@validate_params(
+    {
+        "encoder": [BReLUAttentionEncoder],
+        "dictionary": ["array-like"],
+        "specialist_threshold": [Interval(Real, 0, 1, closed="right")],
+        "mixed_threshold": [Interval(Real, 0, 1, closed="right")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def neuron_alignment(
     encoder, dictionary, *, specialist_threshold=0.8, mixed_threshold=0.3
 ):

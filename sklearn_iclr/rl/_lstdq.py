@@ -450,6 +450,10 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
             )
             if chunk.pop("max_negative_weight") > 0:
                 raise ValueError("Negative values in data passed to `sample_weight`")
+            if chunk["weight"] == 0:
+                raise ValueError(
+                    "Sample weights must contain at least one non-zero number."
+                )
             _check_magnitude_stats(
                 {key: chunk.pop(key) for key in list(chunk) if key.startswith("max_")}
             )

@@ -71,7 +71,8 @@ def _as_dask_array(values, name, row_chunks=None):
         values = values.to_dask_array(lengths=True)
     if not isinstance(values, da.Array):
         values = np.asarray(values)
-        if row_chunks is None:
+        if row_chunks is None or values.ndim == 0 or len(values) != sum(row_chunks):
+            # A length mismatch is reported by the caller, not by dask.
             values = da.from_array(values)
         else:
             chunks = (row_chunks,) + tuple((n,) for n in values.shape[1:])
@@ -283,9 +284,12 @@ def reduce_blocks(block_stats, arrays, names, args=()):
     ]
     partial = dask.delayed(_block_partial, pure=True)
     combine = dask.delayed(_combine, pure=True)
+    # Empty blocks (an empty partition of a dask.dataframe, say) hold no
+    # statistics, and a block function's max of nothing would fail.
     level = [
         partial(block_stats, i, tuple(names), tuple(args), *[b[i] for b in per_array])
         for i in range(n_blocks)
+        if X.chunks[0][i] > 0
     ]
     while len(level) > 1:
         level = [combine(*level[k : k + FANOUT]) for k in range(0, len(level), FANOUT)]
@@ -305,8 +309,16 @@ def reduce_blocks(block_stats, arrays, names, args=()):
 def _checked_block(block, func, kwargs, block_info=None):
     block = _aligned(block)
     if not np.isfinite(block).all():
-        index = block_info[0]["chunk-location"][0] if block_info else "?"
-        raise ValueError(f"Input X contains NaN or infinity in block {index}.")
+        if not block_info:
+            raise ValueError("Input X contains NaN or infinity.")
+        info = block_info[0]
+        index, n_blocks = info["chunk-location"][0], info["num-chunks"][0]
+        start, stop = info["array-location"][0]
+        raise ValueError(
+            f"Input X contains NaN or infinity in block {index} of {n_blocks} "
+            f"(rows {start} to {stop - 1}). Drop or impute those rows, e.g. "
+            f"X[{start}:{stop}], before predicting."
+        )
     return func(block, **kwargs)
 
 
