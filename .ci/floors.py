@@ -15,7 +15,9 @@ extras = project["optional-dependencies"]
 requirements = project["dependencies"] + extras["torch"] + extras["test"]
 pins = {}
 for requirement in requirements:
-    match = re.fullmatch(r"([A-Za-z0-9_.\-]+(?:\[[A-Za-z0-9_,\-]+\])?)>=([0-9.]+)", requirement)
+    match = re.fullmatch(
+        r"([A-Za-z0-9_.\-]+(?:\[[A-Za-z0-9_,\-]+\])?)>=([0-9.]+)", requirement
+    )
     if match is None:
         raise SystemExit(f"cannot pin {requirement!r}: declare floors as name>=X.Y")
     name, floor = match.groups()
