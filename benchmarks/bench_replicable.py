@@ -496,7 +496,9 @@ def table_diabetes():
     from sklearn.model_selection import KFold, cross_val_score
 
     from sklearn_iclr.linear_model._replicable_ridge import (
-        _centred_ridge,
+        _centred_gram,
+        _residual_moments,
+        _ridge_solution,
         _sandwich_variances,
     )
 
@@ -540,18 +542,17 @@ def table_diabetes():
         for train, _ in KFold(5).split(X):
             Xt, yt = X[train], y[train]
             sw = np.ones(len(yt))
-            fit = _centred_ridge(Xt, yt, sw, 1.0, True)
+            fit = _ridge_solution(_centred_gram(Xt, yt, sw, True), len(yt), 1.0, True)
+            residual = yt - fit["y_mean"] - fit["Xc"] @ fit["coef"]
             scale = np.sqrt(fit["variance"])
             dof = len(yt) - X.shape[1] - 1
             var_u, var_0 = _sandwich_variances(
-                fit["Xc"],
-                fit["residual"] ** 2,
-                sw,
+                _residual_moments(fit["Xc"], residual**2, sw, overwrite=True),
+                len(yt),
                 fit["h_inv"],
                 scale,
                 np.zeros(X.shape[1]),
                 hc1=len(yt) / dof,
-                overwrite=True,
             )
             se = np.sqrt(np.append(var_u, var_0))
             t = lattice.expected_crossing_rate(se, 1.0) / rho
