@@ -730,3 +730,33 @@ def test_constant_width_spacing_follows_n_and_rho():
     assert spacing > 2.0
     assert 0.0 < budget < 0.0375
     assert budget == pytest.approx(0.0375 - 1.5 / np.sqrt(221) / spacing)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_fallback_choice_ignores_the_offsets_of_the_rounded_widths(seed, monkeypatch):
+    # rate table, rho = 0.05, d = 20: where the linear model and the constant
+    # are close, the choice compared the losses at the log2-rounded widths.
+    # Two runs whose widths round apart then also chose apart (the width event
+    # flipped the choice: measured 0.009 +- 0.003 per pair against a charge of
+    # 0.004), and the linear model was kept mostly where its width had rounded
+    # down, above the crossing budget. The choice now uses the losses expected
+    # over the widths' shared offsets, so it cannot depend on those offsets.
+    import sklearn_iclr.linear_model._replicable_ridge as module
+
+    X, y = _sampler(5000, 20)(seed)
+    draw = module.shared_offsets
+    chosen = set()
+    for width_offset in np.linspace(0.0, 0.95, 8):
+
+        def offsets(random_state, sizes, width_offset=width_offset):
+            out = draw(random_state, sizes)
+            out["coef_width"][:] = width_offset
+            out["constant_width"][:] = 1.0 - width_offset
+            return out
+
+        monkeypatch.setattr(module, "shared_offsets", offsets)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = ReplicableLinearRegressor(rho=0.2, random_state=3).fit(X, y)
+        chosen.add(bool(est.constant_fallback_))
+    assert len(chosen) == 1

@@ -628,19 +628,34 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         # the rounded linear model (residual plus rounding, whose per-entry
         # error variances are uncorrelated) against the rounded mean's.
         moment = variance + (mean - center) ** 2
-        error_var = lattice.coordinate_variance(width)
-        linear_loss = residual_var + float(
-            error_var[:n_features] @ (moment / scale**2)
-            + (error_var[-1] if self.fit_intercept else 0.0)
-        )
+
+        def rounded_loss(error_var):
+            return residual_var + float(
+                error_var[:n_features] @ (moment / scale**2)
+                + (error_var[-1] if self.fit_intercept else 0.0)
+            )
+
+        linear_loss = rounded_loss(lattice.coordinate_variance(width))
         constant = self._constant_model(
             n_samples, data.target(self.fit_intercept, auto), offsets
         )
         use_linear, choice_cost = True, 0.0
         if auto:
+            # Both losses are compared in expectation over the shared offsets
+            # of their log2-rounded widths (E[r^2] times the width asked for),
+            # not at the rounded widths: those jump by a grid step where the
+            # two runs' widths round apart, which would flip the choice with
+            # the width event (a cost the choice's spread does not cover), and
+            # would tie the choice to the width's offset, keeping the linear
+            # model mostly where its width rounded down and its crossing rate
+            # is above the budget.
+            linear_mean_loss = rounded_loss(
+                lattice.coordinate_variance(ideal_width)
+                * log2_ratio_moments(LOG2_SPACING)[1]
+            )
             use_linear, choice_cost = _choose_linear(
-                constant["loss"],
-                linear_loss,
+                constant["mean_loss"],
+                linear_mean_loss,
                 offsets["choice"][0],
                 spread=2.0 * (data.residual_width_cost() + constant["terms_cost"]),
             )
