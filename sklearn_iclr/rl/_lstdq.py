@@ -623,7 +623,8 @@ def _check_magnitudes(X, y, X_next):
     arrays = {"X": X, "y": y} if X_next is None else {"X": X, "X_next": X_next, "y": y}
     _check_magnitude_stats(
         {
-            f"max_{name}": np.max(np.abs(values), axis=0)
+            # two reductions, no |values| temporary of the data's size
+            f"max_{name}": np.maximum(values.max(axis=0), -values.min(axis=0))
             for name, values in arrays.items()
             if values.size
         }
