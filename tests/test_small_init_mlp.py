@@ -1,11 +1,14 @@
 """SmallInitMLPRegressor: saddle-to-saddle claim, oracles, properties, bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import approx_fprime
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 
 from sklearn_iclr import EscapeDirection, SmallInitMLPRegressor
 from sklearn_iclr.neural_network._small_init_mlp import detect_plateaus
@@ -34,7 +37,23 @@ def saddle_to_saddle():
         record_every=20,
         random_state=0,
     )
-    return X, Y, reg.fit(X, Y)
+    with warnings.catch_warnings():
+        # a fit that leaves the origin does not warn
+        warnings.simplefilter("error", ConvergenceWarning)
+        reg.fit(X, Y)
+    return X, Y, reg
+
+
+def test_a_fit_stuck_at_the_origin_warns():
+    # a dominant constant column: the default network stays at the origin of
+    # load_diabetes plus a column of ones for its whole max_iter (it predicted
+    # 0 there, held-out R^2 -3.9, without a word); here the same in 3 steps
+    X, Y = rank_2_teacher(n=50)
+    X = np.c_[X, np.full(len(X), 100.0)]
+    reg = SmallInitMLPRegressor(**FAST, max_iter=3, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="did not leave the saddle at the"):
+        reg.fit(X, Y)
+    assert reg.loss_curve_[-1] > 0.99 * reg.loss_curve_[0]
 
 
 def test_claim_two_plateaus_and_deep_rank_going_1_to_2(saddle_to_saddle):

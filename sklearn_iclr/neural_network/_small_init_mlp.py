@@ -5,11 +5,12 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ..utils import check_work_budget
+from ..utils import check_work_budget, warn_user
 from ..utils._compat import Interval, _fit_context
 from ._bias_free_relu import (
     backward,
@@ -34,6 +35,9 @@ DIVERGENCE_FACTOR = 1e3
 PLATEAU_SLOPE_FRACTION = 0.05
 PLATEAU_MIN_FRACTION = 0.02
 PLATEAU_FLAT_DROP = 1e-3
+# A fit whose last loss is above this fraction of its first never left the
+# saddle at the origin: it predicts (almost) 0, and fit warns.
+ORIGIN_LOSS_FRACTION = 0.99
 
 
 def detect_plateaus(iterations, losses, ranks):
@@ -373,6 +377,15 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
             np.asarray(losses)[self.record_iterations_],
             self.effective_ranks_,
         )
+        if losses[-1] > ORIGIN_LOSS_FRACTION * losses[0]:
+            warn_user(
+                f"The network did not leave the saddle at the origin in "
+                f"max_iter={self.max_iter} steps (the loss went from "
+                f"{losses[0]:.4g} to {losses[-1]:.4g}): it predicts about 0. "
+                "Raise max_iter, try another learning_rate, or standardise the "
+                "columns of X (a constant or dominant column slows the escape).",
+                ConvergenceWarning,
+            )
 
     def predict(self, X):
         """Predict with the trained network.
