@@ -116,8 +116,9 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
     the paper's setting.
 
     The model has no intercept and ``X`` is not centred. The mean of ``y`` must
-    be positive (centred or signed targets are not intensities). Fewer than
-    ``2 d - 1`` samples do not determine ``w`` up to sign; ``fit`` warns.
+    be positive (centred or signed targets are not intensities); ``fit`` warns
+    when its intensities explain the training ``y`` worse than its mean. Fewer
+    than ``2 d - 1`` samples do not determine ``w`` up to sign; ``fit`` warns.
 
     More in the user guide (:ref:`phase-retrieval-details`).
 
@@ -235,6 +236,7 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
             v = self._fit_lbfgs(Z, y_norm, v)
         else:
             v = self._fit_gradient(Z, y_norm, v, rng)
+        self._warn_if_worse_than_constant(Z, y_norm, v)
         coef = (to_coef @ v) * (np.sqrt(y_scale) / x_scale)
         if not np.all(np.isfinite(coef)):
             raise ValueError(
@@ -244,6 +246,21 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
         largest = np.argmax(np.abs(coef))
         self.coef_ = coef if coef[largest] >= 0 else -coef
         return self
+
+    @staticmethod
+    def _warn_if_worse_than_constant(Z, y_norm, v):
+        """Warn when the fit explains the training targets worse than their mean."""
+        residual = (Z @ v) ** 2 - y_norm
+        spread = np.sum((y_norm - y_norm.mean()) ** 2)
+        r2 = 1.0 - np.sum(residual**2) / spread if spread > 0 else 1.0
+        if r2 < 0:
+            warn_user(
+                f"The fitted intensities <x, w>^2 explain the training y worse than "
+                f"its mean (training R^2 = {r2:.3g}): y does not look like "
+                "intensities of linear measurements of X. The model has no "
+                "intercept, so an offset in y over a centred X cannot be fitted; "
+                "a constant or a linear model fits these data better."
+            )
 
     @staticmethod
     def _normalise_target(y):
