@@ -489,7 +489,8 @@ def motion_diagnosis(torch, args):
     (up to the iterate within 2%), and the iterations from the first iterate
     within 10% to the first within 2%. The row ``central FD`` is the
     one-pixel central difference of the hard-binned contrast: the
-    reference the FBP gradient is measured against.
+    reference the FBP gradient is measured against (``cos with central
+    FD``: cosine between each ascent direction at theta0 and its).
     """
     methods = {
         "fbp (rect)": ("fbp", "rect"),
@@ -505,6 +506,13 @@ def motion_diagnosis(torch, args):
         xy = torch.tensor(X[:, :2])
         tau = torch.tensor((X[:, 2] - X[:, 2].min()) / span)
         theta0 = TRUTH * 0.5 * span
+        fd = np.array(
+            [
+                variance_and_gradient(torch, xy, tau, theta0 + e, "fbp", "rect")[0]
+                - variance_and_gradient(torch, xy, tau, theta0 - e, "fbp", "rect")[0]
+                for e in np.eye(2)
+            ]
+        )
         for name, (gradient, kernel) in methods.items():
             theta, n_iter, evals, iterates, span, cpu = lbfgs_fit(X, gradient, kernel)
             summary = path_summary(theta, n_iter, evals, iterates, span, cpu)
@@ -516,6 +524,9 @@ def motion_diagnosis(torch, args):
                 {
                     **summary,
                     "angle": angle_to_truth(g0, theta0, span),
+                    "cos with FD": float(
+                        g0 @ fd / (np.linalg.norm(g0) * np.linalg.norm(fd))
+                    ),
                     "line max": first_line_maximum(
                         torch, xy, tau, theta0, g0 / np.linalg.norm(g0), along
                     ),
@@ -525,13 +536,6 @@ def motion_diagnosis(torch, args):
                     "wolfe failures": failures,
                 }
             )
-        fd = np.array(
-            [
-                variance_and_gradient(torch, xy, tau, theta0 + e, "fbp", "rect")[0]
-                - variance_and_gradient(torch, xy, tau, theta0 - e, "fbp", "rect")[0]
-                for e in np.eye(2)
-            ]
-        )
         per_seed["central FD (1 px, rect)"].append(
             {
                 "angle": angle_to_truth(fd, theta0, span),
@@ -551,6 +555,7 @@ def motion_diagnosis(torch, args):
             {
                 "gradient": name,
                 "median angle to truth (deg)": med("angle"),
+                "median cos with central FD": med("cos with FD"),
                 "median first line max (px)": med("line max"),
                 "first line max < 4 px": f"{sum(r['line max'] < 4 for r in records)}"
                 f"/{len(records)}",
