@@ -11,20 +11,27 @@ unit time) and all in this one process:
    by FBP (hat and cubic reconstructions), by plain autograd through the
    hard binning and by a Gaussian-splatted surrogate (sigma = 1
    pixel) is compared with a long-range central finite difference of the
-   hard-binned variance (step = one pixel of warp). Median relative error
-   ``||g - g_fd|| / ||g_fd||`` and median scale ``<g, g_fd> / |g_fd|^2``,
-   for rect and bilinear binning.
+   hard-binned variance (step = one pixel of warp at the packet's end, and
+   two pixels: one pixel of warp on average over the packet). Median
+   relative error ``||g - g_fd|| / ||g_fd||`` and median scale
+   ``<g, g_fd> / |g_fd|^2``, for rect and bilinear binning.
 2. Motion recovery. ``ContrastMaximizationMotion`` from ``theta0 = truth / 2``
    with each gradient, over seeds: L-BFGS-B iterations and function
    evaluations to convergence, the first iteration whose velocity error is
    within 2% and the evaluations spent by then (read from an L-BFGS-B
-   callback), and the final velocity error.
+   callback), and the final velocity error. Then why (``diagnosis``): the
+   ascent direction at theta0 against the truth and the finite difference,
+   the first maximum along it, the line-search trials and strong-Wolfe
+   failures; and L-BFGS-B variants applied to every gradient
+   (``settings``: maxls, maxcor, parameter unit, warp reference time, a
+   gradient-only line search, 4x events, closer starts).
 3. Speed. Forward and forward+backward time of ``fbp_histogramdd`` on 1e6
    2-D events (256 x 256 bins), against ``numpy.histogramdd`` and the plain
    autograd op; torch on one thread.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_events.py`` (about 6 minutes on 2
-busy cores); ``--quick`` for a smoke run.
+Run: ``python -m benchmarks events`` (about 15 minutes on 2 busy cores, 8 of
+them the settings table); ``--tables gradient,bias,motion,diagnosis,settings,
+speed`` runs some; ``--quick`` for a smoke run.
 """
 
 import functools
