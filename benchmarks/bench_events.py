@@ -11,20 +11,27 @@ unit time) and all in this one process:
    by FBP (hat and cubic reconstructions), by plain autograd through the
    hard binning and by a Gaussian-splatted surrogate (sigma = 1
    pixel) is compared with a long-range central finite difference of the
-   hard-binned variance (step = one pixel of warp). Median relative error
-   ``||g - g_fd|| / ||g_fd||`` and median scale ``<g, g_fd> / |g_fd|^2``,
-   for rect and bilinear binning.
+   hard-binned variance (step = one pixel of warp at the packet's end, and
+   two pixels: one pixel of warp on average over the packet). Median
+   relative error ``||g - g_fd|| / ||g_fd||`` and median scale
+   ``<g, g_fd> / |g_fd|^2``, for rect and bilinear binning.
 2. Motion recovery. ``ContrastMaximizationMotion`` from ``theta0 = truth / 2``
    with each gradient, over seeds: L-BFGS-B iterations and function
    evaluations to convergence, the first iteration whose velocity error is
    within 2% and the evaluations spent by then (read from an L-BFGS-B
-   callback), and the final velocity error.
+   callback), and the final velocity error. Then why (``diagnosis``): the
+   ascent direction at theta0 against the truth and the finite difference,
+   the first maximum along it, the line-search trials and strong-Wolfe
+   failures; and L-BFGS-B variants applied to every gradient
+   (``settings``: maxls, maxcor, parameter unit, warp reference time, a
+   gradient-only line search, 4x events, closer starts).
 3. Speed. Forward and forward+backward time of ``fbp_histogramdd`` on 1e6
    2-D events (256 x 256 bins), against ``numpy.histogramdd`` and the plain
    autograd op; torch on one thread.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_events.py`` (about 6 minutes on 2
-busy cores); ``--quick`` for a smoke run.
+Run: ``python -m benchmarks events`` (about 15 minutes on 2 busy cores, 8 of
+them the settings table); ``--tables gradient,bias,motion,diagnosis,settings,
+speed`` runs some; ``--quick`` for a smoke run.
 """
 
 import functools
@@ -86,22 +93,30 @@ def gradient_accuracy(torch, args):
     for set_name, thetas in sets.items():
         for kernel in ("rect", "linear"):
             labels = [label for label, _, _ in ESTIMATORS] + [SHIFTED]
-            errors = {label: [] for label in labels}
-            scales = {label: [] for label in labels}
+            errors = {label: ([], []) for label in labels}
+            scales = {label: ([], []) for label in labels}
             for theta in thetas:
-                fd = np.array(
-                    [
-                        (
-                            variance_and_gradient(
-                                torch, xy, tau, theta + e, "fbp", kernel
-                            )[0]
-                            - variance_and_gradient(
-                                torch, xy, tau, theta - e, "fbp", kernel
-                            )[0]
-                        )
-                        / 2
-                        for e in np.eye(2)
-                    ]
+                # two readings of "step = one bin": theta moves the event at
+                # tau by tau * step, so a step of 1 px in theta moves the
+                # last event by one bin (the maximum) and the events by half
+                # a bin on average; a step of 2 px moves them one bin on
+                # average (and the last event by two)
+                fd, fd_mean = (
+                    np.array(
+                        [
+                            (
+                                variance_and_gradient(
+                                    torch, xy, tau, theta + step * e, "fbp", kernel
+                                )[0]
+                                - variance_and_gradient(
+                                    torch, xy, tau, theta - step * e, "fbp", kernel
+                                )[0]
+                            )
+                            / (2 * step)
+                            for e in np.eye(2)
+                        ]
+                    )
+                    for step in (1.0, 2.0)
                 )
                 grads = {
                     label: variance_and_gradient(torch, xy, tau, theta, g, kernel, rec)[
@@ -111,25 +126,42 @@ def gradient_accuracy(torch, args):
                 }
                 # the reference's own grid dependence: the same finite
                 # difference with the pixel grid shifted by half a pixel
-                grads[SHIFTED] = np.array(
-                    [
-                        (
-                            variance_and_gradient(
-                                torch, xy + 0.5, tau, theta + e, "fbp", kernel
-                            )[0]
-                            - variance_and_gradient(
-                                torch, xy + 0.5, tau, theta - e, "fbp", kernel
-                            )[0]
+                shifted = [
+                    np.array(
+                        [
+                            (
+                                variance_and_gradient(
+                                    torch,
+                                    xy + 0.5,
+                                    tau,
+                                    theta + step * e,
+                                    "fbp",
+                                    kernel,
+                                )[0]
+                                - variance_and_gradient(
+                                    torch,
+                                    xy + 0.5,
+                                    tau,
+                                    theta - step * e,
+                                    "fbp",
+                                    kernel,
+                                )[0]
+                            )
+                            / (2 * step)
+                            for e in np.eye(2)
+                        ]
+                    )
+                    for step in (1.0, 2.0)
+                ]
+                for label in labels:
+                    for ref, key in ((fd, 0), (fd_mean, 1)):
+                        grad = shifted[key] if label == SHIFTED else grads[label]
+                        errors[label][key].append(
+                            np.linalg.norm(grad - ref) / np.linalg.norm(ref)
                         )
-                        / 2
-                        for e in np.eye(2)
-                    ]
-                )
-                for label, grad in grads.items():
-                    errors[label].append(np.linalg.norm(grad - fd) / np.linalg.norm(fd))
-                    scales[label].append(grad @ fd / (fd @ fd))
+                        scales[label][key].append(grad @ ref / (ref @ ref))
             for label in labels:
-                e = np.array(errors[label])
+                e, e_mean = (np.array(errs) for errs in errors[label])
                 rows.append(
                     {
                         "motions": set_name,
@@ -139,7 +171,12 @@ def gradient_accuracy(torch, args):
                         "q25": float(np.quantile(e, 0.25)),
                         "q75": float(np.quantile(e, 0.75)),
                         "share < 10%": float(np.mean(e < 0.1)),
-                        "median scale vs FD": float(np.median(scales[label])),
+                        "median scale vs FD": float(np.median(scales[label][0])),
+                        "median rel. error, mean reading": float(np.median(e_mean)),
+                        "share < 10%, mean reading": float(np.mean(e_mean < 0.1)),
+                        "median scale, mean reading": float(
+                            np.median(scales[label][1])
+                        ),
                     }
                 )
     return rows
@@ -314,6 +351,395 @@ def motion_recovery(args):
     return rows, per_seed
 
 
+def lbfgs_fit(
+    X,
+    gradient,
+    kernel="rect",
+    reconstruction="linear",
+    *,
+    init=0.5,
+    t_ref=0.0,
+    unit=1.0,
+    maxls=20,
+    maxcor=10,
+    line_search="L-BFGS-B",
+):
+    """The estimator's fit of one packet, with L-BFGS-B's settings exposed.
+
+    The objective, its scale, ``ftol`` and ``max_iter`` are those of
+    ``ContrastMaximizationMotion`` (checked against it on the default
+    settings); ``t_ref`` is the time of the warp's reference in [0, 1] of the
+    packet (0: its start, the estimator's), ``unit`` the pixels of warp at the
+    packet's end per unit of the optimised parameter (the estimator's is 1).
+    Every evaluation ``(theta, f, g)`` and iterate are recorded.
+    ``line_search="gradient-only"`` replaces scipy's L-BFGS-B by
+    :func:`gradient_only_lbfgs`.
+    """
+    torch = import_torch()
+    span = np.ptp(X[:, 2])
+    xy = torch.tensor(X[:, :2])
+    tau = torch.tensor((X[:, 2] - X[:, 2].min()) / span - t_ref)
+    est = ContrastMaximizationMotion(shape=SHAPE)
+
+    def objective(theta, scale=1.0):
+        th = torch.tensor(theta, dtype=torch.float64, requires_grad=True)
+        image = iwe(
+            torch,
+            xy,
+            tau,
+            th,
+            "translation",
+            SHAPE,
+            kernel,
+            gradient,
+            1.0,
+            reconstruction,
+        )
+        loss = -image.var(correction=0) / scale
+        loss.backward()
+        grad = th.grad.numpy().copy()
+        return float(loss.detach()), np.where(np.isfinite(grad), grad, 0.0)
+
+    theta0 = TRUTH * init * span
+    evals, iterates = [], []
+
+    def scaled(z, scale):
+        value, grad = objective(z * unit, scale)
+        evals.append((z * unit, value, grad))
+        return value, grad * unit
+
+    cpu = time.process_time()
+    scale = max(-objective(theta0)[0], 1e-12)
+    if line_search == "gradient-only":
+        z, n_iter = gradient_only_lbfgs(
+            scaled,
+            theta0 / unit,
+            (scale,),
+            est.max_iter,
+            maxcor,
+            maxls,
+            lambda zk: iterates.append((np.array(zk) * unit, len(evals))),
+        )
+        cpu = time.process_time() - cpu
+        return z * unit, n_iter, evals, iterates, span, cpu
+    result = contrast_module.minimize(
+        scaled,
+        theta0 / unit,
+        args=(scale,),
+        jac=True,
+        method="L-BFGS-B",
+        callback=lambda zk: iterates.append((np.array(zk) * unit, len(evals))),
+        options={
+            "maxiter": est.max_iter,
+            "ftol": est.tol,
+            "maxls": maxls,
+            "maxcor": maxcor,
+        },
+    )
+    cpu = time.process_time() - cpu
+    return result.x * unit, int(result.nit), evals, iterates, span, cpu
+
+
+def gradient_only_lbfgs(fun, x0, args, max_iter, maxcor, maxls, callback):
+    """L-BFGS whose line search reads only the directional derivative.
+
+    A gradient-only line search (Wilke, Kok, Snyman and Groenwold, 2013,
+    for objectives with discontinuities): along the L-BFGS direction ``d``
+    the step grows 4x while the directional derivative stays below
+    ``-0.9 |g_0 . d|`` and is bisected once it turns positive, until
+    ``|g . d| <= 0.9 |g_0 . d|`` (the curvature half of the strong Wolfe
+    conditions; no function value is used). As in L-BFGS-B the first trial
+    step is one unit of the parameter, then 1 in the L-BFGS scaling. Stops
+    when a step is shorter than 1e-6 units or the direction is not a
+    descent one after a restart.
+    """
+    x = np.asarray(x0, dtype=float)
+    _, g = fun(x, *args)
+    memory = []
+    for iteration in range(max_iter):
+        q, alphas = g.copy(), []
+        for s_k, y_k in reversed(memory):
+            a = (s_k @ q) / (y_k @ s_k)
+            alphas.append(a)
+            q -= a * y_k
+        if memory:
+            s_k, y_k = memory[-1]
+            q *= (s_k @ y_k) / (y_k @ y_k)
+        else:
+            q /= max(np.linalg.norm(q), 1e-300)
+        for (s_k, y_k), a in zip(memory, reversed(alphas), strict=True):
+            q += s_k * (a - (y_k @ q) / (y_k @ s_k))
+        d = -q
+        slope0 = g @ d
+        if not slope0 < 0:
+            memory = []
+            d = -g / max(np.linalg.norm(g), 1e-300)
+            slope0 = g @ d
+            if not slope0 < 0:
+                return x, iteration
+        low, high, t = 0.0, None, 1.0
+        for _ in range(maxls):
+            _, g_t = fun(x + t * d, *args)
+            slope = g_t @ d
+            if abs(slope) <= 0.9 * abs(slope0):
+                break
+            if slope < 0:
+                low = t
+                t = 4 * t if high is None else (low + high) / 2
+            else:
+                high = t
+                t = (low + high) / 2
+        step = t * d
+        y = g_t - g
+        if step @ y > 1e-12 * (y @ y):
+            memory = [*memory, (step, y)][-maxcor:]
+        x, g = x + step, g_t
+        callback(x)
+        if np.linalg.norm(step) < 1e-6:
+            return x, iteration + 1
+    return x, max_iter
+
+
+def velocity_error(theta, span):
+    return np.linalg.norm(theta / span - TRUTH) / np.linalg.norm(TRUTH)
+
+
+def path_summary(theta, n_iter, evals, iterates, span, cpu):
+    errs = [velocity_error(x, span) for x, _ in iterates]
+    hit = next((i for i, e in enumerate(errs) if e <= 0.02), None)
+    near = next((i for i, e in enumerate(errs) if e <= 0.10), None)
+    return {
+        "n_iter": n_iter,
+        "n_evals": len(evals),
+        "iters to 2%": None if hit is None else hit + 1,
+        "evals to 2%": None if hit is None else iterates[hit][1],
+        "iters 10% to 2%": None if hit is None or near is None else hit - near,
+        "final error": float(velocity_error(theta, span)),
+        "cpu seconds": cpu,
+    }
+
+
+def line_search_record(evals, iterates, hit):
+    """Per iteration up to ``hit``: trials, step length, strong Wolfe."""
+    trials, lengths, wolfe_failures = [], [], 0
+    x_prev, f_prev, g_prev = evals[0]
+    start = 1  # evals[0] is theta0, before the first line search
+    for x, end in iterates[: hit if hit is not None else len(iterates)]:
+        trials.append(end - start)
+        step = x - x_prev
+        lengths.append(float(np.linalg.norm(step)))
+        x_acc, f_acc, g_acc = evals[end - 1]
+        # L-BFGS-B's line search: c1 = 1e-3, c2 = 0.9 on the directional
+        # derivative (the gradient of the parameter's own scale)
+        sufficient = f_acc <= f_prev + 1e-3 * (g_prev @ step)
+        curvature = abs(g_acc @ step) <= 0.9 * abs(g_prev @ step)
+        wolfe_failures += not (sufficient and curvature)
+        x_prev, f_prev, g_prev = x_acc, f_acc, g_acc
+        start = end
+    return trials, lengths, wolfe_failures
+
+
+def first_line_maximum(torch, xy, tau, theta0, direction, gradient):
+    """First local maximum of the contrast along a ray, on a 1/4 px grid."""
+    steps = np.arange(0.0, 15.01, 0.25)
+    values = []
+    for step in steps:
+        values.append(
+            variance_and_gradient(
+                torch, xy, tau, theta0 + step * direction, gradient, "rect"
+            )[0]
+        )
+        if len(values) >= 3 and values[-2] >= values[-3] and values[-2] > values[-1]:
+            return float(steps[len(values) - 2])
+    return float(steps[int(np.argmax(values))])
+
+
+def angle_to_truth(g, theta0, span):
+    to_truth = TRUTH * span - theta0
+    cos = (g @ to_truth) / (np.linalg.norm(g) * np.linalg.norm(to_truth))
+    return float(np.degrees(np.arccos(np.clip(cos, -1, 1))))
+
+
+def motion_diagnosis(torch, args):
+    """Why FBP needs more iterations from truth / 2: the line search, step 1.
+
+    Per gradient and seed: the angle between the ascent direction at theta0
+    and the direction to the truth, the first local maximum of the
+    maximised contrast (hard-binned, or the surrogate's) along that
+    direction, the first step L-BFGS-B accepts, the line-search trials per
+    iteration and the accepted steps that fail the strong Wolfe conditions
+    (up to the iterate within 2%), and the iterations from the first iterate
+    within 10% to the first within 2%. The row ``central FD`` is the
+    one-pixel central difference of the hard-binned contrast: the
+    reference the FBP gradient is measured against (``cos with central
+    FD``: cosine between each ascent direction at theta0 and its).
+    """
+    methods = {
+        "fbp (rect)": ("fbp", "rect"),
+        "fbp (linear)": ("fbp", "linear"),
+        "smooth (sigma=1)": ("smooth", "rect"),
+    }
+    per_seed = {name: [] for name in [*methods, "central FD (1 px, rect)"]}
+    for seed in range(args.seeds):
+        X = make_moving_edges(
+            args.n_events, velocity=TRUTH, shape=SHAPE, random_state=100 + seed
+        )
+        span = np.ptp(X[:, 2])
+        xy = torch.tensor(X[:, :2])
+        tau = torch.tensor((X[:, 2] - X[:, 2].min()) / span)
+        theta0 = TRUTH * 0.5 * span
+        fd = np.array(
+            [
+                variance_and_gradient(torch, xy, tau, theta0 + e, "fbp", "rect")[0]
+                - variance_and_gradient(torch, xy, tau, theta0 - e, "fbp", "rect")[0]
+                for e in np.eye(2)
+            ]
+        )
+        for name, (gradient, kernel) in methods.items():
+            theta, n_iter, evals, iterates, span, cpu = lbfgs_fit(X, gradient, kernel)
+            summary = path_summary(theta, n_iter, evals, iterates, span, cpu)
+            hit = summary["iters to 2%"]
+            trials, lengths, failures = line_search_record(evals, iterates, hit)
+            g0 = -evals[0][2]
+            along = "smooth" if gradient == "smooth" else "fbp"
+            per_seed[name].append(
+                {
+                    **summary,
+                    "angle": angle_to_truth(g0, theta0, span),
+                    "cos with FD": float(
+                        g0 @ fd / (np.linalg.norm(g0) * np.linalg.norm(fd))
+                    ),
+                    "line max": first_line_maximum(
+                        torch, xy, tau, theta0, g0 / np.linalg.norm(g0), along
+                    ),
+                    "first step": lengths[0],
+                    "trials": float(np.mean(trials)),
+                    "first trials": trials[0],
+                    "wolfe failures": failures,
+                }
+            )
+        per_seed["central FD (1 px, rect)"].append(
+            {
+                "angle": angle_to_truth(fd, theta0, span),
+                "line max": first_line_maximum(
+                    torch, xy, tau, theta0, fd / np.linalg.norm(fd), "fbp"
+                ),
+            }
+        )
+    rows = []
+    for name, records in per_seed.items():
+
+        def med(key, records=records):
+            values = [r[key] for r in records if r.get(key) is not None]
+            return float(np.median(values)) if values else None
+
+        rows.append(
+            {
+                "gradient": name,
+                "median angle to truth (deg)": med("angle"),
+                "median cos with central FD": med("cos with FD"),
+                "median first line max (px)": med("line max"),
+                "first line max < 4 px": f"{sum(r['line max'] < 4 for r in records)}"
+                f"/{len(records)}",
+                "median first step (px)": med("first step"),
+                "median trials, iteration 1": med("first trials"),
+                "median trials per iteration to 2%": med("trials"),
+                "Wolfe failures to 2%": sum(r["wolfe failures"] for r in records)
+                if "wolfe failures" in records[0]
+                else None,
+                "median iters to 2%": med("iters to 2%"),
+                "median iters 10% to 2%": med("iters 10% to 2%"),
+            }
+        )
+    return rows, per_seed
+
+
+SETTINGS = {
+    "default (estimator)": {},
+    "maxls = 50": {"maxls": 50},
+    "maxcor = 3": {"maxcor": 3},
+    "maxcor = 30": {"maxcor": 30},
+    "unit = 2 px": {"unit": 2.0},
+    "unit = 4 px": {"unit": 4.0},
+    "t_ref = middle": {"t_ref": 0.5},
+    "t_ref = middle, unit = 1 px at end": {"t_ref": 0.5, "unit": 2.0},
+    "gradient-only line search": {"line_search": "gradient-only"},
+    "4x events": {"events": 4},
+    "theta0 = 0.75 x truth": {"init": 0.75},
+    "theta0 = 0.9 x truth": {"init": 0.9},
+}
+
+
+def motion_settings(args):
+    """Iterations to 2% for FBP and the surrogate under L-BFGS-B variants.
+
+    Every setting is applied to both gradients on the same events (seeds
+    100...); the ratio is the surrogate's median iterations to 2% over
+    FBP's under the same setting.
+    """
+    methods = {"fbp (rect)": ("fbp", "rect"), "smooth (sigma=1)": ("smooth", "rect")}
+    rows, per_seed = [], []
+    for setting, options in SETTINGS.items():
+        options = dict(options)
+        n_events = args.n_events * options.pop("events", 1)
+        data = [
+            make_moving_edges(
+                n_events, velocity=TRUTH, shape=SHAPE, random_state=100 + seed
+            )
+            for seed in range(args.seeds)
+        ]
+        by_method = {}
+        for name, (gradient, kernel) in methods.items():
+            records = []
+            for seed, X in enumerate(data):
+                fit = lbfgs_fit(X, gradient, kernel, **options)
+                if not options:
+                    # the default reproduces the estimator's fit exactly
+                    est = ContrastMaximizationMotion(
+                        shape=SHAPE, init=TRUTH / 2, gradient=gradient, kernel=kernel
+                    ).fit(X)
+                    assert est.n_iter_[0] == fit[1]
+                    np.testing.assert_allclose(est.motion_[0] * fit[4], fit[0])
+                records.append(path_summary(*fit))
+                per_seed.append(
+                    {"setting": setting, "method": name, "seed": seed, **records[-1]}
+                )
+            by_method[name] = records
+        for name, records in by_method.items():
+            hits = [r for r in records if r["iters to 2%"] is not None]
+
+            def med(key, rs):
+                return float(np.median([r[key] for r in rs])) if rs else None
+
+            rows.append(
+                {
+                    "setting": setting,
+                    "method": name,
+                    "reached 2%": f"{len(hits)}/{len(records)}",
+                    "median iters to 2%": med("iters to 2%", hits),
+                    "mean iters to 2%": float(np.mean([r["iters to 2%"] for r in hits]))
+                    if hits
+                    else None,
+                    "median evals to 2%": med("evals to 2%", hits),
+                    "median n_iter": med("n_iter", records),
+                    "median n_evals": med("n_evals", records),
+                    "median final error": med("final error", records),
+                    "max final error": float(
+                        np.max([r["final error"] for r in records])
+                    ),
+                    "median fit CPU s": med("cpu seconds", records),
+                }
+            )
+        fbp_row, smooth_row = rows[-2], rows[-1]
+        for key, ratio in (
+            ("median iters to 2%", "iters ratio vs smooth"),
+            ("mean iters to 2%", "mean iters ratio vs smooth"),
+        ):
+            if fbp_row[key] and smooth_row[key]:
+                fbp_row[ratio] = smooth_row[key] / fbp_row[key]
+    return rows, per_seed
+
+
 def cpu_time(func, repeats=5):
     """Median CPU seconds (``time.process_time``) of ``repeats`` calls."""
     func()
@@ -370,8 +796,13 @@ def speed(torch, args):
     return rows
 
 
+TABLES = ("gradient", "bias", "motion", "diagnosis", "settings", "speed")
+
+
 def main(argv=None):
-    args = bench_arguments(__doc__.splitlines()[0], argv, configure=configure)
+    args = bench_arguments(
+        __doc__.splitlines()[0], argv, configure=configure, tables=TABLES
+    )
     if args.quick:
         args.seeds, args.n_thetas, args.n_events = 2, 5, 5000
         args.n_bias = 3
@@ -386,46 +817,68 @@ def main(argv=None):
         "timing": "wall clock and CPU time (process_time), one process, torch on "
         "1 thread, 2 shared cores",
     }
-    rows = gradient_accuracy(torch, args)
-    report(
-        "events_gradient",
-        rows,
-        title=f"Gradient of the IWE variance vs central FD (step 1 px), "
-        f"{args.n_thetas} thetas",
-        meta={**meta, "n_thetas": args.n_thetas},
-    )
-    rows = gradient_bias(torch, args)
-    report(
-        "events_gradient_bias",
-        rows,
-        title=f"FBP (rect) against finite differences: scale and linearisation, "
-        f"{args.n_bias} motions",
-        meta={**meta, "n_thetas": args.n_bias},
-    )
-    rows, per_seed = motion_recovery(args)
-    report(
-        "events_motion",
-        rows,
-        title=f"Motion recovery from theta0 = truth / 2 over {args.seeds} seeds",
-        meta={**meta, "seeds": args.seeds, "per_seed": per_seed},
-    )
-    rows = speed(torch, args)
-    report(
-        "events_speed",
-        rows,
-        title=f"Histogram op on {args.speed_events:.0e} 2-D events, 256 x 256 bins",
-        columns=[
-            "op",
-            "forward s",
-            "fwd+bwd s",
-            "backward / forward",
-            "forward CPU s",
-            "fwd+bwd CPU s",
-            "backward / forward (CPU)",
-            "forward vs numpy",
-        ],
-        meta={**meta, "n_points": args.speed_events},
-    )
+    if "gradient" in args.tables:
+        rows = gradient_accuracy(torch, args)
+        report(
+            "events_gradient",
+            rows,
+            title=f"Gradient of the IWE variance vs central FD (step 1 px and "
+            f"2 px), {args.n_thetas} thetas",
+            meta={**meta, "n_thetas": args.n_thetas},
+        )
+    if "bias" in args.tables:
+        rows = gradient_bias(torch, args)
+        report(
+            "events_gradient_bias",
+            rows,
+            title=f"FBP (rect) against finite differences: scale and "
+            f"linearisation, {args.n_bias} motions",
+            meta={**meta, "n_thetas": args.n_bias},
+        )
+    if "motion" in args.tables:
+        rows, per_seed = motion_recovery(args)
+        report(
+            "events_motion",
+            rows,
+            title=f"Motion recovery from theta0 = truth / 2 over {args.seeds} seeds",
+            meta={**meta, "seeds": args.seeds, "per_seed": per_seed},
+        )
+    if "diagnosis" in args.tables:
+        rows, per_seed = motion_diagnosis(torch, args)
+        report(
+            "events_motion_linesearch",
+            rows,
+            title=f"L-BFGS-B from theta0 = truth / 2: first direction and line "
+            f"search, {args.seeds} seeds",
+            meta={**meta, "seeds": args.seeds, "per_seed": per_seed},
+        )
+    if "settings" in args.tables:
+        rows, per_seed = motion_settings(args)
+        report(
+            "events_motion_settings",
+            rows,
+            title=f"Iterations to 2% under L-BFGS-B settings applied to every "
+            f"gradient, {args.seeds} seeds",
+            meta={**meta, "seeds": args.seeds, "per_seed": per_seed},
+        )
+    if "speed" in args.tables:
+        rows = speed(torch, args)
+        report(
+            "events_speed",
+            rows,
+            title=f"Histogram op on {args.speed_events:.0e} 2-D events, 256 x 256 bins",
+            columns=[
+                "op",
+                "forward s",
+                "fwd+bwd s",
+                "backward / forward",
+                "forward CPU s",
+                "fwd+bwd CPU s",
+                "backward / forward (CPU)",
+                "forward vs numpy",
+            ],
+            meta={**meta, "n_points": args.speed_events},
+        )
 
 
 if __name__ == "__main__":
