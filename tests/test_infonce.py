@@ -144,7 +144,10 @@ def test_zero_epochs_is_the_shared_initialisation():
     baseline = fit_supervised_encoder(
         X, y, n_components=3, max_epochs=0, random_state=4
     )
-    np.testing.assert_allclose(init.transform(X), module_outputs(baseline, X))
+    # the encoder reads X / x_scale_
+    np.testing.assert_allclose(
+        init.transform(X), module_outputs(baseline, X / init.x_scale_)
+    )
 
 
 # ------------------------------------------------------- the paper claim
@@ -308,3 +311,16 @@ def test_gaussianity_report_is_seeded_and_list_hidden_sizes_work():
     b = gaussianity_report(Z, random_state=3)
     assert a["projection_ad_pass_fraction"] == b["projection_ad_pass_fraction"]
     assert len(enc.neuron_mask_) == 1 and enc.neuron_mask_[0].shape == (8,)
+
+
+@pytest.mark.parametrize("factor", [2.0**-40, 1e-3, 1e3, 1e30, 1e150, 1e-300])
+def test_units_of_X_do_not_change_the_embedding(factor):
+    # a stranger's load_digits scaled by 1e-6 embedded every image to the same
+    # point (a linear probe at chance), and scaled by 1e30 to NaN, silently
+    X, _ = make_laplace_classification(120, 8, random_state=0)
+    params = dict(n_components=4, max_epochs=3, random_state=0)
+    reference = InfoNCEEncoder(**params).fit(X)
+    scaled = InfoNCEEncoder(**params).fit(X * factor)
+    np.testing.assert_allclose(
+        scaled.transform(X * factor), reference.transform(X), rtol=1e-3, atol=1e-4
+    )

@@ -266,18 +266,20 @@ def test_one_penalised_step_matches_the_closed_form():
     params = dict(batch_size="full", max_epochs=1, random_state=3)
     # a vanishing step leaves the seeded initial weights unchanged
     start = SpuriousRobustSGD(learning_rate=1e-30, **params).fit(X, y)
-    w0 = np.append(start.coef_[0], start.intercept_[0])
+    # the network trains on X / x_scale_: the step is taken in those units
+    c = start.x_scale_
+    w0 = np.append(start.coef_[0] * c, start.intercept_[0])
     lr, s = 0.5, 2.0
     step = SpuriousRobustSGD(learning_rate=lr, batch_grad_penalty=s, **params)
     step.fit(X, y)
-    Xb = np.hstack([X, np.ones((len(X), 1))])
+    Xb = np.hstack([X / c, np.ones((len(X), 1))])
     signed = 2.0 * y - 1.0
     margin = signed * (Xb @ w0)
     g = -(expit(-margin) * signed) @ Xb / len(X)
     H = (Xb * (expit(margin) * expit(-margin))[:, None]).T @ Xb / len(X)
     expected = w0 - lr * (g + s / 2 * H @ g)
     np.testing.assert_allclose(
-        np.append(step.coef_[0], step.intercept_[0]), expected, rtol=1e-4, atol=1e-6
+        np.append(step.coef_[0] * c, step.intercept_[0]), expected, rtol=1e-4, atol=1e-6
     )
 
 
@@ -467,3 +469,21 @@ def test_one_logit_loss_equals_two_logit_loss_with_a_zero_logit(loss):
         expected = np.exp(-(f[:, 0] * (2 * target - 1)).numpy())
     np.testing.assert_allclose(per_sample_loss(f, target, loss), expected, rtol=1e-12)
     np.testing.assert_allclose(per_sample_loss(two, target, loss), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("factor", [2.0**-40, 1e-3, 1e3, 1e150, 1e-300])
+def test_units_of_X_do_not_change_the_fit(factor):
+    # a stranger's load_digits scaled by 1e-3 trained to 0.39 training
+    # accuracy (0.97 unscaled), by 1e-6 to chance, and 1e150 overflowed float32
+    X, y, _ = make_spurious_correlation(200, random_state=0)
+    params = dict(batch_size=16, max_epochs=5, random_state=0)
+    reference = SpuriousRobustSGD(**params).fit(X, y)
+    scaled = SpuriousRobustSGD(**params).fit(X * factor, y)
+    np.testing.assert_allclose(
+        scaled.decision_function(X * factor),
+        reference.decision_function(X),
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    np.testing.assert_allclose(scaled.coef_ * factor, reference.coef_, rtol=1e-4)
+    assert scaled.x_scale_ == pytest.approx(reference.x_scale_ * factor)

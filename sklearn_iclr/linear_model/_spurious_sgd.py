@@ -16,7 +16,7 @@ from sklearn.utils.validation import (
 from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
 from ..utils._torch import import_torch, resolve_device, seed_from_random_state
-from ..utils.validation import check_nonnegative_sample_weight
+from ..utils.validation import check_nonnegative_sample_weight, rms_scale
 
 _HISTORY_KEYS = (
     "train_loss",
@@ -222,7 +222,11 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts of the linear model (only when ``hidden_layer_sizes=()``).
     module_ : torch.nn.Sequential
-        The trained network, on the CPU.
+        The trained network, on the CPU; it reads ``X / x_scale_``.
+    x_scale_ : float
+        Root-mean-square entry of the training ``X``: the network is trained
+        on ``X / x_scale_``, so that the fit does not depend on the units of
+        ``X``.
     history_ : list of dict
         One record per epoch: ``"epoch"``, ``"train_loss"`` (the mean data
         loss, without the penalty), ``"dur"`` (seconds) and, when ``groups``
@@ -355,8 +359,10 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         self : SpuriousRobustSGD
             The fitted classifier.
         """
-        X, y = validate_data(self, X, y, dtype=np.float32)
+        X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
+        self.x_scale_ = rms_scale(X)
+        X = (X / self.x_scale_).astype(np.float32)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
@@ -403,7 +409,8 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         self.n_iter_ = len(self.history_)
         self.best_epoch_ = best_epoch or self.n_iter_
         if len(self.module_) == 1:
-            self.coef_ = self.module_[0].weight.detach().numpy().astype(np.float64)
+            weight = self.module_[0].weight.detach().numpy().astype(np.float64)
+            self.coef_ = weight / self.x_scale_
             self.intercept_ = self.module_[0].bias.detach().numpy().astype(np.float64)
         return self
 
@@ -476,7 +483,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        outputs = module_outputs(self.module_, X)
+        outputs = module_outputs(self.module_, X / self.x_scale_)
         return outputs[:, 0] if outputs.shape[1] == 1 else outputs
 
     def predict(self, X):

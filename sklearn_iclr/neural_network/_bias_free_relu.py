@@ -67,15 +67,3 @@ def effective_rank(values, rank_tol):
 def operation_count(n_samples, shapes):
     """Multiply-adds of one forward and backward pass over ``n_samples`` rows."""
     return 3.0 * n_samples * sum(out * inp for out, inp in shapes)
-
-
-def safe_scale(A):
-    """A positive scalar ``c`` with ``A / c`` of root-mean-square 1.
-
-    Computed without squaring the raw entries, so that entries near 1e-300 or
-    1e300 neither underflow nor overflow; 1 for an all-zero array.
-    """
-    peak = np.max(np.abs(A)) if A.size else 0.0
-    if peak == 0.0 or not np.isfinite(peak):
-        return 1.0
-    return float(peak * np.sqrt(np.mean((A / peak) ** 2)))

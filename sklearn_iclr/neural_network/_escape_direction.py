@@ -10,13 +10,13 @@ from threadpoolctl import threadpool_limits
 
 from ..utils import check_work_budget
 from ..utils._compat import Interval, _fit_context
+from ..utils.validation import rms_scale
 from ._bias_free_relu import (
     backward,
     forward,
     layer_shapes,
     operation_count,
     rank_ratio,
-    safe_scale,
     singular_values,
 )
 
@@ -277,7 +277,7 @@ class EscapeDirection(BaseEstimator):
             parameter="max_work",
             advice="Or lower n_restarts, max_iter, width or depth, or subsample X.",
         )
-        x_scale, y_scale = safe_scale(X), safe_scale(Y2)
+        x_scale, y_scale = rms_scale(X), rms_scale(Y2)
         Xs, Ys = X / x_scale, Y2 / y_scale
 
         rng = check_random_state(self.random_state)

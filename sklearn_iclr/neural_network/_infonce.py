@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..utils import import_torch, resolve_device, seed_from_random_state
 from ..utils._compat import Interval, StrOptions
 from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
+from ..utils.validation import rms_scale
 
 AUGMENTATIONS = ("noise", "mask")
 AUTO_BATCH_SIZE = 256
@@ -105,7 +106,12 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     Attributes
     ----------
     module_ : torch.nn.Sequential
-        The trained network, on the CPU (pruned neurons have zero weights).
+        The trained network, on the CPU (pruned neurons have zero weights);
+        it reads ``X / x_scale_``.
+    x_scale_ : float
+        Root-mean-square entry of the training ``X``: the network is trained
+        on ``X / x_scale_``, so that the embedding does not depend on the
+        units of ``X``.
     neuron_mask_ : list of ndarray of bool
         For each hidden layer, True for the neurons kept by pruning (all True
         when ``prune_ratio=0``).
@@ -233,7 +239,9 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         self : InfoNCEEncoder
             The fitted encoder.
         """
-        X = validate_data(self, X, dtype=np.float32, ensure_min_samples=2)
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        self.x_scale_ = rms_scale(X)
+        X = (X / self.x_scale_).astype(np.float32)
         names = parse_augmentation(self.augmentation)
         hidden = tuple(self.hidden_layer_sizes)
         if self.prune_ratio > 0 and not hidden:
@@ -299,7 +307,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return module_outputs(self.module_, X)
+        return module_outputs(self.module_, X / self.x_scale_)
 
 
 def resolve_batch_size(batch_size, n_samples):

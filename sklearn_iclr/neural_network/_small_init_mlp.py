@@ -12,13 +12,13 @@ from threadpoolctl import threadpool_limits
 
 from ..utils import check_work_budget, warn_user
 from ..utils._compat import Interval, _fit_context
+from ..utils.validation import rms_scale
 from ._bias_free_relu import (
     backward,
     effective_rank,
     forward,
     layer_shapes,
     operation_count,
-    safe_scale,
     singular_values,
 )
 
@@ -311,8 +311,8 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         )
         # Rows of unit root-mean-square norm: divide by the entry RMS times
         # sqrt(n_columns), computed without overflow.
-        self.x_scale_ = safe_scale(X) * math.sqrt(X.shape[1])
-        self.y_scale_ = safe_scale(Y) * math.sqrt(Y.shape[1])
+        self.x_scale_ = rms_scale(X) * math.sqrt(X.shape[1])
+        self.y_scale_ = rms_scale(Y) * math.sqrt(Y.shape[1])
         Xs, Ys = X / self.x_scale_, Y / self.y_scale_
         self._y_ndim = y.ndim
 

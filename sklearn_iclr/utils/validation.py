@@ -107,3 +107,32 @@ def check_not_constant(y, name="y"):
         raise ValueError(
             f"{name} is constant; the estimator needs a target that varies."
         )
+
+
+def rms_scale(A):
+    """A positive scalar ``c`` with ``A / c`` of root-mean-square entry 1.
+
+    Estimators that train with fixed step sizes divide their inputs by it, so
+    that a fit is equivariant to the units of ``X``. Computed without squaring
+    the raw entries, so that entries near 1e-300 or 1e300 neither underflow nor
+    overflow; 1 for an all-zero or empty array.
+
+    Parameters
+    ----------
+    A : ndarray
+        Finite values.
+
+    Returns
+    -------
+    scale : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(rms_scale(np.array([[3e-300, -4e-300]])) / 1e-300, 6)
+    3.535534
+    """
+    peak = np.max(np.abs(A)) if A.size else 0.0
+    if peak == 0.0 or not np.isfinite(peak):
+        return 1.0
+    return float(peak * np.sqrt(np.mean((A / peak) ** 2)))
