@@ -458,7 +458,7 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
     n_examined, n_pruned, n_foreign, start = 0, 0, 0, 0
     capacity = 4 * m + 4096
     while start < len(pencils):
-        start, examined, cost, pencil, position, *tied, pruned, foreign = (
+        start, examined, cost, pencil, point, *tied, pruned, foreign = (
             _ice_kernel.scan(
                 Z,
                 signed_weight,
@@ -468,22 +468,23 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
                 bool(exhaustive),
                 start,
                 capacity,
-                3 if prune is True else int(prune),
+                7 if prune is True else int(prune),
             )
         )
         n_pruned += pruned
         n_foreign += foreign
         n_examined += examined
         if pencil >= 0:
-            best_cost, best_key, sub_labels = cost, (int(pencil), int(position)), None
+            best_cost, best_key, sub_labels = cost, (int(pencil), int(point)), None
         # Planes through more than d points: the off-plane cost plus the
-        # on-plane optimum, cheapest off-plane cost first.
-        cand_pencil, cand_start, cand_lower = tied
-        for k in np.argsort(cand_lower, kind="stable"):
+        # on-plane optimum, cheapest off-plane cost first (then by pencil and
+        # least point index, as the kernel orders the planes of one cost).
+        cand_pencil, cand_point, cand_lower = tied
+        for k in np.lexsort((cand_point, cand_pencil, cand_lower)):
             if not cand_lower[k] < best_cost:
                 break
-            key = (int(cand_pencil[k]), int(cand_start[k]))
-            _, on_plane = _ice_kernel.plane_labels(
+            key = (int(cand_pencil[k]), int(cand_point[k]))
+            _, on_plane, _ = _ice_kernel.plane_labels(
                 Z, signed_weight, pencils[key[0]], d, key[1]
             )
             sub_cost, labels = _solve_cached(X, y, w, on_plane, cache, True)
@@ -492,10 +493,11 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
                 best_cost, best_key, sub_labels = cost, key, labels
     if best_key is None:
         return np.inf, None, None, int(n_examined), (n_pruned, n_foreign)
-    labels, on_plane = _ice_kernel.plane_labels(
+    labels, on_plane, position = _ice_kernel.plane_labels(
         Z, signed_weight, pencils[best_key[0]], d, best_key[1]
     )
     labels[on_plane] = y[on_plane] if sub_labels is None else sub_labels
+    best_key = (best_key[0], int(position))
     return float(best_cost), best_key, labels, int(n_examined), (n_pruned, n_foreign)
 
 
