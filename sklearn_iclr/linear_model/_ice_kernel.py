@@ -574,15 +574,19 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     if k == 0:
         return 0
     if k <= 32:
-        for j in range(1, k):
-            key, point = e_angle[j], e_point[j]
-            t = j
-            while t > 0 and e_angle[t - 1] > key:
-                e_angle[t] = e_angle[t - 1]
-                e_point[t] = e_point[t - 1]
-                t -= 1
-            e_angle[t] = key
-            e_point[t] = point
+        # By rank (branch-free): the number of angles below, or equal at a
+        # lower index.
+        e_key, e_count = owork[0], oiwork[2]
+        for j in range(k):
+            e_key[j] = e_angle[j]
+            e_count[j] = e_point[j]
+        for j in range(k):
+            key = e_key[j]
+            rank = 0
+            for i in range(k):
+                rank += (e_key[i] < key) | ((e_key[i] == key) & (i < j))
+            e_angle[rank] = key
+            e_point[rank] = e_count[j]
     else:
         e_key, e_order, e_count = owork[0], oiwork[1], oiwork[2]
         for t in range(k):
@@ -597,8 +601,8 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     # of [0, 2] (a power of two: the cell of an angle is exact) starts the
     # search for an angle's gap; +inf ends it.
     e_angle[k] = np.inf
-    cells = 8
-    while cells < 2 * k:
+    cells = 16
+    while cells < 4 * k:
         cells *= 2
     half = cells / 2.0
     below = oiwork[7]
@@ -617,22 +621,30 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
         g_n[p] = 0
         g_w[p], g_pos[p], g_neg[p] = 0.0, 0.0, 0.0
         g_lo[p], g_hi[p] = np.inf, -np.inf
+    gap_of = oiwork[8]
+    for i in range(last + 1):
+        phi = min(angle[i], 2.0)  # the flat's points: dropped below
+        p = below[int(phi * half)]
+        p += e_angle[p] < phi
+        p += e_angle[p] < phi
+        while e_angle[p] < phi:
+            p += 1
+        gap_of[i] = p
     for i in range(last + 1):
         phi = angle[i]
         if phi == np.inf:
             continue
-        p = below[int(phi * half)]
-        while e_angle[p] < phi:
-            p += 1
+        p = gap_of[i]
         g_n[p] += 1
         s = signed_weight[i]
         a = abs(s)
         wrong = direction[i] * s < 0.0  # an error before the plane passes
         g_w[p] += a
-        g_pos[p] += a if wrong else 0.0
-        g_neg[p] += 0.0 if wrong else a
-        g_lo[p] = min(g_lo[p], phi)
-        g_hi[p] = max(g_hi[p], phi)
+        g_pos[p] += a * wrong
+        g_neg[p] += a - a * wrong
+        lo, hi = g_lo[p], g_hi[p]
+        g_lo[p] = phi if phi < lo else lo
+        g_hi[p] = phi if phi > hi else hi
     # Group breaks before each eligible position, and whether the group
     # reaching a position from the left (right) takes in another point.
     brk, left, right = oiwork[4], oiwork[5], oiwork[6]
