@@ -341,7 +341,11 @@ def scan_pencils(
         Skip, unswept, the pencils whose lower bound (the prefix's forced
         errors, see ``_ice_kernel._lines``) already reaches the best cost
         found so far (compiled sweep, d >= 3), and, when ``exhaustive``, the
-        pencils that own none of their planes. The result is the same; only
+        pencils that own none of their planes, and evaluate in each pencil
+        only the planes it owns (``_ice_kernel._sweep_owned``: a plane
+        through exactly d points only in the first of its d pencils). The
+        result over all the pencils of an enumeration is the same (a chunk
+        of it may miss a plane that an earlier chunk holds); only
         ``n_examined`` is smaller.
     stats : dict, default=None
         When given, ``stats["pruned"]`` is increased by the number of pencils

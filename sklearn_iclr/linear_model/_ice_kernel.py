@@ -8,7 +8,9 @@ rounding error of both angles), and the weighted off-plane errors of every
 group's plane in both orientations, by prefix sums along the sweep. This is
 the numpy ``_Sweep`` of ``_ice_enumeration`` (kept there as the test oracle)
 without its temporary arrays: the same quantities, the same tolerances, the
-same candidates.
+same candidates. Under ownership (an exhaustive search) a pencil needs only
+the planes it owns, those through points of index above its largest:
+``_sweep_owned`` sorts only those and locates the others among them.
 
 The kernels are compiled on first use and cached on disk (``cache=True``):
 numba writes the cache next to this file, or, where the installation is
