@@ -140,8 +140,9 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         Candidate hyperplanes examined (0 when the data were separable or
         trivial and no search was needed). The exact search skips, without
         examining their planes, the pencils that cannot improve on the best
-        boundary found so far (see the user guide), so this is at most, and
-        on tied data often well below, the count the budget is set in.
+        boundary found so far, and examines each plane in one pencil only
+        (see the user guide), so this is at most, and often well below, the
+        count the budget is set in.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)

@@ -341,7 +341,11 @@ def scan_pencils(
         Skip, unswept, the pencils whose lower bound (the prefix's forced
         errors, see ``_ice_kernel._lines``) already reaches the best cost
         found so far (compiled sweep, d >= 3), and, when ``exhaustive``, the
-        pencils that own none of their planes. The result is the same; only
+        pencils that own none of their planes, and evaluate in each pencil
+        only the planes it owns (``_ice_kernel._sweep_owned``: a plane
+        through exactly d points only in the first of its d pencils). The
+        result over all the pencils of an enumeration is the same (a chunk
+        of it may miss a plane that an earlier chunk holds); only
         ``n_examined`` is smaller.
     stats : dict, default=None
         When given, ``stats["pruned"]`` is increased by the number of pencils
@@ -458,44 +462,47 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
     n_examined, n_pruned, n_foreign, start = 0, 0, 0, 0
     capacity = 4 * m + 4096
     while start < len(pencils):
-        start, examined, cost, pencil, position, *tied, pruned, foreign = (
-            _ice_kernel.scan(
-                Z,
-                signed_weight,
-                pencils,
-                d,
-                best_cost,
-                bool(exhaustive),
-                start,
-                capacity,
-                3 if prune is True else int(prune),
-            )
+        start, examined, cost, pencil, point, *tied, pruned, foreign = _ice_kernel.scan(
+            Z,
+            signed_weight,
+            pencils,
+            d,
+            best_cost,
+            bool(exhaustive),
+            start,
+            capacity,
+            7 if prune is True else int(prune),
         )
         n_pruned += pruned
         n_foreign += foreign
         n_examined += examined
         if pencil >= 0:
-            best_cost, best_key, sub_labels = cost, (int(pencil), int(position)), None
+            best_cost, best_key, sub_labels = cost, (int(pencil), int(point)), None
         # Planes through more than d points: the off-plane cost plus the
-        # on-plane optimum, cheapest off-plane cost first.
-        cand_pencil, cand_start, cand_lower = tied
-        for k in np.argsort(cand_lower, kind="stable"):
+        # on-plane optimum, cheapest off-plane cost first (then by pencil and
+        # least point index, as the kernel orders the planes of one cost).
+        cand_pencil, cand_point, cand_lower = tied
+        for k in np.lexsort((cand_point, cand_pencil, cand_lower)):
             if not cand_lower[k] < best_cost:
                 break
-            key = (int(cand_pencil[k]), int(cand_start[k]))
-            _, on_plane = _ice_kernel.plane_labels(
+            key = (int(cand_pencil[k]), int(cand_point[k]))
+            _, on_plane, _ = _ice_kernel.plane_labels(
                 Z, signed_weight, pencils[key[0]], d, key[1]
             )
-            sub_cost, labels = _solve_cached(X, y, w, on_plane, cache, True)
+            # Only a sub-problem optimum below best - lower can win (with a
+            # margin for the rounding of the sum).
+            limit = (best_cost - cand_lower[k]) * (1 + 1e-9) + 1e-12
+            sub_cost, labels = _solve_cached(X, y, w, on_plane, cache, True, limit)
             cost = float(cand_lower[k]) + sub_cost
-            if cost < best_cost:
+            if labels is not None and cost < best_cost:
                 best_cost, best_key, sub_labels = cost, key, labels
     if best_key is None:
         return np.inf, None, None, int(n_examined), (n_pruned, n_foreign)
-    labels, on_plane = _ice_kernel.plane_labels(
+    labels, on_plane, position = _ice_kernel.plane_labels(
         Z, signed_weight, pencils[best_key[0]], d, best_key[1]
     )
     labels[on_plane] = y[on_plane] if sub_labels is None else sub_labels
+    best_key = (best_key[0], int(position))
     return float(best_cost), best_key, labels, int(n_examined), (n_pruned, n_foreign)
 
 
@@ -539,20 +546,26 @@ def _better(cost, key, best_cost, best_key):
     return cost == best_cost and (best_key is None or key < best_key)
 
 
-def _solve_cached(X, y, w, on_plane, cache, compiled):
+def _solve_cached(X, y, w, on_plane, cache, compiled, limit=np.inf):
+    """The on-plane sub-problem's ``(cost, labels)``, or ``(bound, None)``
+    when its optimum is known to be at least ``bound >= limit`` (then the
+    plane cannot beat the caller's best)."""
     key = on_plane.tobytes()
-    if key not in cache:
-        cache[key] = solve_exact(
+    entry = cache.get(key)
+    if entry is None or (entry[1] is None and entry[0] < limit):
+        entry = solve_exact(
             X[on_plane],
             y[on_plane],
             w[on_plane],
             max_dim=X.shape[1] - 1,
             compiled=compiled,
+            upper_bound=limit,
         )
-    return cache[key]
+        cache[key] = entry
+    return entry
 
 
-def solve_exact(X, y, w, max_dim=None, *, compiled=True):
+def solve_exact(X, y, w, max_dim=None, *, compiled=True, upper_bound=np.inf):
     """Exact minimum weighted 0-1 loss labelling of distinct points (serial).
 
     Parameters
@@ -567,6 +580,9 @@ def solve_exact(X, y, w, max_dim=None, *, compiled=True):
         Solve in at most this many dimensions (see ``affine_coordinates``).
     compiled : bool, default=True
         Use the numba sweep (``False``: the numpy oracle, for tests).
+    upper_bound : float, default=inf
+        Only an optimum below this is of interest: when the optimum is not,
+        ``(upper_bound, None)`` may be returned instead.
 
     Returns
     -------
@@ -582,7 +598,7 @@ def solve_exact(X, y, w, max_dim=None, *, compiled=True):
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
     >>> cost, labels = solve_exact(X, np.array([-1, 1, -1, 1]), np.ones(4))
     >>> cost, labels.tolist()
-    (1.0, [-1, -1, -1, 1])
+    (1.0, [-1, 1, 1, 1])
     """
     y = y.astype(np.int8)
     positive, negative = w[y > 0].sum(), w[y < 0].sum()
@@ -598,9 +614,17 @@ def solve_exact(X, y, w, max_dim=None, *, compiled=True):
     constant = 1 if positive >= negative else -1
     bound = float(min(positive, negative))
     cost, _, labels, _ = scan_pencils(
-        Y, y, w, combinations_array(len(Y), d - 1), bound, compiled=compiled
+        Y,
+        y,
+        w,
+        combinations_array(len(Y), d - 1),
+        min(bound, upper_bound),
+        compiled=compiled,
     )
-    if labels is None:  # the constant classifier is optimal
+    if labels is None:
+        if upper_bound < bound:  # nothing below upper_bound
+            return float(upper_bound), None
+        # the constant classifier is optimal
         return bound, np.full(len(y), constant, dtype=np.int8)
     return cost, labels
 

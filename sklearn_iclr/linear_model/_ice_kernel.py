@@ -8,7 +8,9 @@ rounding error of both angles), and the weighted off-plane errors of every
 group's plane in both orientations, by prefix sums along the sweep. This is
 the numpy ``_Sweep`` of ``_ice_enumeration`` (kept there as the test oracle)
 without its temporary arrays: the same quantities, the same tolerances, the
-same candidates.
+same candidates. Under ownership (an exhaustive search) a pencil needs only
+the planes it owns, those through points of index above its largest:
+``_sweep_owned`` sorts only those and locates the others among them.
 
 The kernels are compiled on first use and cached on disk (``cache=True``):
 numba writes the cache next to this file, or, where the installation is
@@ -356,24 +358,20 @@ def _pencil_bound(
 
 
 @njit(cache=True, nogil=True)
-def _sweep(Z, signed_weight, pencil, d, work, iwork, prefix, projected, foreign, units):
-    """Sweep one pencil into the work arrays.
+def _angles(Z, signed_weight, pencil, d, work, prefix, projected, foreign, units):
+    """The pseudo-angle, its rounding bound and the fold of every point about
+    one pencil's axis, into ``work[0]``, ``work[1]`` and ``work[5]``.
 
-    With ``foreign`` (a work array of m integers), a pencil whose flat holds
-    more points than its own d - 1 and which does not own them (``_owns``)
-    is not sorted: every plane of it holds more than d points and is
-    evaluated in its owner pencil only, so it cannot contribute; -2 is
-    returned.
+    Returns ``(n_swept, largest slack of a swept point)``; ``n_swept`` is -1
+    when the pencil's points are affinely dependent, and, with ``foreign``
+    (a work array of m integers), -2 when the pencil's flat holds more points
+    than its own d - 1 and the pencil does not own them (``_owns``): every
+    plane of it holds more than d points and is evaluated in its owner pencil
+    only, so it cannot contribute.
 
     ``projected`` holds the points in the frame of the null space of the
     pencil's first d - 2 points (``_prefix``), ``prefix`` the (largest norm,
-    least residual) of those points. Returns ``n_swept`` (-1 when the
-    pencil's points are affinely dependent). Afterwards, for positions ``j``
-    along the sweep: ``iwork[1, j]`` the point met (points on the pencil's
-    flat last), ``work[2, j]`` its side just before the plane meets it,
-    ``iwork[2, j]`` 1 at the first position of a group (plane), ``work[3]``
-    and ``work[4]`` (length m + 1) the prefix sums of ``|signed weight|`` and
-    of the weight of the errors before the plane passes.
+    least residual) of those points.
     """
     m = Z.shape[0]
     width = d + 1
@@ -391,13 +389,14 @@ def _sweep(Z, signed_weight, pencil, d, work, iwork, prefix, projected, foreign,
         residual = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
         least = min(prefix[1], residual)
         if not least > RANK_TOL * largest:
-            return -1
+            return -1, 0.0
         condition = largest / least
         # e1: the standard axis least aligned with u, minus its u component.
         e1, e2 = _axis_frame(u0 / residual, u1 / residual, u2 / residual)
     angle, slack, direction = work[0, :m], work[1, :m], work[5, :m]
     rounding = ROUNDING * width * condition
     n_swept = 0
+    widest_slack = 0.0
     for i in range(m):
         if d == 1:
             alpha, beta = Z[i, 0], Z[i, 1]
@@ -405,19 +404,18 @@ def _sweep(Z, signed_weight, pencil, d, work, iwork, prefix, projected, foreign,
             p0, p1, p2 = projected[i, 0], projected[i, 1], projected[i, 2]
             alpha = p0 * e1[0] + p1 * e1[1] + p2 * e1[2]
             beta = p0 * e2[0] + p1 * e2[1] + p2 * e2[2]
-        fold = 1.0
-        if beta < 0.0 or (beta == 0.0 and alpha < 0.0):
-            fold = -1.0
+        back = (beta < 0.0) | ((beta == 0.0) & (alpha < 0.0))
+        fold = -1.0 if back else 1.0
         alpha *= fold
-        beta *= fold
+        norm = abs(alpha) + abs(beta)
         direction[i] = fold
-        norm = abs(alpha) + beta
         if norm <= FLAT_TOL:
             angle[i] = np.inf
             slack[i] = rounding
         else:
             angle[i] = 1.0 - alpha / norm
             slack[i] = rounding / norm
+            widest_slack = max(widest_slack, slack[i])
             n_swept += 1
     if foreign.shape[0] > 0 and m - n_swept > d - 1:
         n_flat = 0
@@ -428,7 +426,37 @@ def _sweep(Z, signed_weight, pencil, d, work, iwork, prefix, projected, foreign,
         flat = foreign[:n_flat]
         flat.sort()
         if not _owns(Z, flat, n_flat, pencil, d, units):
-            return -2
+            return -2, 0.0
+    return n_swept, widest_slack
+
+
+@njit(cache=True, nogil=True)
+def _sweep(Z, signed_weight, pencil, d, work, iwork, prefix, projected, foreign, units):
+    """Sweep one pencil into the work arrays: ``_angles``, then ``_order``.
+    Returns ``n_swept`` (negative: see ``_angles``)."""
+    n_swept, _ = _angles(
+        Z, signed_weight, pencil, d, work, prefix, projected, foreign, units
+    )
+    if n_swept < 0:
+        return n_swept
+    _order(signed_weight, n_swept, work, iwork)
+    return n_swept
+
+
+@njit(cache=True, nogil=True)
+def _order(signed_weight, n_swept, work, iwork):
+    """Sort the angles of ``_angles`` and group and prefix-sum them.
+
+    Afterwards, for positions ``j`` along the sweep: ``iwork[1, j]`` the
+    point met (points on the pencil's flat last), ``work[2, j]`` its side
+    just before the plane meets it, ``iwork[2, j]`` 1 at the first position of
+    a group (plane), ``work[3]`` and ``work[4]`` (length m + 1) the prefix
+    sums of ``|signed weight|`` and of the weight of the errors before the
+    plane passes. The sweep starts right after the widest gap between
+    consecutive angles.
+    """
+    m = signed_weight.shape[0]
+    angle, slack, direction = work[0, :m], work[1, :m], work[5, :m]
     order = iwork[0]
     sorted_angle = work[6, :m]
     _argsort(angle, order, sorted_angle, iwork[3], m)
@@ -436,7 +464,7 @@ def _sweep(Z, signed_weight, pencil, d, work, iwork, prefix, projected, foreign,
         for j in range(m):
             iwork[1, j] = order[j]
             iwork[2, j] = 0
-        return 0
+        return
     # Start right after the widest gap (the first of equal ones).
     widest, first = -np.inf, 0
     for k in range(n_swept):
@@ -477,7 +505,244 @@ def _sweep(Z, signed_weight, pencil, d, work, iwork, prefix, projected, foreign,
             before[j + 1] = before[j]
         met[j] = point
         sign[j] = side
-    return n_swept
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _joins(gap, eligible_slack, value, after, angle, slack, last, widest_slack):
+    """1 when the sweep joins an eligible point and the nearest other point
+    (of angle ``value``, index at most ``last``; ``after``: it follows the
+    eligible point) into one group, 0 otherwise: the test of ``_order``
+    (``gap`` less the preceding point's rounding bound, less the following
+    one's, within ``ANGLE_TOL``), decided without the other point's bound
+    unless that bound matters."""
+    if not gap - eligible_slack > ANGLE_TOL:
+        return 1  # whatever the other point's bound
+    if gap - eligible_slack - widest_slack > ANGLE_TOL and (
+        gap - widest_slack - eligible_slack > ANGLE_TOL
+    ):
+        return 0
+    # The first (``after``) or last point of that angle in the sweep's order
+    # (equal angles: by index).
+    other = 0.0
+    for i in range(last + 1):
+        if angle[i] == value:
+            other = slack[i]
+            if after:
+                break
+    if after:
+        return 0 if gap - eligible_slack - other > ANGLE_TOL else 1
+    return 0 if gap - other - eligible_slack > ANGLE_TOL else 1
+
+
+@njit(cache=True, nogil=True)
+def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork):
+    """The planes of one pencil that it owns, without sorting every point.
+
+    Under ownership (``scan`` with ``exhaustive``) a plane is a candidate of
+    the pencil only when every point the sweep puts on it, besides the
+    pencil's flat, has an index above the pencil's largest, ``last``: a plane
+    through exactly d points in the pencil of its d - 1 least points (the
+    first of its d pencils in lexicographic order, the only one that can
+    report it first), a plane through more than d points in its greedy owner.
+    So only the ``k`` such *eligible* points are sorted; every other swept
+    point is located among them by binary search and only summed per gap
+    (its weights, the least and largest angle with their rounding bounds).
+    A gap holding such a point ends the group before it, and the group next
+    to it is not a candidate when the nearest such point joins it by the
+    sweep's own test (the angle difference less both rounding bounds within
+    ``ANGLE_TOL``): the groups of eligible points found here are exactly
+    those of ``_order``. That holds when ``_order``'s start, the widest gap,
+    is a break between groups, which is certain when ``2 / n_swept`` exceeds
+    twice the largest rounding bound plus ``2 * ANGLE_TOL``; otherwise -1 is
+    returned (``scan`` then sweeps the pencil in full).
+
+    Returns the number of groups written: ``owork[8, g]`` the off-plane cost
+    of group ``g`` in the cheaper orientation, ``oiwork[1, g]`` its number of
+    points and ``oiwork[2, g]`` its least point index.
+    """
+    m = signed_weight.shape[0]
+    angle, slack, direction = work[0, :m], work[1, :m], work[5, :m]
+    if not 2.0 / n_swept - 2.0 * widest_slack > 2.0 * ANGLE_TOL:
+        return -1
+    # The eligible points, sorted by angle (ties by index, as ``_argsort``).
+    e_angle, e_slack = owork[1], owork[2]
+    e_point = oiwork[0]
+    k = 0
+    for i in range(last + 1, m):
+        if angle[i] != np.inf:
+            e_angle[k] = angle[i]
+            e_point[k] = i
+            k += 1
+    if k == 0:
+        return 0
+    if k <= 32:
+        # By rank (branch-free): the number of angles below, or equal at a
+        # lower index.
+        e_key, e_count = owork[0], oiwork[2]
+        for j in range(k):
+            e_key[j] = e_angle[j]
+            e_count[j] = e_point[j]
+        for j in range(k):
+            key = e_key[j]
+            rank = 0
+            for i in range(k):
+                rank += (e_key[i] < key) | ((e_key[i] == key) & (i < j))
+            e_angle[rank] = key
+            e_point[rank] = e_count[j]
+    else:
+        e_key, e_order, e_count = owork[0], oiwork[1], oiwork[2]
+        for t in range(k):
+            e_key[t] = e_angle[t]
+            e_count[t] = e_point[t]
+        _argsort(e_key, e_order, e_angle, oiwork[3], k)
+        for t in range(k):
+            e_point[t] = e_count[e_order[t]]
+    for t in range(k):
+        e_slack[t] = slack[e_point[t]]
+    # A table of the eligible angles below each of ``cells`` equal cells
+    # of [0, 2] (a power of two: the cell of an angle is exact) starts the
+    # search for an angle's gap; +inf ends it.
+    e_angle[k] = np.inf
+    cells = 16
+    while cells < 4 * k:
+        cells *= 2
+    half = cells / 2.0
+    below = oiwork[7]
+    for c in range(cells + 2):
+        below[c] = 0
+    for t in range(k):
+        below[int(e_angle[t] * half) + 1] += 1
+    for c in range(1, cells + 1):
+        below[c] += below[c - 1]
+    # Gap p (0 <= p <= k) holds the other swept points with p eligible
+    # angles below theirs (gaps 0 and k are one gap, across the wrap at 2).
+    g_n = oiwork[3]
+    g_w, g_pos, g_neg = owork[3], owork[4], owork[5]
+    g_lo, g_hi = owork[6], owork[9]
+    for p in range(k + 1):
+        g_n[p] = 0
+        g_w[p], g_pos[p], g_neg[p] = 0.0, 0.0, 0.0
+        g_lo[p], g_hi[p] = np.inf, -np.inf
+    gap_of = oiwork[8]
+    for i in range(last + 1):
+        phi = min(angle[i], 2.0)  # the flat's points: dropped below
+        p = below[int(phi * half)]
+        p += e_angle[p] < phi
+        p += e_angle[p] < phi
+        while e_angle[p] < phi:
+            p += 1
+        gap_of[i] = p
+    for i in range(last + 1):
+        phi = angle[i]
+        if phi == np.inf:
+            continue
+        p = gap_of[i]
+        g_n[p] += 1
+        s = signed_weight[i]
+        a = abs(s)
+        wrong = direction[i] * s < 0.0  # an error before the plane passes
+        g_w[p] += a
+        g_pos[p] += a * wrong
+        g_neg[p] += a - a * wrong
+        lo, hi = g_lo[p], g_hi[p]
+        g_lo[p] = phi if phi < lo else lo
+        g_hi[p] = phi if phi > hi else hi
+    # Group breaks before each eligible position, and whether the group
+    # reaching a position from the left (right) takes in another point.
+    brk, left, right = oiwork[4], oiwork[5], oiwork[6]
+    for t in range(k):
+        left[t], right[t] = 0, 0
+    for t in range(1, k):
+        if g_n[t] == 0:
+            gap = e_angle[t] - e_angle[t - 1]
+            brk[t] = 1 if gap - e_slack[t - 1] - e_slack[t] > ANGLE_TOL else 0
+        else:
+            brk[t] = 1
+            gap = g_lo[t] - e_angle[t - 1]
+            right[t - 1] = _joins(
+                gap, e_slack[t - 1], g_lo[t], True, angle, slack, last, widest_slack
+            )
+            gap = e_angle[t] - g_hi[t]
+            left[t] = _joins(
+                gap, e_slack[t], g_hi[t], False, angle, slack, last, widest_slack
+            )
+    if g_n[0] + g_n[k] == 0:
+        if k == 1:
+            brk[0] = 1
+        else:
+            gap = e_angle[0] - e_angle[k - 1] + 2.0
+            brk[0] = 1 if gap - e_slack[k - 1] - e_slack[0] > ANGLE_TOL else 0
+    else:
+        brk[0] = 1
+        if g_n[k] > 0:
+            gap, lo = g_lo[k] - e_angle[k - 1], g_lo[k]
+        else:
+            gap, lo = g_lo[0] - e_angle[k - 1] + 2.0, g_lo[0]
+        right[k - 1] = _joins(
+            gap, e_slack[k - 1], lo, True, angle, slack, last, widest_slack
+        )
+        if g_n[0] > 0:
+            gap, hi = e_angle[0] - g_hi[0], g_hi[0]
+        else:
+            gap, hi = e_angle[0] - g_hi[k] + 2.0, g_hi[k]
+        left[0] = _joins(gap, e_slack[0], hi, False, angle, slack, last, widest_slack)
+    start = -1
+    for t in range(k):
+        if brk[t]:
+            start = t
+            break
+    if start < 0:
+        return -1
+    # Prefix sums along the sweep started at eligible position ``start``:
+    # what lies below its angle comes last, on the other side.
+    g_pre_w, g_pre_b, g_post_w, g_post_b = owork[11], owork[12], owork[13], owork[14]
+    g_size, g_least, g_skip = oiwork[7], oiwork[8], oiwork[9]
+    total, before = 0.0, 0.0
+    n_groups = -1
+    for r in range(k):
+        t = start + r
+        if t >= k:
+            t -= k
+        if brk[t]:
+            n_groups += 1
+            g_pre_w[n_groups], g_pre_b[n_groups] = total, before
+            g_size[n_groups], g_least[n_groups] = 0, m
+            g_skip[n_groups] = left[t]
+        point = e_point[t]
+        s = signed_weight[point]
+        side = direction[point] if t >= start else -direction[point]
+        total += abs(s)
+        if side * s < 0.0:
+            before += abs(s)
+        g_size[n_groups] += 1
+        g_least[n_groups] = min(g_least[n_groups], point)
+        g_post_w[n_groups], g_post_b[n_groups] = total, before
+        if right[t]:
+            g_skip[n_groups] = 1
+        # The gap after position t (after the last: gaps k and 0).
+        p = t + 1
+        if p < k:
+            total += g_w[p]
+            before += g_neg[p] if p <= start else g_pos[p]
+        else:
+            total += g_w[k]
+            before += g_pos[k]
+            total += g_w[0]
+            before += g_neg[0]
+    n_flat = m - n_swept
+    lower_out, size_out, least_out = owork[8], oiwork[1], oiwork[2]
+    n_out = 0
+    for g in range(n_groups + 1):
+        if g_skip[g]:
+            continue
+        passed = g_pre_w[g] - g_pre_b[g]
+        plus = passed + before - g_post_b[g]
+        minus = total - (g_post_w[g] - g_pre_w[g]) - plus
+        lower_out[n_out] = plus if plus < minus else minus
+        size_out[n_out] = g_size[g] + n_flat
+        least_out[n_out] = g_least[g]
+        n_out += 1
+    return n_out
 
 
 @njit(cache=True, nogil=True)
@@ -530,19 +795,26 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     """Sweep the pencils ``start:`` in order, until the end or until the
     buffer of tied candidates could overflow.
 
-    Returns ``(stop, n_examined, best_cost, best_pencil, best_start,
-    cand_pencil, cand_start, cand_lower, n_pruned, n_foreign)``: the first
-    pencil not
-    swept; the planes examined; the least cost below ``bound`` of a plane
-    through exactly d points, its pencil (-1 when none) and the sweep
-    position of its group; every plane through more than d points whose
-    off-plane cost is below the best found so far (only in its owner pencil
-    when ``exhaustive``), by pencil and sweep position; and the pencils
-    skipped unswept (with ``prune``, for d >= 3) because their lower bound
-    (``_pencil_bound``) already reached the best cost found so far, and those
-    (with ``prune`` and ``exhaustive``) that own none of their planes (see
-    ``_sweep``): neither could have improved the best, so the result is the
-    same.
+    Returns ``(stop, n_examined, best_cost, best_pencil, best_point,
+    cand_pencil, cand_point, cand_lower, n_pruned, n_foreign)``: the first
+    pencil not swept; the planes examined; the least cost below ``bound`` of a
+    plane through exactly d points, its pencil (-1 when none) and the least
+    index of the points its group holds (equal costs: the first pencil, then
+    the least such index); every plane through more than d points whose
+    off-plane cost is below the best found before its pencil (only in its
+    owner pencil when ``exhaustive``), by pencil and least point index of its
+    group; and the pencils skipped unswept (with ``prune``, for d >= 3)
+    because their lower bound (``_pencil_bound``) already reached the best
+    cost found so far, and those (with ``prune`` and ``exhaustive``) that own
+    none of their planes (see ``_angles``, and the pencils whose largest
+    index is the last point's: ``_sweep_owned``): neither could have improved
+    the best, so the result is the same.
+
+    ``prune`` is a bit set: 1 skips the pencils that own none of their
+    planes, 2 those whose bound reaches the best, 4 (with ``exhaustive``)
+    evaluates only the planes a pencil owns (``_sweep_owned``), which with
+    ``exhaustive`` leaves the result unchanged over all pencils (the planes
+    left out are found in their first pencil), not chunk by chunk.
     """
     m = Z.shape[0]
     n_pencils = pencils.shape[0]
@@ -554,14 +826,20 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     prefix = np.empty(2)
     flat = np.empty(m, dtype=np.int64)
     cand_pencil = np.empty(capacity, dtype=np.int64)
-    cand_start = np.empty(capacity, dtype=np.int64)
+    cand_point = np.empty(capacity, dtype=np.int64)
     cand_lower = np.empty(capacity)
     n_cand = 0
-    best, best_pencil, best_start = bound, -1, -1
+    best, best_pencil, best_point = bound, -1, -1
     n_examined, n_pruned, n_foreign = 0, 0, 0
     check_owner = exhaustive and d > 1
     lwork = np.empty((13, m + 1))
     liwork = np.empty((6, m + 1), dtype=np.int64)
+    owned = check_owner and prune & 4 != 0
+    owork = np.empty((15 if owned else 0, 2 * m + 2))
+    oiwork = np.empty((10 if owned else 0, 4 * m + 32), dtype=np.int64)
+    g_lower = np.empty(m + 1)
+    g_size = np.empty(m + 1, dtype=np.int64)
+    g_least = np.empty(m + 1, dtype=np.int64)
     n_forced, forced = 0, 0.0
     # With pruning, pencils that own none of their planes are not sorted.
     foreign = np.empty(m if prune & 1 and check_owner else 0, dtype=np.int64)
@@ -575,10 +853,16 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                 n_forced, forced = _lines(
                     projected, signed_weight, pencil, d, lwork, liwork
                 )
-        if foreign.shape[0] > 0 and d > 2 and liwork[4, pencil[d - 2]] < pencil[d - 2]:
+        last = pencil[d - 2] if d > 1 else -1
+        if owned and last == m - 1:
+            # No point above the pencil's largest: it owns no plane.
+            n_foreign += 1
+            b += 1
+            continue
+        if foreign.shape[0] > 0 and d > 2 and liwork[4, last] < last:
             # A point of lower index on the line of the pencil's last point
             # (through the prefix's flat) lies on the pencil's flat: then
-            # the pencil owns none of its planes (``_sweep``).
+            # the pencil owns none of its planes (``_angles``).
             n_foreign += 1
             b += 1
             continue
@@ -587,7 +871,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
             if condition > 0.0:
                 lower = _pencil_bound(
                     projected,
-                    pencil[d - 2],
+                    last,
                     residual,
                     condition,
                     d,
@@ -600,59 +884,68 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                     n_pruned += 1
                     b += 1
                     continue
-        n_swept = _sweep(
-            Z, signed_weight, pencil, d, work, iwork, prefix, projected, foreign, units
+        n_swept, widest_slack = _angles(
+            Z, signed_weight, pencil, d, work, prefix, projected, foreign, units
         )
         b += 1
         if n_swept == -2:
             n_foreign += 1
         if n_swept <= 0:
             continue
-        met, is_first = iwork[1, :m], iwork[2, :m]
-        total, before = work[3], work[4]
         n_flat = m - n_swept
-        all_w, all_b = total[m], before[m]
+        n_groups = -1
+        if owned:
+            n_groups = _sweep_owned(
+                signed_weight, last, n_swept, widest_slack, work, owork, oiwork
+            )
+            for g in range(n_groups):
+                g_lower[g] = owork[8, g]
+                g_size[g] = oiwork[1, g]
+                g_least[g] = oiwork[2, g]
+        if n_groups < 0:
+            _order(signed_weight, n_swept, work, iwork)
+            n_groups = _groups(iwork, work, n_swept, g_lower, g_size, g_least)
         # With more points on the pencil's flat than its own, the owner of
         # each of its tied planes is the greedy choice among the flat's
         # points alone (every other on-plane point has a larger index): one
         # check per pencil.
         owner = True
         if check_owner and n_flat > d - 1 and foreign.shape[0] == 0:
-            for j in range(n_flat):
-                flat[j] = met[n_swept + j]
-            flat[:n_flat].sort()
-            owner = _owns(Z, flat, n_flat, pencil, d, units)
-        last = pencil[d - 2] if d > 1 else -1
-        gs = 0
-        while gs < n_swept:
-            ge = gs + 1
-            least = met[gs]
-            while ge < n_swept and is_first[ge] == 0:
-                least = min(least, met[ge])
-                ge += 1
-            n_examined += 1
-            passed = total[gs] - before[gs]
-            plus = passed + all_b - before[ge]
-            minus = all_w - (total[ge] - total[gs]) - plus
-            lower = plus if plus < minus else minus
-            n_on = ge - gs + n_flat
-            if lower < best:
-                if n_on == d:
-                    best, best_pencil, best_start = lower, b - 1, gs
-                elif owner and n_on < m and (not check_owner or least > last):
-                    cand_pencil[n_cand] = b - 1
-                    cand_start[n_cand] = gs
-                    cand_lower[n_cand] = lower
-                    n_cand += 1
-            gs = ge
+            n_on_flat = 0
+            for i in range(m):
+                if work[0, i] == np.inf:
+                    flat[n_on_flat] = i
+                    n_on_flat += 1
+            owner = _owns(Z, flat, n_on_flat, pencil, d, units)
+        best_before = best
+        n_examined += n_groups
+        for g in range(n_groups):
+            lower = g_lower[g]
+            n_on = g_size[g]
+            least = g_least[g]
+            if n_on == d:
+                if lower < best or (
+                    lower == best and best_pencil == b - 1 and least < best_point
+                ):
+                    best, best_pencil, best_point = lower, b - 1, least
+            elif (
+                lower < best_before
+                and owner
+                and n_on < m
+                and (not check_owner or least > last)
+            ):
+                cand_pencil[n_cand] = b - 1
+                cand_point[n_cand] = least
+                cand_lower[n_cand] = lower
+                n_cand += 1
     return (
         b,
         n_examined,
         best,
         best_pencil,
-        best_start,
+        best_point,
         cand_pencil[:n_cand],
-        cand_start[:n_cand],
+        cand_point[:n_cand],
         cand_lower[:n_cand],
         n_pruned,
         n_foreign,
@@ -660,10 +953,40 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
 
 
 @njit(cache=True, nogil=True)
-def plane_labels(Z, signed_weight, pencil, d, group_start):
-    """Labels (+-1) of the best cell next to the plane of a group off the
-    plane, in the cheaper orientation, and the sorted on-plane points (whose
-    labels are the caller's)."""
+def _groups(iwork, work, n_swept, g_lower, g_size, g_least):
+    """The groups of ``_order``'s sweep: for each, the off-plane cost in the
+    cheaper orientation, the number of points on its plane (the flat's
+    included) and the least index of the points of the group."""
+    m = iwork.shape[1] - 1
+    met, is_first = iwork[1, :m], iwork[2, :m]
+    total, before = work[3], work[4]
+    n_flat = m - n_swept
+    all_w, all_b = total[m], before[m]
+    n_groups = 0
+    gs = 0
+    while gs < n_swept:
+        ge = gs + 1
+        least = met[gs]
+        while ge < n_swept and is_first[ge] == 0:
+            least = min(least, met[ge])
+            ge += 1
+        passed = total[gs] - before[gs]
+        plus = passed + all_b - before[ge]
+        minus = all_w - (total[ge] - total[gs]) - plus
+        g_lower[n_groups] = plus if plus < minus else minus
+        g_size[n_groups] = ge - gs + n_flat
+        g_least[n_groups] = least
+        n_groups += 1
+        gs = ge
+    return n_groups
+
+
+@njit(cache=True, nogil=True)
+def plane_labels(Z, signed_weight, pencil, d, point):
+    """Labels (+-1) of the best cell next to the plane of the group holding
+    ``point`` off the plane, in the cheaper orientation, the sorted on-plane
+    points (whose labels are the caller's) and the sweep position where the
+    group starts."""
     m = Z.shape[0]
     work = np.empty((7, m + 1))
     iwork = np.empty((4, m + 1), dtype=np.int64)
@@ -679,7 +1002,11 @@ def plane_labels(Z, signed_weight, pencil, d, group_start):
     )
     met, is_first, sign = iwork[1, :m], iwork[2, :m], work[2, :m]
     total, before = work[3], work[4]
-    gs = group_start
+    gs = 0
+    while met[gs] != point:
+        gs += 1
+    while is_first[gs] == 0:
+        gs -= 1
     ge = gs + 1
     while ge < n_swept and is_first[ge] == 0:
         ge += 1
@@ -692,4 +1019,4 @@ def plane_labels(Z, signed_weight, pencil, d, group_start):
         labels[met[j]] = np.int8(flip * side)
     on_plane = np.concatenate((met[gs:ge], met[n_swept:]))
     on_plane.sort()
-    return labels, on_plane
+    return labels, on_plane, gs
