@@ -16,7 +16,6 @@ from ..utils._rounding import (
     LOG2_SPACING,
     RIDGE_DESIGN_SHARE,
     RIDGE_FLOOR_MAGNITUDE,
-    RIDGE_RESERVE_PER_WIDTH,
     best_log2_spacing,
     lattice_width,
     log2_ratio_moments,
@@ -44,13 +43,16 @@ _SPREAD_LOW, _SPREAD_HIGH, _SPREAD_NOISE = 1.0, 3.0, 2.5
 # its predicted squared error is smaller by a factor 2^U, U uniform on
 # [0, _CHOICE_BAND) (at most sqrt 2).
 _CHOICE_BAND = 0.5
-# E|Delta log2 sd(y)| * sqrt(n) between two runs, for the log2 grid of the
-# width of the replicable constant: (2/sqrt(pi)) sqrt(kurtosis - 1) / (2 ln 2),
-# 1.15 for Gaussian y, 0.86 for diabetes (kurtosis 2.1); 1.5 covers a
-# kurtosis of 4.4. Measured on diabetes bootstrap halves (n = 221, 1000 pairs
-# each): 1.15 / 1.5 / 2.0 give 0.964 / 0.978 / 0.977 identical at rho = 0.05
-# and 5-fold R^2 (mean over 20 seeds) -3.4 / -3.3 / -17.8.
-_CONSTANT_WIDTH_NOISE = 1.5
+# E|Delta log2 sd(y)| * sqrt(n) between two runs, the reserve for the width
+# event of the replicable constant (spacing h: this over h sqrt(n)):
+# (2/sqrt(pi)) sqrt(kurtosis - 1) / (2 ln 2), 1.15 for Gaussian y (0.86 for
+# diabetes, kurtosis 2.1). It depends on n only, so that both runs pick the
+# same spacing and budget: a plug-in estimate in the budget would move the
+# width between runs (at n = 221 its own noise doubled the width events on
+# diabetes bootstrap halves, 0.027 against the 0.017 it predicted). Was 1.5
+# (covers kurtosis 4.4), whose coarser grid costs about twice the squared
+# error at n = 353, rho = 0.05.
+_CONSTANT_WIDTH_NOISE = 1.15
 # Floor of relative thresholds (columns, widths of noise-free data).
 _TINY = float(np.finfo(np.float64).tiny)
 # Width, in units of the rounded feature scale, of the grid of the basis centre.
@@ -612,7 +614,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             )
         else:
             width = ideal_width = float(self.grid_width)
-            width_cost = 0.0
+            width_cost = clipped_cost = 0.0
         # The crossing rate in expectation, with the sandwich standard errors.
         se_all = np.sqrt(np.append(var_u, var_0) if self.fit_intercept else var_u)
         rounding_cost = lattice.expected_crossing_rate(se_all, width)
@@ -661,7 +663,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             )
         self.constant_fallback_ = not use_linear
         if use_linear and auto:
-            self._design_budget(n_samples, warn=True)
+            self._design_budget(n_samples, clipped_cost, warn=True)
         if use_linear:
             rounded = lattice.round(entries, width, offsets["coef"])
             coef_out = rounded[:n_features] / scale
@@ -681,6 +683,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             cost = constant["cost"]
             self._warn_fallback(
                 n_samples,
+                clipped_cost,
                 residual_var,
                 linear_loss,
                 constant,
@@ -724,6 +727,13 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 RIDGE_DESIGN_SHARE * self.rho,
                 _CONSTANT_WIDTH_NOISE / np.sqrt(n_samples),
             )
+            # terms_cost is the log2 width cost on a grid of spacing 1, and
+            # the cost is inversely proportional to the spacing; a cost capped
+            # at 1 (a degenerate sum of squares) stays 1.
+            cost_at_unit_spacing = target["terms_cost"]
+            width_cost = (
+                cost_at_unit_spacing / spacing if cost_at_unit_spacing < 1.0 else 1.0
+            )
             width, ideal = lattice_width(
                 lattice.expected_crossing_rate(se, 1.0),
                 budget,
@@ -731,13 +741,6 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 abs(mean),
                 RIDGE_FLOOR_MAGNITUDE,
                 spacing=spacing,
-            )
-            # terms_cost is the log2 width cost on a grid of spacing 1, and
-            # the cost is inversely proportional to the spacing; a cost capped
-            # at 1 (a degenerate sum of squares) stays 1.
-            cost_at_unit_spacing = target["terms_cost"]
-            width_cost = (
-                cost_at_unit_spacing / spacing if cost_at_unit_spacing < 1.0 else 1.0
             )
             # The squared width over the shared offset of its log2 grid.
             mean_square_width = log2_ratio_moments(spacing)[1] * ideal**2
@@ -758,12 +761,21 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             "terms_cost": target["terms_cost"],
         }
 
-    def _warn_fallback(self, n_samples, residual_var, linear_loss, constant, ratio):
+    def _warn_fallback(
+        self, n_samples, width_cost, residual_var, linear_loss, constant, ratio
+    ):
         """Say that the constant model was fitted, what it costs, what n would do.
 
-        ``ratio`` is ``(ideal width / rounded width)^2``: the rounding loss at
-        the width asked for, before its log2 rounding.
+        ``width_cost`` is the estimated chance of the lattice scale's event at
+        ``n_samples`` (it falls like ``1 / sqrt(n)``); ``ratio`` is ``(ideal
+        width / rounded width)^2``: the rounding loss at the width asked for,
+        before its log2 rounding.
         """
+        cost_root_n = width_cost * np.sqrt(n_samples)
+
+        def budget_at(n):
+            return self._design_budget(n, cost_root_n / np.sqrt(n))
+
         var_y = constant["var_y"]
         if var_y <= 0:
             return
@@ -771,7 +783,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             n_samples,
             max(linear_loss - residual_var, 0.0) * ratio,
             var_y - residual_var,
-            self._design_budget,
+            budget_at,
         )
         need = (
             f"About n >= {needed:.2g} samples would keep the linear model's "
@@ -793,9 +805,18 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             f"shared randomness). {need}otherwise raise rho."
         )
 
-    def _reserve(self, n_samples):
-        """Probability set aside for the data-driven scale and basis (n, d only)."""
-        reserve = RIDGE_RESERVE_PER_WIDTH / np.sqrt(n_samples)
+    def _reserve(self, n_samples, width_cost):
+        """Probability set aside for the data-driven lattice scale and basis.
+
+        The lattice scale's own term is ``width_cost``, the estimated chance
+        that the two runs' log2-rounded scales differ (the delta-method
+        estimate ``log2_width_disagreement`` of the clipped residuals, which
+        the scale follows): it adapts to the residuals' tails, about
+        ``1.15 / sqrt(n)`` for Gaussian ones. It enters the budget smoothly, so
+        its own run-to-run noise moves the log2 scale by a small fraction of
+        the scale's. The basis terms depend on ``n`` and ``d`` only.
+        """
+        reserve = width_cost
         if self.basis_ == "standardized":
             reserve += (
                 _BASIS_RESERVE_PER_FEATURE * self.n_features_in_ / np.sqrt(n_samples)
@@ -804,11 +825,11 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             reserve += _GLOBAL_SCALE_RESERVE / np.sqrt(n_samples * self.n_features_in_)
         return reserve
 
-    def _design_budget(self, n_samples, warn=False):
+    def _design_budget(self, n_samples, width_cost, warn=False):
         """The rounding budget ``B`` at ``n_samples`` (see ``rounding_budget``)."""
         return rounding_budget(
             self.rho,
-            self._reserve(n_samples),
+            self._reserve(n_samples, width_cost),
             design_share=RIDGE_DESIGN_SHARE,
             warn=warn,
         )
@@ -901,7 +922,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         """
         # (The warning that rho is out of reach comes after the choice of
         # model: the constant fallback has its own budget.)
-        budget = self._design_budget(n_samples)
+        budget = self._design_budget(n_samples, residual_cost)
         width, ideal = lattice_width(
             lattice.expected_crossing_rate(standard_errors, 1.0),
             budget,

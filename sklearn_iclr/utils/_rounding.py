@@ -74,11 +74,14 @@ RESERVE_PER_WIDTH = 1.5
 # finite check (1.96 sqrt(rho / N) with N pairs). Its one width follows
 # sqrt(mean r^2) of the residuals, whose log2 differs between runs by
 # E|Delta| = (2/sqrt(pi)) sd(r^2) / (2 ln2 E r^2 sqrt(n)): 1.15 / sqrt(n) for
-# Gaussian residuals, measured 1.6-2.0 / sqrt(n) on the heavy-tailed sampler;
-# with the smaller margin of its design share, the reserve is the measured
-# upper end, 2 / sqrt(n).
+# Gaussian residuals, measured 1.6-2.0 / sqrt(n) on the heavy-tailed sampler
+# without clipping (1.45 / 1.65 with the clipping, Gaussian / Student-t(5)
+# features). Its reserve is not a constant but this very estimate from the
+# sample (log2_width_disagreement of the clipped squared residuals; issue
+# #25: the fixed 2 / sqrt(n), sized for heavy tails, left Gaussian designs a
+# slack of 0.003-0.005 of rho = 0.1 at n = 4e4); it enters the budget
+# smoothly and its own noise is small where the budget is not at its floor.
 RIDGE_DESIGN_SHARE = 0.75
-RIDGE_RESERVE_PER_WIDTH = 2.0
 # The final rounding keeps at least MIN_ROUNDING_SHARE of the design target.
 MIN_ROUNDING_SHARE = 0.25
 # Noise-free data give a zero crossing rate; the lattice scale is then
