@@ -16,12 +16,14 @@ from ..utils._rounding import (
     LOG2_SPACING,
     RIDGE_DESIGN_SHARE,
     RIDGE_FLOOR_MAGNITUDE,
+    anchor_bits,
     best_log2_spacing,
     lattice_width,
     log2_ratio_moments,
     log2_width_disagreement,
     magnitude_exponent,
     round_log2,
+    round_nested,
     round_to_grid,
     rounding_budget,
     shared_offsets,
@@ -559,6 +561,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 "choice": 1,
                 "magnitude": 2,
                 "spread": 1,
+                "anchor": 10,
             },
         )
         # Magnitudes far from 1 are brought near 1 by exact powers of two (the
@@ -723,18 +726,23 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             # about 0.08 against 0.0375). The spacing is chosen from n and rho alone
             # (both runs agree on it) to minimise the expected squared error
             # of the rounded mean at the design disagreement.
+            # The grids of the mean are nested across widths (one shared
+            # anchor, integer spacing): a width event costs 1 - 2^-h of itself.
             spacing, budget = best_log2_spacing(
                 RIDGE_DESIGN_SHARE * self.rho,
                 _CONSTANT_WIDTH_NOISE / np.sqrt(n_samples),
+                nested=True,
             )
             # terms_cost is the log2 width cost on a grid of spacing 1, and
             # the cost is inversely proportional to the spacing; a cost capped
             # at 1 (a degenerate sum of squares) stays 1.
             cost_at_unit_spacing = target["terms_cost"]
             width_cost = (
-                cost_at_unit_spacing / spacing if cost_at_unit_spacing < 1.0 else 1.0
+                (1.0 - 2.0**-spacing) * cost_at_unit_spacing / spacing
+                if cost_at_unit_spacing < 1.0
+                else 1.0
             )
-            width, ideal = lattice_width(
+            _, ideal = lattice_width(
                 lattice.expected_crossing_rate(se, 1.0),
                 budget,
                 offsets["constant_width"][0],
@@ -742,13 +750,22 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 RIDGE_FLOOR_MAGNITUDE,
                 spacing=spacing,
             )
+            value, width = round_nested(
+                mean,
+                ideal,
+                spacing,
+                offsets["constant_width"][0],
+                anchor_bits(offsets["anchor"]),
+            )
             # The squared width over the shared offset of its log2 grid.
             mean_square_width = log2_ratio_moments(spacing)[1] * ideal**2
         else:
             ideal = width = float(self.grid_width)
             width_cost = 0.0
             mean_square_width = width**2
-        value = float(lattice.round(np.array([mean]), width, offsets["constant"])[0])
+            value = float(
+                lattice.round(np.array([mean]), width, offsets["constant"])[0]
+            )
         cost = width_cost + lattice.expected_crossing_rate(se, width)
         return {
             "value": value,
