@@ -50,10 +50,10 @@ _CHOICE_BAND = 0.5
 # (2/sqrt(pi)) sqrt(kurtosis - 1) / (2 ln 2), 1.15 for Gaussian y (0.86 for
 # diabetes, kurtosis 2.1). It depends on n only, so that both runs pick the
 # same spacing and budget: a plug-in estimate in the budget would move the
-# width between runs (at n = 221 its own noise doubled the width events on
-# diabetes bootstrap halves, 0.027 against the 0.017 it predicted). Was 1.5
-# (covers kurtosis 4.4), whose coarser grid costs about twice the squared
-# error at n = 353, rho = 0.05.
+# width between runs (at n = 221, on diabetes bootstrap halves, the width
+# events were 0.027 of 1000 pairs against about 0.017 that it charged). Was
+# 1.5 (covers kurtosis 4.4), whose coarser grid cost 1.5 times the squared
+# error on diabetes (n = 353, rho = 0.05, independent grids).
 _CONSTANT_WIDTH_NOISE = 1.15
 # Floor of relative thresholds (columns, widths of noise-free data).
 _TINY = float(np.finfo(np.float64).tiny)
@@ -723,11 +723,11 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             # chance that the two runs' widths round apart, about
             # _CONSTANT_WIDTH_NOISE / (h sqrt(n)) on a grid of spacing h, would
             # take the whole budget at h = 1 (diabetes, n = 353, rho = 0.05:
-            # about 0.08 against 0.0375). The spacing is chosen from n and rho alone
-            # (both runs agree on it) to minimise the expected squared error
-            # of the rounded mean at the design disagreement.
-            # The grids of the mean are nested across widths (one shared
-            # anchor, integer spacing): a width event costs 1 - 2^-h of itself.
+            # about 0.06 against 0.0375). The spacing is chosen from n and rho
+            # alone (both runs agree on it) to minimise the expected squared
+            # error of the rounded mean at the design disagreement. The grids
+            # of the mean are nested across widths (one shared anchor, integer
+            # spacing, round_nested): a width event costs 1 - 2^-h of itself.
             spacing, budget = best_log2_spacing(
                 RIDGE_DESIGN_SHARE * self.rho,
                 _CONSTANT_WIDTH_NOISE / np.sqrt(n_samples),
