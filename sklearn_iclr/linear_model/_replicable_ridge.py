@@ -16,6 +16,8 @@ from ..utils._rounding import (
     LOG2_SPACING,
     RIDGE_DESIGN_SHARE,
     RIDGE_FLOOR_MAGNITUDE,
+    RIDGE_PLUGIN_MIN,
+    RIDGE_RESERVE_PER_WIDTH,
     anchor_bits,
     best_log2_spacing,
     lattice_width,
@@ -831,16 +833,24 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         the scale follows): it adapts to the residuals' tails, about
         ``1.15 / sqrt(n)`` for Gaussian ones. It enters the budget smoothly, so
         its own run-to-run noise moves the log2 scale by a small fraction of
-        the scale's. The basis terms depend on ``n`` and ``d`` only.
+        the scale's where ``sqrt(n) B >= RIDGE_PLUGIN_MIN``; below, the fixed
+        ``RIDGE_RESERVE_PER_WIDTH / sqrt(n)`` is kept. The basis terms depend
+        on ``n`` and ``d`` only.
         """
-        reserve = width_cost
+        basis = 0.0
         if self.basis_ == "standardized":
-            reserve += (
+            basis = (
                 _BASIS_RESERVE_PER_FEATURE * self.n_features_in_ / np.sqrt(n_samples)
             )
         elif self.basis_ == "scaled":
-            reserve += _GLOBAL_SCALE_RESERVE / np.sqrt(n_samples * self.n_features_in_)
-        return reserve
+            basis = _GLOBAL_SCALE_RESERVE / np.sqrt(n_samples * self.n_features_in_)
+        # The estimate only where its own noise is small against the budget
+        # (a rule in n, rho and d only, so both runs apply the same one).
+        fixed = RIDGE_RESERVE_PER_WIDTH / np.sqrt(n_samples)
+        budget = RIDGE_DESIGN_SHARE * self.rho - fixed - basis
+        if np.sqrt(n_samples) * budget < RIDGE_PLUGIN_MIN:
+            return fixed + basis
+        return width_cost + basis
 
     def _design_budget(self, n_samples, width_cost, warn=False):
         """The rounding budget ``B`` at ``n_samples`` (see ``rounding_budget``)."""
