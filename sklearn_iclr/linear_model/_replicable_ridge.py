@@ -16,13 +16,16 @@ from ..utils._rounding import (
     LOG2_SPACING,
     RIDGE_DESIGN_SHARE,
     RIDGE_FLOOR_MAGNITUDE,
+    RIDGE_PLUGIN_MIN,
     RIDGE_RESERVE_PER_WIDTH,
+    anchor_bits,
     best_log2_spacing,
     lattice_width,
     log2_ratio_moments,
     log2_width_disagreement,
     magnitude_exponent,
     round_log2,
+    round_nested,
     round_to_grid,
     rounding_budget,
     shared_offsets,
@@ -44,13 +47,16 @@ _SPREAD_LOW, _SPREAD_HIGH, _SPREAD_NOISE = 1.0, 3.0, 2.5
 # its predicted squared error is smaller by a factor 2^U, U uniform on
 # [0, _CHOICE_BAND) (at most sqrt 2).
 _CHOICE_BAND = 0.5
-# E|Delta log2 sd(y)| * sqrt(n) between two runs, for the log2 grid of the
-# width of the replicable constant: (2/sqrt(pi)) sqrt(kurtosis - 1) / (2 ln 2),
-# 1.15 for Gaussian y, 0.86 for diabetes (kurtosis 2.1); 1.5 covers a
-# kurtosis of 4.4. Measured on diabetes bootstrap halves (n = 221, 1000 pairs
-# each): 1.15 / 1.5 / 2.0 give 0.964 / 0.978 / 0.977 identical at rho = 0.05
-# and 5-fold R^2 (mean over 20 seeds) -3.4 / -3.3 / -17.8.
-_CONSTANT_WIDTH_NOISE = 1.5
+# E|Delta log2 sd(y)| * sqrt(n) between two runs, the reserve for the width
+# event of the replicable constant (spacing h: this over h sqrt(n)):
+# (2/sqrt(pi)) sqrt(kurtosis - 1) / (2 ln 2), 1.15 for Gaussian y (0.86 for
+# diabetes, kurtosis 2.1). It depends on n only, so that both runs pick the
+# same spacing and budget: a plug-in estimate in the budget would move the
+# width between runs (at n = 221, on diabetes bootstrap halves, the width
+# events were 0.027 of 1000 pairs against about 0.017 that it charged). Was
+# 1.5 (covers kurtosis 4.4), whose coarser grid cost 1.5 times the squared
+# error on diabetes (n = 353, rho = 0.05, independent grids).
+_CONSTANT_WIDTH_NOISE = 1.15
 # Floor of relative thresholds (columns, widths of noise-free data).
 _TINY = float(np.finfo(np.float64).tiny)
 # Width, in units of the rounded feature scale, of the grid of the basis centre.
@@ -557,6 +563,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 "choice": 1,
                 "magnitude": 2,
                 "spread": 1,
+                "anchor": 10,
             },
         )
         # Magnitudes far from 1 are brought near 1 by exact powers of two (the
@@ -612,7 +619,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             )
         else:
             width = ideal_width = float(self.grid_width)
-            width_cost = 0.0
+            width_cost = clipped_cost = 0.0
         # The crossing rate in expectation, with the sandwich standard errors.
         se_all = np.sqrt(np.append(var_u, var_0) if self.fit_intercept else var_u)
         rounding_cost = lattice.expected_crossing_rate(se_all, width)
@@ -661,7 +668,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             )
         self.constant_fallback_ = not use_linear
         if use_linear and auto:
-            self._design_budget(n_samples, warn=True)
+            self._design_budget(n_samples, clipped_cost, warn=True)
         if use_linear:
             rounded = lattice.round(entries, width, offsets["coef"])
             coef_out = rounded[:n_features] / scale
@@ -681,6 +688,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             cost = constant["cost"]
             self._warn_fallback(
                 n_samples,
+                clipped_cost,
                 residual_var,
                 linear_loss,
                 constant,
@@ -717,14 +725,26 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             # chance that the two runs' widths round apart, about
             # _CONSTANT_WIDTH_NOISE / (h sqrt(n)) on a grid of spacing h, would
             # take the whole budget at h = 1 (diabetes, n = 353, rho = 0.05:
-            # about 0.08 against 0.0375). The spacing is chosen from n and rho alone
-            # (both runs agree on it) to minimise the expected squared error
-            # of the rounded mean at the design disagreement.
+            # about 0.06 against 0.0375). The spacing is chosen from n and rho
+            # alone (both runs agree on it) to minimise the expected squared
+            # error of the rounded mean at the design disagreement. The grids
+            # of the mean are nested across widths (one shared anchor, integer
+            # spacing, round_nested): a width event costs 1 - 2^-h of itself.
             spacing, budget = best_log2_spacing(
                 RIDGE_DESIGN_SHARE * self.rho,
                 _CONSTANT_WIDTH_NOISE / np.sqrt(n_samples),
+                nested=True,
             )
-            width, ideal = lattice_width(
+            # terms_cost is the log2 width cost on a grid of spacing 1, and
+            # the cost is inversely proportional to the spacing; a cost capped
+            # at 1 (a degenerate sum of squares) stays 1.
+            cost_at_unit_spacing = target["terms_cost"]
+            width_cost = (
+                (1.0 - 2.0**-spacing) * cost_at_unit_spacing / spacing
+                if cost_at_unit_spacing < 1.0
+                else 1.0
+            )
+            _, ideal = lattice_width(
                 lattice.expected_crossing_rate(se, 1.0),
                 budget,
                 offsets["constant_width"][0],
@@ -732,12 +752,12 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 RIDGE_FLOOR_MAGNITUDE,
                 spacing=spacing,
             )
-            # terms_cost is the log2 width cost on a grid of spacing 1, and
-            # the cost is inversely proportional to the spacing; a cost capped
-            # at 1 (a degenerate sum of squares) stays 1.
-            cost_at_unit_spacing = target["terms_cost"]
-            width_cost = (
-                cost_at_unit_spacing / spacing if cost_at_unit_spacing < 1.0 else 1.0
+            value, width = round_nested(
+                mean,
+                ideal,
+                spacing,
+                offsets["constant_width"][0],
+                anchor_bits(offsets["anchor"]),
             )
             # The squared width over the shared offset of its log2 grid.
             mean_square_width = log2_ratio_moments(spacing)[1] * ideal**2
@@ -745,7 +765,9 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             ideal = width = float(self.grid_width)
             width_cost = 0.0
             mean_square_width = width**2
-        value = float(lattice.round(np.array([mean]), width, offsets["constant"])[0])
+            value = float(
+                lattice.round(np.array([mean]), width, offsets["constant"])[0]
+            )
         cost = width_cost + lattice.expected_crossing_rate(se, width)
         return {
             "value": value,
@@ -758,12 +780,21 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             "terms_cost": target["terms_cost"],
         }
 
-    def _warn_fallback(self, n_samples, residual_var, linear_loss, constant, ratio):
+    def _warn_fallback(
+        self, n_samples, width_cost, residual_var, linear_loss, constant, ratio
+    ):
         """Say that the constant model was fitted, what it costs, what n would do.
 
-        ``ratio`` is ``(ideal width / rounded width)^2``: the rounding loss at
-        the width asked for, before its log2 rounding.
+        ``width_cost`` is the estimated chance of the lattice scale's event at
+        ``n_samples`` (it falls like ``1 / sqrt(n)``); ``ratio`` is ``(ideal
+        width / rounded width)^2``: the rounding loss at the width asked for,
+        before its log2 rounding.
         """
+        cost_root_n = width_cost * np.sqrt(n_samples)
+
+        def budget_at(n):
+            return self._design_budget(n, cost_root_n / np.sqrt(n))
+
         var_y = constant["var_y"]
         if var_y <= 0:
             return
@@ -771,7 +802,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             n_samples,
             max(linear_loss - residual_var, 0.0) * ratio,
             var_y - residual_var,
-            self._design_budget,
+            budget_at,
         )
         need = (
             f"About n >= {needed:.2g} samples would keep the linear model's "
@@ -793,22 +824,39 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             f"shared randomness). {need}otherwise raise rho."
         )
 
-    def _reserve(self, n_samples):
-        """Probability set aside for the data-driven scale and basis (n, d only)."""
-        reserve = RIDGE_RESERVE_PER_WIDTH / np.sqrt(n_samples)
+    def _reserve(self, n_samples, width_cost):
+        """Probability set aside for the data-driven lattice scale and basis.
+
+        The lattice scale's own term is ``width_cost``, the estimated chance
+        that the two runs' log2-rounded scales differ (the delta-method
+        estimate ``log2_width_disagreement`` of the clipped residuals, which
+        the scale follows): it adapts to the residuals' tails, about
+        ``1.15 / sqrt(n)`` for Gaussian ones. It enters the budget smoothly, so
+        its own run-to-run noise moves the log2 scale by a small fraction of
+        the scale's where ``sqrt(n) B >= RIDGE_PLUGIN_MIN``; below, the fixed
+        ``RIDGE_RESERVE_PER_WIDTH / sqrt(n)`` is kept. The basis terms depend
+        on ``n`` and ``d`` only.
+        """
+        basis = 0.0
         if self.basis_ == "standardized":
-            reserve += (
+            basis = (
                 _BASIS_RESERVE_PER_FEATURE * self.n_features_in_ / np.sqrt(n_samples)
             )
         elif self.basis_ == "scaled":
-            reserve += _GLOBAL_SCALE_RESERVE / np.sqrt(n_samples * self.n_features_in_)
-        return reserve
+            basis = _GLOBAL_SCALE_RESERVE / np.sqrt(n_samples * self.n_features_in_)
+        # The estimate only where its own noise is small against the budget
+        # (a rule in n, rho and d only, so both runs apply the same one).
+        fixed = RIDGE_RESERVE_PER_WIDTH / np.sqrt(n_samples)
+        budget = RIDGE_DESIGN_SHARE * self.rho - fixed - basis
+        if np.sqrt(n_samples) * budget < RIDGE_PLUGIN_MIN:
+            return fixed + basis
+        return width_cost + basis
 
-    def _design_budget(self, n_samples, warn=False):
+    def _design_budget(self, n_samples, width_cost, warn=False):
         """The rounding budget ``B`` at ``n_samples`` (see ``rounding_budget``)."""
         return rounding_budget(
             self.rho,
-            self._reserve(n_samples),
+            self._reserve(n_samples, width_cost),
             design_share=RIDGE_DESIGN_SHARE,
             warn=warn,
         )
@@ -901,7 +949,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         """
         # (The warning that rho is out of reach comes after the choice of
         # model: the constant fallback has its own budget.)
-        budget = self._design_budget(n_samples)
+        budget = self._design_budget(n_samples, residual_cost)
         width, ideal = lattice_width(
             lattice.expected_crossing_rate(standard_errors, 1.0),
             budget,
