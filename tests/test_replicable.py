@@ -767,13 +767,9 @@ def test_fallback_choice_ignores_the_offsets_of_the_rounded_widths(seed, monkeyp
     assert len(chosen) == 1
 
 
-def test_lattice_reserve_is_the_sample_estimate_of_its_width_event(monkeypatch):
-    # Issue #25: the reserve for the event that the two runs' log2-rounded
-    # lattice scales differ was a fixed 2 / sqrt(n), sized for heavy tails
-    # (measured 1.6-2.0 / sqrt(n) on Student-t features); Gaussian residuals
-    # need (2/sqrt(pi)) sqrt(2) / (2 ln 2) = 1.15 / sqrt(n), so Gaussian designs
-    # left budget unspent (0.94 identical at rho = 0.1 and a loss 0.001 over
-    # the 0.03 target). The reserve is now the sample's own estimate.
+@pytest.fixture
+def lattice_budgets(monkeypatch):
+    """The rounding budgets a fit passes to ``lattice_width``, in call order."""
     import sklearn_iclr.linear_model._replicable_ridge as module
 
     budgets = []
@@ -784,6 +780,17 @@ def test_lattice_reserve_is_the_sample_estimate_of_its_width_event(monkeypatch):
         return original(rate, budget, *args, **kwargs)
 
     monkeypatch.setattr(module, "lattice_width", spy)
+    return budgets
+
+
+def test_lattice_reserve_is_the_sample_estimate_of_its_width_event(lattice_budgets):
+    # Issue #25: the reserve for the event that the two runs' log2-rounded
+    # lattice scales differ was a fixed 2 / sqrt(n), sized for heavy tails
+    # (measured 1.6-2.0 / sqrt(n) on Student-t features); Gaussian residuals
+    # need (2/sqrt(pi)) sqrt(2) / (2 ln 2) = 1.15 / sqrt(n), so Gaussian designs
+    # left budget unspent (0.94 identical at rho = 0.1 and a loss 0.001 over
+    # the 0.03 target). The reserve is now the sample's own estimate.
+    budgets = lattice_budgets
     rng = np.random.default_rng(0)
     n, d, rho = 40000, 4, 0.1
     X = rng.normal(size=(n, d))
@@ -875,22 +882,13 @@ def test_diabetes_fallback_expected_loss_is_bounded_and_stated_truthfully():
     assert abs(-mean - stated) < 4 * se + 0.05
 
 
-def test_small_samples_keep_the_fixed_scale_reserve(monkeypatch):
+def test_small_samples_keep_the_fixed_scale_reserve(lattice_budgets):
     # Where the lattice budget is small against 1 / sqrt(n), the estimate's
     # own noise would move the scale and the linear-versus-constant choice
     # between runs (n = 4e3, rho = 0.1, d = 8: 0.758 of 400 pairs identical
     # with the estimate, 0.885 with the fixed reserve): there the reserve
     # stays 2 / sqrt(n), a rule in n, rho and d only.
-    import sklearn_iclr.linear_model._replicable_ridge as module
-
-    budgets = []
-    original = module.lattice_width
-
-    def spy(rate, budget, *args, **kwargs):
-        budgets.append(budget)
-        return original(rate, budget, *args, **kwargs)
-
-    monkeypatch.setattr(module, "lattice_width", spy)
+    budgets = lattice_budgets
     n, d, rho = 4000, 8, 0.1
     X, y = make_heavy_tailed_regression(n, d, random_state=0)
     with warnings.catch_warnings():
