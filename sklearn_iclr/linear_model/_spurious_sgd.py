@@ -14,7 +14,13 @@ from sklearn.utils.validation import (
 )
 
 from ..utils._compat import Interval, StrOptions, _fit_context
-from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
+from ..utils._skorch import (
+    build_mlp,
+    check_mlp_training_budget,
+    epoch_history,
+    fit_skorch_net,
+    module_outputs,
+)
 from ..utils._torch import import_torch, resolve_device, seed_from_random_state
 from ..utils.validation import check_nonnegative_sample_weight, rms_scale
 
@@ -211,6 +217,10 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     verbose : int, default=0
         Print skorch's per-epoch log (loss, worst-group accuracy when groups
         are passed to ``fit``, time) when positive.
+    max_work : float, default=1e13
+        Largest number of multiply-adds of the training accepted (about
+        ``3 * max_epochs * n_samples`` times the weights, per view); a
+        larger fit is refused before it starts, with a time estimate.
 
     Attributes
     ----------
@@ -301,6 +311,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         "device": [str],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "max_work": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
@@ -319,6 +330,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         device="cpu",
         random_state=None,
         verbose=0,
+        max_work=1e13,
     ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.learning_rate = learning_rate
@@ -333,6 +345,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
+        self.max_work = max_work
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, groups=None, sample_weight=None):
@@ -385,12 +398,22 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         target = np.column_stack([y_index, weights / weights.mean()]).astype(np.float32)
         n_outputs = 1 if len(self.classes_) == 2 else len(self.classes_)
         batch_size = len(X) if self.batch_size == "full" else self.batch_size
+        batch_size = min(batch_size, len(X))
+        check_mlp_training_budget(
+            len(X),
+            (X.shape[1], *self.hidden_layer_sizes, n_outputs),
+            self.max_epochs,
+            self.max_work,
+            batch_size=batch_size,
+            # the penalty adds a backward pass per step
+            passes_per_sample=2 if self.batch_grad_penalty > 0 else 1,
+        )
         module, history, best_epoch = _train_network(
             X,
             target,
             n_outputs=n_outputs,
             hidden_layer_sizes=tuple(self.hidden_layer_sizes),
-            batch_size=min(batch_size, len(X)),
+            batch_size=batch_size,
             seed=seed,
             device=resolve_device(self.device),
             loss=self.loss,

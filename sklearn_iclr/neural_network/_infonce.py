@@ -13,7 +13,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import import_torch, resolve_device, seed_from_random_state
 from ..utils._compat import Interval, StrOptions
-from ..utils._skorch import build_mlp, epoch_history, fit_skorch_net, module_outputs
+from ..utils._skorch import (
+    build_mlp,
+    check_mlp_training_budget,
+    epoch_history,
+    fit_skorch_net,
+    module_outputs,
+)
 from ..utils.validation import rms_scale
 
 AUGMENTATIONS = ("noise", "mask")
@@ -102,6 +108,10 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         untouched).
     verbose : int, default=0
         Print skorch's per-epoch log (loss, duration) when positive.
+    max_work : float, default=1e13
+        Largest number of multiply-adds of the training accepted (about
+        ``3 * max_epochs * n_samples`` times the weights, per view); a
+        larger fit is refused before it starts, with a time estimate.
 
     Attributes
     ----------
@@ -190,6 +200,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         "device": [str],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "max_work": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
@@ -208,6 +219,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         device="cpu",
         random_state=None,
         verbose=0,
+        max_work=1e13,
     ):
         self.n_components = n_components
         self.hidden_layer_sizes = hidden_layer_sizes
@@ -222,6 +234,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
+        self.max_work = max_work
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -252,6 +265,14 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             )
         n_samples = X.shape[0]
         batch_size = resolve_batch_size(self.batch_size, n_samples)
+        check_mlp_training_budget(
+            n_samples,
+            (X.shape[1], *hidden, self.n_components),
+            self.max_epochs,
+            self.max_work,
+            batch_size=batch_size,
+            passes_per_sample=2,
+        )
         device = resolve_device(self.device)
         torch = import_torch()
         from ._infonce_torch import (

@@ -21,6 +21,7 @@ import copy
 
 import numpy as np
 
+from ._budget import check_work_budget
 from ._torch import import_torch, torch_seeded
 
 
@@ -78,6 +79,59 @@ def build_mlp(n_inputs, n_outputs, hidden_layer_sizes=(), activation="relu"):
         previous = int(width)
     layers.append(torch.nn.Linear(previous, n_outputs))
     return torch.nn.Sequential(*layers)
+
+
+# Seconds of one multiply-add of torch minibatch training on one CPU thread,
+# for the estimate in a budget refusal only (small layers are dominated by
+# per-step overhead, which is charged apart).
+SECONDS_PER_MULTIPLY_ADD = 1e-9
+# The Python and skorch overhead of one optimiser step, in multiply-adds
+# (about 0.1 ms: 0.087 s per epoch of 125 steps at batch 8 on a 1000 x 12
+# linear model, benchmarks/README.md, SpuriousRobustSGD fit time).
+STEP_OVERHEAD_MULTIPLY_ADDS = 1e5
+
+
+def check_mlp_training_budget(
+    n_samples, widths, max_epochs, max_work, *, batch_size, passes_per_sample=1
+):
+    """Refuse up front a training whose multiply-adds exceed ``max_work``.
+
+    One epoch costs about ``3 * n_samples * sum(a * b)`` multiply-adds over the
+    consecutive layer widths ``(a, b)`` (forward and backward passes), times
+    ``passes_per_sample`` (two augmented views for a contrastive loss), plus
+    the overhead of its ``ceil(n_samples / batch_size)`` optimiser steps.
+
+    Parameters
+    ----------
+    n_samples : int
+        Training rows.
+    widths : sequence of int
+        Layer widths from the inputs to the outputs.
+    max_epochs : int
+        Passes over the data.
+    max_work : float
+        Largest number of multiply-adds accepted.
+    batch_size : int
+        Rows per optimiser step.
+    passes_per_sample : int, default=1
+        Forward and backward passes per row and epoch.
+
+    Examples
+    --------
+    >>> check_mlp_training_budget(100, (10, 1), 40, 1e12, batch_size=8)
+    """
+    widths = tuple(widths)
+    per_sample = 3.0 * sum(a * b for a, b in zip(widths[:-1], widths[1:], strict=True))
+    steps = -(-n_samples // batch_size)
+    epoch = n_samples * passes_per_sample * per_sample
+    check_work_budget(
+        float(max_epochs) * (epoch + steps * STEP_OVERHEAD_MULTIPLY_ADDS),
+        max_work,
+        what="multiply-adds",
+        seconds_per_unit=SECONDS_PER_MULTIPLY_ADD,
+        parameter="max_work",
+        advice="Or lower max_epochs or the hidden layer sizes, or subsample X.",
+    )
 
 
 @contextlib.contextmanager
