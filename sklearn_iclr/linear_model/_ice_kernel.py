@@ -34,6 +34,9 @@ LINE_TOL = 1e-12
 # about it differ by less than this plus both angles' rounding bounds (a loose
 # test, 10x the sweep's ``ANGLE_TOL``: a wrong merge only weakens the bound).
 PLANE_TOL = 1e-8
+# Prefixes over which the forced-error bound must skip two pencils per
+# prefix to stay on (``scan``).
+BOUND_TRIAL = 256
 # A fixed direction (irrational ratios) whose dot product sorts the lines.
 _KEY = (0.5773502691896258, 0.7071067811865476, 0.4082482904638631)
 
@@ -198,6 +201,36 @@ def _axis_frame(u0, u1, u2):
     return e1, e2
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _norms(projected, norms):
+    """The distance of every point from the prefix's flat (the norm of its
+    row of the prefix frame)."""
+    px, py, pz = projected[0], projected[1], projected[2]
+    for i in range(norms.shape[0]):
+        norms[i] = np.sqrt(px[i] * px[i] + py[i] * py[i] + pz[i] * pz[i])
+
+
+@njit(cache=True, nogil=True)
+def _on_line_below(projected, norms, last):
+    """Whether a point of lower index than ``last`` lies on the line through
+    the prefix's flat and ``last`` (the pencil's flat): then the pencil owns
+    none of its planes (``_angles``). Parallel rows of the prefix frame: a
+    cross product within ``LINE_TOL`` of the product of the norms, a sine
+    far below what the sweep's ``FLAT_TOL`` puts on the flat; points near
+    the prefix's flat (the prefix's own) are left out."""
+    px, py, pz = projected[0], projected[1], projected[2]
+    u0, u1, u2 = px[last], py[last], pz[last]
+    scale = LINE_TOL * norms[last]
+    found = 0
+    for j in range(last):
+        c0 = py[j] * u2 - pz[j] * u1
+        c1 = pz[j] * u0 - px[j] * u2
+        c2 = px[j] * u1 - py[j] * u0
+        largest = max(abs(c0), max(abs(c1), abs(c2)))
+        found += (largest <= scale * norms[j]) & (norms[j] > 1e-6)
+    return found > 0
+
+
 @njit(cache=True, nogil=True)
 def _lines(projected, signed_weight, pencil, d, lwork, liwork):
     """The forced errors of a prefix: a lower bound for pruning.
@@ -222,8 +255,6 @@ def _lines(projected, signed_weight, pencil, d, lwork, liwork):
         p0, p1, p2 = projected[0, i], projected[1, i], projected[2, i]
         norm = np.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
         skip = norm <= 1e-6  # near the prefix's flat: left out (safe)
-        liwork[3, i] = -1
-        liwork[4, i] = i
         for k in range(d - 2):
             if pencil[k] == i:
                 skip = True
@@ -265,10 +296,7 @@ def _lines(projected, signed_weight, pencil, d, lwork, liwork):
                 line[found] = i
                 lwork[3, found], lwork[12, found] = 0.0, 0.0  # A+, A-
                 lwork[4, found], lwork[5, found] = np.inf, 0.0
-                liwork[5, found] = i
                 n_lines += 1
-            liwork[3, i] = found
-            liwork[5, found] = min(liwork[5, found], i)
             # The side of the point when the line's direction is positive,
             # times its label: agreement in the + orientation.
             s = side[i] * signed_weight[i]
@@ -280,10 +308,6 @@ def _lines(projected, signed_weight, pencil, d, lwork, liwork):
             lwork[4, found] = min(lwork[4, found], norm)
             lwork[5, found] = max(lwork[5, found], norm)
         j = run_end
-    # The least point index of each point's line (``_sweep``'s owner test).
-    for i in range(m):
-        if liwork[3, i] >= 0:
-            liwork[4, i] = liwork[5, liwork[3, i]]
     # Keep the lines with a positive forced cost, compacted.
     n_forced = 0
     for ell in range(n_lines):
@@ -876,22 +900,32 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     # With pruning, pencils that own none of their planes are not sorted.
     foreign = np.empty(m if prune & 1 and check_owner else 0, dtype=np.int64)
     bounded = prune & 2 and d > 2
+    # The bound is computed while it pays: ``_lines`` costs about two swept
+    # pencils per prefix, so it stops once it has skipped fewer than two
+    # pencils per prefix over at least ``BOUND_TRIAL`` prefixes.
+    n_bound_prefixes = 0
+    norms = np.empty(m)
     b = start
     while b < n_pencils and n_cand + m <= capacity:
         pencil = pencils[b]
         if d > 1 and (b == start or _new_prefix(pencils, b, d)):
             prefix[0], prefix[1] = _prefix(Z, ZT, pencil, d, units, frame, projected)
-            if bounded or foreign.shape[0] > 0 and d > 2:
+            if foreign.shape[0] > 0 and d > 2:
+                _norms(projected, norms)
+            if bounded and n_bound_prefixes >= BOUND_TRIAL:
+                bounded = n_pruned >= 2 * n_bound_prefixes
+            if bounded:
                 n_forced, forced = _lines(
                     projected, signed_weight, pencil, d, lwork, liwork
                 )
+                n_bound_prefixes += 1
         last = pencil[d - 2] if d > 1 else -1
         if owned and last == m - 1:
             # No point above the pencil's largest: it owns no plane.
             n_foreign += 1
             b += 1
             continue
-        if foreign.shape[0] > 0 and d > 2 and liwork[4, last] < last:
+        if foreign.shape[0] > 0 and d > 2 and _on_line_below(projected, norms, last):
             # A point of lower index on the line of the pencil's last point
             # (through the prefix's flat) lies on the pencil's flat: then
             # the pencil owns none of its planes (``_angles``).
