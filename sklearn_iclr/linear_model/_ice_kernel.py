@@ -34,6 +34,9 @@ LINE_TOL = 1e-12
 # about it differ by less than this plus both angles' rounding bounds (a loose
 # test, 10x the sweep's ``ANGLE_TOL``: a wrong merge only weakens the bound).
 PLANE_TOL = 1e-8
+# Prefixes over which the forced-error bound must skip two pencils per
+# prefix to stay on (``scan``).
+BOUND_TRIAL = 256
 # A fixed direction (irrational ratios) whose dot product sorts the lines.
 _KEY = (0.5773502691896258, 0.7071067811865476, 0.4082482904638631)
 
@@ -51,13 +54,14 @@ def _project_out(basis, count, target, row, width):
 
 
 @njit(cache=True, nogil=True)
-def _complement(units, n_units, basis, slot, e, width):
+def _complement(units, n_units, basis, slot, e, width, passes):
     """Set ``basis[slot]`` to the residual of the e-th standard vector against
-    the units and the earlier slots; return its squared norm."""
+    the units and the earlier slots (``passes`` Gram-Schmidt passes); return
+    its squared norm."""
     for c in range(width):
         basis[slot, c] = 0.0
     basis[slot, e] = 1.0
-    for _ in range(2):
+    for _ in range(passes):
         _project_out(units, n_units, basis, slot, width)
         _project_out(basis, slot, basis, slot, width)
     norm = 0.0
@@ -67,11 +71,13 @@ def _complement(units, n_units, basis, slot, e, width):
 
 
 @njit(cache=True, nogil=True)
-def _prefix(Z, pencil, d, units, frame, projected):
+def _prefix(Z, ZT, pencil, d, units, frame, projected):
     """Project the points onto the null space of the pencil's first d - 2
-    points (an orthonormal ``frame`` of 3 vectors, by modified Gram-Schmidt
-    and completion with standard vectors); return (largest norm, least
-    Gram-Schmidt residual) of those points."""
+    points: an orthonormal ``frame`` of 3 vectors (modified Gram-Schmidt of
+    those points, then a greedy completion by the columns of the projector
+    onto their complement), and ``projected`` (3, m), the coordinates of
+    every point in it. Returns (largest norm, least Gram-Schmidt residual) of
+    the prefix's points."""
     width = d + 1
     largest, least = 0.0, np.inf
     for k in range(d - 2):
@@ -91,23 +97,32 @@ def _prefix(Z, pencil, d, units, frame, projected):
         if residual > 0.0:
             for c in range(width):
                 units[k, c] /= residual
-    # Complete with the standard vectors of largest residual.
+    # Complete with the standard vectors of largest residual, greedily: the
+    # residual of e_c against the units and the slots chosen so far.
     n_units = d - 2
+    chosen = 0
     for slot in range(3):
         best_norm, best_e = -1.0, 0
         for e in range(width):
-            norm = _complement(units, n_units, frame, slot, e, width)
+            if chosen >> e & 1:
+                continue
+            norm = _complement(units, n_units, frame, slot, e, width, 1)
             if norm > best_norm:
                 best_norm, best_e = norm, e
-        norm = np.sqrt(_complement(units, n_units, frame, slot, best_e, width))
+        chosen |= 1 << best_e
+        norm = np.sqrt(_complement(units, n_units, frame, slot, best_e, width, 2))
         for c in range(width):
             frame[slot, c] /= norm
-    for i in range(Z.shape[0]):
-        for slot in range(3):
-            dot = 0.0
-            for c in range(width):
-                dot += Z[i, c] * frame[slot, c]
-            projected[i, slot] = dot
+    m = ZT.shape[1]
+    for slot in range(3):
+        out = projected[slot]
+        for i in range(m):
+            out[i] = 0.0
+        for c in range(width):
+            f = frame[slot, c]
+            column = ZT[c]
+            for i in range(m):
+                out[i] += column[i] * f
     return largest, least
 
 
@@ -157,7 +172,7 @@ def _condition(Z, pencil, d, prefix, projected):
     for c in range(d + 1):
         norm += Z[last, c] * Z[last, c]
     largest = max(prefix[0], np.sqrt(norm))
-    u0, u1, u2 = projected[last, 0], projected[last, 1], projected[last, 2]
+    u0, u1, u2 = projected[0, last], projected[1, last], projected[2, last]
     residual = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
     least = min(prefix[1], residual)
     if not least > RANK_TOL * largest:
@@ -186,6 +201,36 @@ def _axis_frame(u0, u1, u2):
     return e1, e2
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _norms(projected, norms):
+    """The distance of every point from the prefix's flat (the norm of its
+    row of the prefix frame)."""
+    px, py, pz = projected[0], projected[1], projected[2]
+    for i in range(norms.shape[0]):
+        norms[i] = np.sqrt(px[i] * px[i] + py[i] * py[i] + pz[i] * pz[i])
+
+
+@njit(cache=True, nogil=True)
+def _on_line_below(projected, norms, last):
+    """Whether a point of lower index than ``last`` lies on the line through
+    the prefix's flat and ``last`` (the pencil's flat): then the pencil owns
+    none of its planes (``_angles``). Parallel rows of the prefix frame: a
+    cross product within ``LINE_TOL`` of the product of the norms, a sine
+    far below what the sweep's ``FLAT_TOL`` puts on the flat; points near
+    the prefix's flat (the prefix's own) are left out."""
+    px, py, pz = projected[0], projected[1], projected[2]
+    u0, u1, u2 = px[last], py[last], pz[last]
+    scale = LINE_TOL * norms[last]
+    found = 0
+    for j in range(last):
+        c0 = py[j] * u2 - pz[j] * u1
+        c1 = pz[j] * u0 - px[j] * u2
+        c2 = px[j] * u1 - py[j] * u0
+        largest = max(abs(c0), max(abs(c1), abs(c2)))
+        found += (largest <= scale * norms[j]) & (norms[j] > 1e-6)
+    return found > 0
+
+
 @njit(cache=True, nogil=True)
 def _lines(projected, signed_weight, pencil, d, lwork, liwork):
     """The forced errors of a prefix: a lower bound for pruning.
@@ -202,16 +247,14 @@ def _lines(projected, signed_weight, pencil, d, lwork, liwork):
     largest point norm (``lwork[4:6]``); returns (number of such lines, their
     total cost).
     """
-    m = projected.shape[0]
+    m = projected.shape[1]
     key, unit, side = lwork[6, :m], lwork[7:10, :m], lwork[10, :m]
     sorted_key = lwork[11, :m]
     order, count, line = liwork[0], liwork[1], liwork[2]
     for i in range(m):
-        p0, p1, p2 = projected[i, 0], projected[i, 1], projected[i, 2]
+        p0, p1, p2 = projected[0, i], projected[1, i], projected[2, i]
         norm = np.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
         skip = norm <= 1e-6  # near the prefix's flat: left out (safe)
-        liwork[3, i] = -1
-        liwork[4, i] = i
         for k in range(d - 2):
             if pencil[k] == i:
                 skip = True
@@ -253,10 +296,7 @@ def _lines(projected, signed_weight, pencil, d, lwork, liwork):
                 line[found] = i
                 lwork[3, found], lwork[12, found] = 0.0, 0.0  # A+, A-
                 lwork[4, found], lwork[5, found] = np.inf, 0.0
-                liwork[5, found] = i
                 n_lines += 1
-            liwork[3, i] = found
-            liwork[5, found] = min(liwork[5, found], i)
             # The side of the point when the line's direction is positive,
             # times its label: agreement in the + orientation.
             s = side[i] * signed_weight[i]
@@ -268,10 +308,6 @@ def _lines(projected, signed_weight, pencil, d, lwork, liwork):
             lwork[4, found] = min(lwork[4, found], norm)
             lwork[5, found] = max(lwork[5, found], norm)
         j = run_end
-    # The least point index of each point's line (``_sweep``'s owner test).
-    for i in range(m):
-        if liwork[3, i] >= 0:
-            liwork[4, i] = liwork[5, liwork[3, i]]
     # Keep the lines with a positive forced cost, compacted.
     n_forced = 0
     for ell in range(n_lines):
@@ -300,9 +336,9 @@ def _pencil_bound(
     about the axis, so the most is the forced cost of the lines parallel to
     the axis plus the largest total of lines at one angle (grouped with a
     loose tolerance that covers the sweep's own grouping and rounding)."""
-    u0 = projected[last, 0] / residual
-    u1 = projected[last, 1] / residual
-    u2 = projected[last, 2] / residual
+    u0 = projected[0, last] / residual
+    u1 = projected[1, last] / residual
+    u2 = projected[2, last] / residual
     e1, e2 = _axis_frame(u0, u1, u2)
     rounding = ROUNDING * (d + 1) * condition
     angle, slack = lwork[6, :n_forced], lwork[7, :n_forced]
@@ -357,8 +393,28 @@ def _pencil_bound(
     return total - always - best_group
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _pseudo_angles(px, py, pz, e1, e2, rounding, angle, slack, direction):
+    """For every point, the pseudo-angle in [0, 2) at which the plane rotating
+    about the pencil's axis meets it (+inf on the pencil's flat), the bound on
+    its rounding error and the orientation (+-1) of its side before that: in
+    the frame (e1, e2) of the axis, (alpha, beta) folded to beta >= 0, the
+    angle 1 - alpha / (|alpha| + |beta|). Branch-free (vectorised)."""
+    for i in range(px.shape[0]):
+        alpha = px[i] * e1[0] + py[i] * e1[1] + pz[i] * e1[2]
+        beta = px[i] * e2[0] + py[i] * e2[1] + pz[i] * e2[2]
+        back = (beta < 0.0) | ((beta == 0.0) & (alpha < 0.0))
+        fold = -1.0 if back else 1.0
+        alpha *= fold
+        norm = abs(alpha) + abs(beta)
+        flat = norm <= FLAT_TOL
+        direction[i] = fold
+        angle[i] = np.inf if flat else 1.0 - alpha / norm
+        slack[i] = rounding if flat else rounding / norm
+
+
 @njit(cache=True, nogil=True)
-def _angles(Z, signed_weight, pencil, d, work, prefix, projected, foreign, units):
+def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
     """The pseudo-angle, its rounding bound and the fold of every point about
     one pencil's axis, into ``work[0]``, ``work[1]`` and ``work[5]``.
 
@@ -385,7 +441,7 @@ def _angles(Z, signed_weight, pencil, d, work, prefix, projected, foreign, units
         for c in range(width):
             norm += Z[last, c] * Z[last, c]
         largest = max(prefix[0], np.sqrt(norm))
-        u0, u1, u2 = projected[last, 0], projected[last, 1], projected[last, 2]
+        u0, u1, u2 = projected[0, last], projected[1, last], projected[2, last]
         residual = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
         least = min(prefix[1], residual)
         if not least > RANK_TOL * largest:
@@ -395,28 +451,17 @@ def _angles(Z, signed_weight, pencil, d, work, prefix, projected, foreign, units
         e1, e2 = _axis_frame(u0 / residual, u1 / residual, u2 / residual)
     angle, slack, direction = work[0, :m], work[1, :m], work[5, :m]
     rounding = ROUNDING * width * condition
+    if d == 1:
+        _pseudo_angles(ZT[0], ZT[1], ZT[1], e1, e2, rounding, angle, slack, direction)
+    else:
+        px, py, pz = projected[0], projected[1], projected[2]
+        _pseudo_angles(px, py, pz, e1, e2, rounding, angle, slack, direction)
     n_swept = 0
     widest_slack = 0.0
     for i in range(m):
-        if d == 1:
-            alpha, beta = Z[i, 0], Z[i, 1]
-        else:
-            p0, p1, p2 = projected[i, 0], projected[i, 1], projected[i, 2]
-            alpha = p0 * e1[0] + p1 * e1[1] + p2 * e1[2]
-            beta = p0 * e2[0] + p1 * e2[1] + p2 * e2[2]
-        back = (beta < 0.0) | ((beta == 0.0) & (alpha < 0.0))
-        fold = -1.0 if back else 1.0
-        alpha *= fold
-        norm = abs(alpha) + abs(beta)
-        direction[i] = fold
-        if norm <= FLAT_TOL:
-            angle[i] = np.inf
-            slack[i] = rounding
-        else:
-            angle[i] = 1.0 - alpha / norm
-            slack[i] = rounding / norm
-            widest_slack = max(widest_slack, slack[i])
-            n_swept += 1
+        swept = angle[i] != np.inf
+        n_swept += swept
+        widest_slack = max(widest_slack, slack[i] if swept else 0.0)
     if foreign.shape[0] > 0 and m - n_swept > d - 1:
         n_flat = 0
         for i in range(m):
@@ -431,12 +476,12 @@ def _angles(Z, signed_weight, pencil, d, work, prefix, projected, foreign, units
 
 
 @njit(cache=True, nogil=True)
-def _sweep(Z, signed_weight, pencil, d, work, iwork, prefix, projected, foreign, units):
+def _sweep(
+    Z, ZT, signed_weight, pencil, d, work, iwork, prefix, projected, foreign, units
+):
     """Sweep one pencil into the work arrays: ``_angles``, then ``_order``.
     Returns ``n_swept`` (negative: see ``_angles``)."""
-    n_swept, _ = _angles(
-        Z, signed_weight, pencil, d, work, prefix, projected, foreign, units
-    )
+    n_swept, _ = _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units)
     if n_swept < 0:
         return n_swept
     _order(signed_weight, n_swept, work, iwork)
@@ -603,17 +648,19 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     # of [0, 2] (a power of two: the cell of an angle is exact) starts the
     # search for an angle's gap; +inf ends it.
     e_angle[k] = np.inf
+    small = k <= 48  # locate by counting the eligible angles below
     cells = 16
-    while cells < 4 * k:
+    while not small and cells < 4 * k:
         cells *= 2
     half = cells / 2.0
     below = oiwork[7]
-    for c in range(cells + 2):
-        below[c] = 0
-    for t in range(k):
-        below[int(e_angle[t] * half) + 1] += 1
-    for c in range(1, cells + 1):
-        below[c] += below[c - 1]
+    if not small:
+        for c in range(cells + 2):
+            below[c] = 0
+        for t in range(k):
+            below[int(e_angle[t] * half) + 1] += 1
+        for c in range(1, cells + 1):
+            below[c] += below[c - 1]
     # Gap p (0 <= p <= k) holds the other swept points with p eligible
     # angles below theirs (gaps 0 and k are one gap, across the wrap at 2).
     g_n = oiwork[3]
@@ -624,14 +671,22 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
         g_w[p], g_pos[p], g_neg[p] = 0.0, 0.0, 0.0
         g_lo[p], g_hi[p] = np.inf, -np.inf
     gap_of = oiwork[8]
-    for i in range(last + 1):
-        phi = min(angle[i], 2.0)  # the flat's points: dropped below
-        p = below[int(phi * half)]
-        p += e_angle[p] < phi
-        p += e_angle[p] < phi
-        while e_angle[p] < phi:
-            p += 1
-        gap_of[i] = p
+    if small:
+        for i in range(last + 1):
+            phi = min(angle[i], 2.0)  # the flat's points: dropped below
+            p = 0
+            for t in range(k):
+                p += e_angle[t] < phi
+            gap_of[i] = p
+    else:
+        for i in range(last + 1):
+            phi = min(angle[i], 2.0)  # the flat's points: dropped below
+            p = below[int(phi * half)]
+            p += e_angle[p] < phi
+            p += e_angle[p] < phi
+            while e_angle[p] < phi:
+                p += 1
+            gap_of[i] = p
     for i in range(last + 1):
         phi = angle[i]
         if phi == np.inf:
@@ -822,7 +877,8 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     iwork = np.empty((4, m + 1), dtype=np.int64)
     units = np.empty((max(d - 1, 1), d + 1))
     frame = np.empty((3, d + 1))
-    projected = np.empty((m, 3))
+    projected = np.empty((3, m))
+    ZT = np.ascontiguousarray(Z.T)
     prefix = np.empty(2)
     flat = np.empty(m, dtype=np.int64)
     cand_pencil = np.empty(capacity, dtype=np.int64)
@@ -844,22 +900,32 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     # With pruning, pencils that own none of their planes are not sorted.
     foreign = np.empty(m if prune & 1 and check_owner else 0, dtype=np.int64)
     bounded = prune & 2 and d > 2
+    # The bound is computed while it pays: ``_lines`` costs about two swept
+    # pencils per prefix, so it stops once it has skipped fewer than two
+    # pencils per prefix over at least ``BOUND_TRIAL`` prefixes.
+    n_bound_prefixes = 0
+    norms = np.empty(m)
     b = start
     while b < n_pencils and n_cand + m <= capacity:
         pencil = pencils[b]
         if d > 1 and (b == start or _new_prefix(pencils, b, d)):
-            prefix[0], prefix[1] = _prefix(Z, pencil, d, units, frame, projected)
-            if bounded or foreign.shape[0] > 0 and d > 2:
+            prefix[0], prefix[1] = _prefix(Z, ZT, pencil, d, units, frame, projected)
+            if foreign.shape[0] > 0 and d > 2:
+                _norms(projected, norms)
+            if bounded and n_bound_prefixes >= BOUND_TRIAL:
+                bounded = n_pruned >= 2 * n_bound_prefixes
+            if bounded:
                 n_forced, forced = _lines(
                     projected, signed_weight, pencil, d, lwork, liwork
                 )
+                n_bound_prefixes += 1
         last = pencil[d - 2] if d > 1 else -1
         if owned and last == m - 1:
             # No point above the pencil's largest: it owns no plane.
             n_foreign += 1
             b += 1
             continue
-        if foreign.shape[0] > 0 and d > 2 and liwork[4, last] < last:
+        if foreign.shape[0] > 0 and d > 2 and _on_line_below(projected, norms, last):
             # A point of lower index on the line of the pencil's last point
             # (through the prefix's flat) lies on the pencil's flat: then
             # the pencil owns none of its planes (``_angles``).
@@ -885,7 +951,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                     b += 1
                     continue
         n_swept, widest_slack = _angles(
-            Z, signed_weight, pencil, d, work, prefix, projected, foreign, units
+            Z, ZT, pencil, d, work, prefix, projected, foreign, units
         )
         b += 1
         if n_swept == -2:
@@ -992,13 +1058,14 @@ def plane_labels(Z, signed_weight, pencil, d, point):
     iwork = np.empty((4, m + 1), dtype=np.int64)
     units = np.empty((max(d - 1, 1), d + 1))
     frame = np.empty((3, d + 1))
-    projected = np.empty((m, 3))
+    projected = np.empty((3, m))
+    ZT = np.ascontiguousarray(Z.T)
     prefix = np.empty(2)
     if d > 1:
-        prefix[0], prefix[1] = _prefix(Z, pencil, d, units, frame, projected)
+        prefix[0], prefix[1] = _prefix(Z, ZT, pencil, d, units, frame, projected)
     foreign = np.empty(0, dtype=np.int64)
     n_swept = _sweep(
-        Z, signed_weight, pencil, d, work, iwork, prefix, projected, foreign, units
+        Z, ZT, signed_weight, pencil, d, work, iwork, prefix, projected, foreign, units
     )
     met, is_first, sign = iwork[1, :m], iwork[2, :m], work[2, :m]
     total, before = work[3], work[4]
