@@ -10,7 +10,9 @@ the numpy ``_Sweep`` of ``_ice_enumeration`` (kept there as the test oracle)
 without its temporary arrays: the same quantities, the same tolerances, the
 same candidates. Under ownership (an exhaustive search) a pencil needs only
 the planes it owns, those through points of index above its largest:
-``_sweep_owned`` sorts only those and locates the others among them.
+``_sweep_owned`` sorts only those and locates the others among them, by
+counting the eligible angles below each (up to ``SMALL_ELIGIBLE`` of them)
+or through a table of them.
 
 The kernels are compiled on first use and cached on disk (``cache=True``):
 numba writes the cache next to this file, or, where the installation is
@@ -26,9 +28,10 @@ RANK_TOL = 1e-9
 FLAT_TOL = 1e-9
 ANGLE_TOL = 1e-9
 ROUNDING = 16 * np.finfo(float).eps
-# Pruning (``_lines``, ``_pencil_bound``). Points of one line through the
-# prefix flat are merged only when their unit directions agree this closely
-# (a tight test: a missed merge only weakens the bound) ...
+# Pruning (``_lines``, ``_pencil_bound``, ``_on_line_below``). Points of one
+# line through the prefix flat are merged only when their unit directions
+# (or, for skipping a pencil, the sine between them) agree this closely (a
+# tight test: a missed merge only weakens the bound or skips less) ...
 LINE_TOL = 1e-12
 # ... and two lines count as coplanar with a pencil's axis when their angles
 # about it differ by less than this plus both angles' rounding bounds (a loose
@@ -37,6 +40,11 @@ PLANE_TOL = 1e-8
 # Prefixes over which the forced-error bound must skip two pencils per
 # prefix to stay on (``scan``).
 BOUND_TRIAL = 256
+# Up to this many eligible points, ``_sweep_owned`` locates every other point
+# by counting the eligible angles below it (a loop the compiler vectorises);
+# above, through a table (measured: 48 is the fastest of 16-128 on Caesarian
+# and no slower on the integer grid of the ``ties`` benchmark).
+SMALL_ELIGIBLE = 48
 # A fixed direction (irrational ratios) whose dot product sorts the lines.
 _KEY = (0.5773502691896258, 0.7071067811865476, 0.4082482904638631)
 
@@ -648,7 +656,7 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     # of [0, 2] (a power of two: the cell of an angle is exact) starts the
     # search for an angle's gap; +inf ends it.
     e_angle[k] = np.inf
-    small = k <= 48  # locate by counting the eligible angles below
+    small = k <= SMALL_ELIGIBLE  # locate by counting the angles below
     cells = 16
     while not small and cells < 4 * k:
         cells *= 2
@@ -861,12 +869,13 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     group; and the pencils skipped unswept (with ``prune``, for d >= 3)
     because their lower bound (``_pencil_bound``) already reached the best
     cost found so far, and those (with ``prune`` and ``exhaustive``) that own
-    none of their planes (see ``_angles``, and the pencils whose largest
-    index is the last point's: ``_sweep_owned``): neither could have improved
-    the best, so the result is the same.
+    none of their planes (``_on_line_below``, ``_angles``, and the pencils
+    whose largest index is the last point's: ``_sweep_owned``): neither could
+    have improved the best, so the result is the same.
 
     ``prune`` is a bit set: 1 skips the pencils that own none of their
-    planes, 2 those whose bound reaches the best, 4 (with ``exhaustive``)
+    planes, 2 those whose bound reaches the best (the bound is computed only
+    while it pays, see ``BOUND_TRIAL``), 4 (with ``exhaustive``)
     evaluates only the planes a pencil owns (``_sweep_owned``), which with
     ``exhaustive`` leaves the result unchanged over all pencils (the planes
     left out are found in their first pencil), not chunk by chunk.
