@@ -37,9 +37,12 @@ LINE_TOL = 1e-12
 # about it differ by less than this plus both angles' rounding bounds (a loose
 # test, 10x the sweep's ``ANGLE_TOL``: a wrong merge only weakens the bound).
 PLANE_TOL = 1e-8
-# Prefixes over which the forced-error bound must skip two pencils per
-# prefix to stay on (``scan``).
-BOUND_TRIAL = 256
+# The forced-error bound is computed in windows of this many prefixes while
+# it skips at least two pencils per prefix (finding the lines costs about two
+# swept pencils); after a window below that it rests for BOUND_REST windows
+# and is tried again (``scan``).
+BOUND_WINDOW = 256
+BOUND_REST = 8
 # Up to this many eligible points, ``_sweep_owned`` locates every other point
 # by counting the eligible angles below it (a loop the compiler vectorises);
 # above, through a table (measured: 48 is the fastest of 16-128 on Caesarian
@@ -875,7 +878,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
 
     ``prune`` is a bit set: 1 skips the pencils that own none of their
     planes, 2 those whose bound reaches the best (the bound is computed only
-    while it pays, see ``BOUND_TRIAL``), 4 (with ``exhaustive``)
+    while it pays, see ``BOUND_WINDOW``), 4 (with ``exhaustive``)
     evaluates only the planes a pencil owns (``_sweep_owned``), which with
     ``exhaustive`` leaves the result unchanged over all pencils (the planes
     left out are found in their first pencil), not chunk by chunk.
@@ -908,11 +911,9 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     n_forced, forced = 0, 0.0
     # With pruning, pencils that own none of their planes are not sorted.
     foreign = np.empty(m if prune & 1 and check_owner else 0, dtype=np.int64)
-    bounded = prune & 2 and d > 2
-    # The bound is computed while it pays: ``_lines`` costs about two swept
-    # pencils per prefix, so it stops once it has skipped fewer than two
-    # pencils per prefix over at least ``BOUND_TRIAL`` prefixes.
-    n_bound_prefixes = 0
+    bounding = prune & 2 and d > 2
+    bounded = bounding  # the bound is on in this window of prefixes
+    window_prefixes, window_pruned, resting = 0, 0, 0
     norms = np.empty(m)
     b = start
     while b < n_pencils and n_cand + m <= capacity:
@@ -921,13 +922,19 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
             prefix[0], prefix[1] = _prefix(Z, ZT, pencil, d, units, frame, projected)
             if foreign.shape[0] > 0 and d > 2:
                 _norms(projected, norms)
-            if bounded and n_bound_prefixes >= BOUND_TRIAL:
-                bounded = n_pruned >= 2 * n_bound_prefixes
+            if bounding and window_prefixes == BOUND_WINDOW:
+                if bounded:
+                    bounded = window_pruned >= 2 * BOUND_WINDOW
+                else:
+                    resting += 1
+                    bounded = resting == BOUND_REST
+                    resting = 0 if bounded else resting
+                window_prefixes, window_pruned = 0, 0
+            window_prefixes += 1
             if bounded:
                 n_forced, forced = _lines(
                     projected, signed_weight, pencil, d, lwork, liwork
                 )
-                n_bound_prefixes += 1
         last = pencil[d - 2] if d > 1 else -1
         if owned and last == m - 1:
             # No point above the pencil's largest: it owns no plane.
@@ -957,6 +964,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                 )
                 if lower >= best:
                     n_pruned += 1
+                    window_pruned += 1
                     b += 1
                     continue
         n_swept, widest_slack = _angles(
