@@ -32,10 +32,12 @@ from ._ice_enumeration import (
 
 # Examinations per second and core for the time estimate of a refused search,
 # counted as the budget is (D * C(N, D), before pruning): the compiled, pruned
-# sweep settled 1.8e7 (synthetic D = 5) to 6e7 (integer grid, D = 3) of them
-# per CPU second on the loaded 2-core development machine
-# (benchmarks/README.md, ICE section); a conservative figure is used.
-_EXAMINATIONS_PER_SECOND = 2e7
+# sweep settled 2.7e7 (general position, D = 4, N = 100) to 4e7 (D = 3,
+# N = 500) of them per CPU second, 4e7 to 6e7 on tied data, on the 2-core
+# development machine (benchmarks/README.md, ICE section, fourth round of
+# #16); a conservative figure is used. The default ``max_candidates`` is a
+# minute of one core at this rate.
+_EXAMINATIONS_PER_SECOND = 2.5e7
 # Pencils per parallel task: coarse enough to amortise the task overhead.
 _EXAMINATIONS_PER_CHUNK = 2_000_000
 # Rounds of the heuristic search (each at most max_candidates / rounds).
@@ -84,7 +86,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         nearest the current best boundary, improved over a few rounds,
         starting from logistic regression), warns, and sets
         ``optimal_ = False``.
-    max_candidates : int, default=1_200_000_000
+    max_candidates : int, default=1_500_000_000
         Budget of candidate-hyperplane examinations. An exhaustive search over
         N distinct points spanning D dimensions makes ``D * C(N, D)`` of them
         (each hyperplane through D points, once per pencil containing it).
@@ -205,7 +207,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         degree=1,
         *,
         search="auto",
-        max_candidates=1_200_000_000,
+        max_candidates=1_500_000_000,
         n_jobs=None,
         verbose=0,
     ):
