@@ -199,3 +199,26 @@ def test_pruning_skips_pencils_on_a_tied_grid():
     assert stats["foreign"] > 0.1 * len(pencils)
     assert stats["pruned"] > 0
     assert pruned[3] < unpruned[3]
+
+
+def test_bound_windows_change_nothing_on_a_degree_two_fit():
+    """The forced-error bound is computed in windows of prefixes and rests
+    after windows where it does not pay (``BOUND_WINDOW``); on the five
+    monomials of a noisy disc (9,880 prefixes, 38 windows) it skips pencils
+    and the optimum is that of the unpruned sweep."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (40, 2))
+    y = np.where((X**2).sum(1) + 0.15 * rng.standard_normal(40) < 0.5, 1, -1)
+    X = np.column_stack([X, X**2, X[:, 0] * X[:, 1]])
+    y = y.astype(np.int8)
+    w = np.ones(len(X))
+    Y = affine_coordinates(X)
+    m, d = Y.shape
+    pencils = combinations_array(m, d - 1)
+    optimum = solve_exact(X, y, w)[0]
+    stats = {}
+    pruned = scan_pencils(Y, y, w, pencils, optimum + 0.5, stats=stats)
+    unpruned = scan_pencils(Y, y, w, pencils, optimum + 0.5, prune=False)
+    assert pruned[0] == unpruned[0] == optimum
+    assert weighted_cost(pruned[2], y, w) == optimum
+    assert stats["pruned"] > 0
