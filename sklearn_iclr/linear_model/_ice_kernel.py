@@ -901,7 +901,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     n_examined, n_pruned, n_foreign = 0, 0, 0
     check_owner = exhaustive and d > 1
     lwork = np.empty((13, m + 1))
-    liwork = np.empty((6, m + 1), dtype=np.int64)
+    liwork = np.empty((3, m + 1), dtype=np.int64)
     owned = check_owner and prune & 4 != 0
     owork = np.empty((15 if owned else 0, 2 * m + 2))
     oiwork = np.empty((10 if owned else 0, 4 * m + 32), dtype=np.int64)
