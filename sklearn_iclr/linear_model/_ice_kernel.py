@@ -463,6 +463,8 @@ def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
     angle, slack, direction = work[0, :m], work[1, :m], work[5, :m]
     rounding = ROUNDING * width * condition
     if d == 1:
+        # The points (x, 1) themselves: (alpha, beta) = (x, 1); the third
+        # coordinate is multiplied by the zeros of e1 and e2.
         _pseudo_angles(ZT[0], ZT[1], ZT[1], e1, e2, rounding, angle, slack, direction)
     else:
         px, py, pz = projected[0], projected[1], projected[2]
