@@ -469,3 +469,28 @@ def test_huge_n_jobs_is_capped_at_the_number_of_tasks():
     clf = ICEClassifier(n_jobs=10**12).fit(X, y)
     assert clf.n_errors_ == ref.n_errors_
     np.testing.assert_array_equal(clf.coef_, ref.coef_)
+
+
+def test_fit_runs_blas_on_one_thread_and_restores_the_callers_setting(monkeypatch):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    import sklearn_iclr.linear_model._ice as ice_module
+
+    def blas_threads():
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    seen = []
+    surrogate = ice_module._surrogate
+
+    def recording_surrogate(*args):
+        seen.append(blas_threads())
+        return surrogate(*args)
+
+    monkeypatch.setattr(ice_module, "_surrogate", recording_surrogate)
+    X, y = load_haberman(return_X_y=True)
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        ICEClassifier(search="exact").fit(X, y)
+        assert blas_threads() == before
+    assert before == {2}
+    assert seen == [{1}]

@@ -52,7 +52,7 @@ SMALL_ELIGIBLE = 48
 _KEY = (0.5773502691896258, 0.7071067811865476, 0.4082482904638631)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _project_out(basis, count, target, row, width):
     """One Gram-Schmidt pass: subtract from ``target[row]`` its components
     along the orthonormal rows ``basis[:count]``, in order."""
@@ -65,16 +65,22 @@ def _project_out(basis, count, target, row, width):
 
 
 @njit(cache=True, nogil=True)
-def _complement(units, n_units, basis, slot, e, width, passes):
+def _complement(units, n_units, basis, slot, e, width):
     """Set ``basis[slot]`` to the residual of the e-th standard vector against
-    the units and the earlier slots (``passes`` Gram-Schmidt passes); return
-    its squared norm."""
+    the units and the earlier slots (one Gram-Schmidt pass); return its
+    squared norm."""
     for c in range(width):
         basis[slot, c] = 0.0
     basis[slot, e] = 1.0
-    for _ in range(passes):
-        _project_out(units, n_units, basis, slot, width)
-        _project_out(basis, slot, basis, slot, width)
+    return _gram_schmidt_pass(units, n_units, basis, slot, width)
+
+
+@njit(cache=True, nogil=True)
+def _gram_schmidt_pass(units, n_units, basis, slot, width):
+    """One Gram-Schmidt pass of ``basis[slot]`` against the units and the
+    earlier slots; return its squared norm."""
+    _project_out(units, n_units, basis, slot, width)
+    _project_out(basis, slot, basis, slot, width)
     norm = 0.0
     for c in range(width):
         norm += basis[slot, c] * basis[slot, c]
@@ -113,15 +119,19 @@ def _prefix(Z, ZT, pencil, d, units, frame, projected):
     n_units = d - 2
     chosen = 0
     for slot in range(3):
-        best_norm, best_e = -1.0, 0
+        # (np.int64, not a literal 0: numba would compile ``_complement`` a
+        # second time for the literal.)
+        best_norm, best_e = -1.0, np.int64(0)
         for e in range(width):
             if chosen >> e & 1:
                 continue
-            norm = _complement(units, n_units, frame, slot, e, width, 1)
+            norm = _complement(units, n_units, frame, slot, e, width)
             if norm > best_norm:
                 best_norm, best_e = norm, e
         chosen |= 1 << best_e
-        norm = np.sqrt(_complement(units, n_units, frame, slot, best_e, width, 2))
+        _complement(units, n_units, frame, slot, best_e, width)
+        # A second pass for the chosen one (Kahan-Parlett).
+        norm = np.sqrt(_gram_schmidt_pass(units, n_units, frame, slot, width))
         for c in range(width):
             frame[slot, c] /= norm
     m = ZT.shape[1]
@@ -191,7 +201,7 @@ def _condition(Z, pencil, d, prefix, projected):
     return residual, largest / least
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _axis_frame(u0, u1, u2):
     """Two unit vectors completing the unit vector u to a right-handed
     orthonormal basis (the same construction in ``_sweep`` and the bound)."""
@@ -476,13 +486,12 @@ def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
         n_swept += swept
         widest_slack = max(widest_slack, slack[i] if swept else 0.0)
     if foreign.shape[0] > 0 and m - n_swept > d - 1:
-        n_flat = 0
+        n_flat = np.int64(0)  # not a literal (see ``_prefix``)
         for i in range(m):
             if angle[i] == np.inf:
                 foreign[n_flat] = i
                 n_flat += 1
-        flat = foreign[:n_flat]
-        flat.sort()
+        flat = foreign[:n_flat]  # ascending, as ``_owns`` needs
         if not _owns(Z, flat, n_flat, pencil, d, units):
             return -2, 0.0
     return n_swept, widest_slack
@@ -625,7 +634,7 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     # The eligible points, sorted by angle (ties by index, as ``_argsort``).
     e_angle, e_slack = owork[1], owork[2]
     e_point = oiwork[0]
-    k = 0
+    k = np.int64(0)  # not a literal (see ``_prefix``)
     for i in range(last + 1, m):
         if angle[i] != np.inf:
             e_angle[k] = angle[i]
@@ -827,7 +836,7 @@ def _owns(Z, on_plane, n_on, pencil, d, units):
     if same:
         return True
     width = Z.shape[1]
-    n_chosen = 0
+    n_chosen = np.int64(0)  # not a literal (see ``_prefix``)
     for t in range(n_on):
         index = on_plane[t]
         norm0 = 0.0
@@ -996,7 +1005,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
         # check per pencil.
         owner = True
         if check_owner and n_flat > d - 1 and foreign.shape[0] == 0:
-            n_on_flat = 0
+            n_on_flat = np.int64(0)  # not a literal (see ``_prefix``)
             for i in range(m):
                 if work[0, i] == np.inf:
                     flat[n_on_flat] = i
@@ -1103,6 +1112,16 @@ def plane_labels(Z, signed_weight, pencil, d, point):
     for j in range(m):
         side = sign[j] if j >= gs else -sign[j]
         labels[met[j]] = np.int8(flip * side)
-    on_plane = np.concatenate((met[gs:ge], met[n_swept:]))
-    on_plane.sort()
+    # The group's points and the flat's, in ascending order.
+    is_on = np.zeros(m, dtype=np.bool_)
+    for j in range(gs, ge):
+        is_on[met[j]] = True
+    for j in range(n_swept, m):
+        is_on[met[j]] = True
+    on_plane = np.empty(ge - gs + m - n_swept, dtype=np.int64)
+    n_on = 0
+    for i in range(m):
+        if is_on[i]:
+            on_plane[n_on] = i
+            n_on += 1
     return labels, on_plane, gs
