@@ -104,7 +104,9 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         ``joblib.parallel_config`` context, so
         ``parallel_config(backend="dask")`` runs the search on a Dask
         cluster. The result does not depend on ``n_jobs``; more jobs than
-        chunks of work are not started.
+        chunks of work are not started. BLAS runs on one thread during the
+        fit (its linear algebra is small; idle BLAS threads would spin on
+        the cores the search needs).
     verbose : int, default=0
         Print progress (chunks done, examinations, best loss, ETA) when > 0.
 
