@@ -823,6 +823,15 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
 
 
 @njit(cache=True, nogil=True)
+def _owned_work(m):
+    """The work arrays of ``_sweep_owned`` for m points: ``owork`` (15,
+    2m + 2) and ``oiwork`` (10, 8m + 32). Row 7 of ``oiwork`` holds the
+    location table, ``cells`` + 2 entries: ``cells`` is the least power of
+    two from 16 up that reaches 4k for k eligible points, below 8m."""
+    return np.empty((15, 2 * m + 2)), np.empty((10, 8 * m + 32), dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
 def _owns(Z, on_plane, n_on, pencil, d, units):
     """Whether ``pencil`` is the greedy choice of the d - 1 affinely
     independent on-plane points of least index (``on_plane`` sorted)."""
@@ -914,8 +923,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     lwork = np.empty((13, m + 1))
     liwork = np.empty((3, m + 1), dtype=np.int64)
     owned = check_owner and prune & 4 != 0
-    owork = np.empty((15 if owned else 0, 2 * m + 2))
-    oiwork = np.empty((10 if owned else 0, 4 * m + 32), dtype=np.int64)
+    owork, oiwork = _owned_work(m if owned else 0)
     g_lower = np.empty(m + 1)
     g_size = np.empty(m + 1, dtype=np.int64)
     g_least = np.empty(m + 1, dtype=np.int64)
