@@ -245,7 +245,7 @@ def _owned_and_full_groups(m_points, table_width=None):
     signed_weight = y * w
     work, iwork = np.empty((7, m + 1)), np.empty((4, m + 1), dtype=np.int64)
     units, frame = np.empty((d - 1, d + 1)), np.empty((3, d + 1))
-    projected = np.empty((3, m))
+    projector, projected = np.empty((d + 1, d + 1)), np.empty((3, m))
     prefix, no_foreign = np.empty(2), np.empty(0, dtype=np.int64)
     owork, oiwork = kernel._owned_work(m)
     if table_width is not None:
@@ -254,7 +254,7 @@ def _owned_and_full_groups(m_points, table_width=None):
     g_least = np.empty(m + 1, dtype=np.int64)
     for pencil in combinations_array(m, d - 1):
         last = pencil[-1]
-        prefix[:] = kernel._prefix(Z, ZT, pencil, d, units, frame, projected)
+        prefix[:] = kernel._prefix(Z, ZT, pencil, d, units, frame, projected, projector)
         n_swept, widest = kernel._angles(
             Z, ZT, pencil, d, work, prefix, projected, no_foreign, units
         )
