@@ -65,17 +65,6 @@ def _project_out(basis, count, target, row, width):
 
 
 @njit(cache=True, nogil=True)
-def _complement(units, n_units, basis, slot, e, width):
-    """Set ``basis[slot]`` to the residual of the e-th standard vector against
-    the units and the earlier slots (one Gram-Schmidt pass); return its
-    squared norm."""
-    for c in range(width):
-        basis[slot, c] = 0.0
-    basis[slot, e] = 1.0
-    return _gram_schmidt_pass(units, n_units, basis, slot, width)
-
-
-@njit(cache=True, nogil=True)
 def _gram_schmidt_pass(units, n_units, basis, slot, width):
     """One Gram-Schmidt pass of ``basis[slot]`` against the units and the
     earlier slots; return its squared norm."""
@@ -88,13 +77,13 @@ def _gram_schmidt_pass(units, n_units, basis, slot, width):
 
 
 @njit(cache=True, nogil=True)
-def _prefix(Z, ZT, pencil, d, units, frame, projected):
+def _prefix(Z, ZT, pencil, d, units, frame, projected, projector):
     """Project the points onto the null space of the pencil's first d - 2
     points: an orthonormal ``frame`` of 3 vectors (modified Gram-Schmidt of
     those points, then a greedy completion by the columns of the projector
-    onto their complement), and ``projected`` (3, m), the coordinates of
-    every point in it. Returns (largest norm, least Gram-Schmidt residual) of
-    the prefix's points."""
+    onto their complement; ``projector`` is a (d + 1, d + 1) work array), and
+    ``projected`` (3, m), the coordinates of every point in it. Returns
+    (largest norm, least Gram-Schmidt residual) of the prefix's points."""
     width = d + 1
     largest, least = 0.0, np.inf
     for k in range(d - 2):
@@ -114,26 +103,33 @@ def _prefix(Z, ZT, pencil, d, units, frame, projected):
         if residual > 0.0:
             for c in range(width):
                 units[k, c] /= residual
-    # Complete with the standard vectors of largest residual, greedily: the
-    # residual of e_c against the units and the slots chosen so far.
+    # Complete with the standard vectors of largest residual, greedily. The
+    # residual of e_c against the units and the slots chosen so far is
+    # column c of the projector onto their complement, its squared norm the
+    # diagonal entry: one projector, deflated by each chosen slot.
     n_units = d - 2
+    for r in range(width):
+        for c in range(width):
+            entry = 1.0 if r == c else 0.0
+            for k in range(n_units):
+                entry -= units[k, r] * units[k, c]
+            projector[r, c] = entry
     chosen = 0
     for slot in range(3):
-        # (np.int64, not a literal 0: numba would compile ``_complement`` a
-        # second time for the literal.)
-        best_norm, best_e = -1.0, np.int64(0)
+        best_norm, best_e = -1.0, 0
         for e in range(width):
-            if chosen >> e & 1:
-                continue
-            norm = _complement(units, n_units, frame, slot, e, width)
-            if norm > best_norm:
-                best_norm, best_e = norm, e
+            if not chosen >> e & 1 and projector[e, e] > best_norm:
+                best_norm, best_e = projector[e, e], e
         chosen |= 1 << best_e
-        _complement(units, n_units, frame, slot, best_e, width)
-        # A second pass for the chosen one (Kahan-Parlett).
+        for c in range(width):
+            frame[slot, c] = projector[c, best_e]
+        # Once more against the units and the earlier slots (Kahan-Parlett).
         norm = np.sqrt(_gram_schmidt_pass(units, n_units, frame, slot, width))
         for c in range(width):
             frame[slot, c] /= norm
+        for r in range(width):
+            for c in range(width):
+                projector[r, c] -= frame[slot, r] * frame[slot, c]
     m = ZT.shape[1]
     for slot in range(3):
         out = projected[slot]
@@ -685,11 +681,9 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
             below[c] += below[c - 1]
     # Gap p (0 <= p <= k) holds the other swept points with p eligible
     # angles below theirs (gaps 0 and k are one gap, across the wrap at 2).
-    g_n = oiwork[3]
     g_w, g_pos, g_neg = owork[3], owork[4], owork[5]
     g_lo, g_hi = owork[6], owork[9]
     for p in range(k + 1):
-        g_n[p] = 0
         g_w[p], g_pos[p], g_neg[p] = 0.0, 0.0, 0.0
         g_lo[p], g_hi[p] = np.inf, -np.inf
     gap_of = oiwork[8]
@@ -714,7 +708,6 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
         if phi == np.inf:
             continue
         p = gap_of[i]
-        g_n[p] += 1
         s = signed_weight[i]
         a = abs(s)
         wrong = direction[i] * s < 0.0  # an error before the plane passes
@@ -730,7 +723,7 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     for t in range(k):
         left[t], right[t] = 0, 0
     for t in range(1, k):
-        if g_n[t] == 0:
+        if g_lo[t] == np.inf:
             gap = e_angle[t] - e_angle[t - 1]
             brk[t] = 1 if gap - e_slack[t - 1] - e_slack[t] > ANGLE_TOL else 0
         else:
@@ -743,7 +736,7 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
             left[t] = _joins(
                 gap, e_slack[t], g_hi[t], False, angle, slack, last, widest_slack
             )
-    if g_n[0] + g_n[k] == 0:
+    if g_lo[0] == np.inf and g_lo[k] == np.inf:
         if k == 1:
             brk[0] = 1
         else:
@@ -751,14 +744,14 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
             brk[0] = 1 if gap - e_slack[k - 1] - e_slack[0] > ANGLE_TOL else 0
     else:
         brk[0] = 1
-        if g_n[k] > 0:
+        if g_lo[k] != np.inf:
             gap, lo = g_lo[k] - e_angle[k - 1], g_lo[k]
         else:
             gap, lo = g_lo[0] - e_angle[k - 1] + 2.0, g_lo[0]
         right[k - 1] = _joins(
             gap, e_slack[k - 1], lo, True, angle, slack, last, widest_slack
         )
-        if g_n[0] > 0:
+        if g_lo[0] != np.inf:
             gap, hi = e_angle[0] - g_hi[0], g_hi[0]
         else:
             gap, hi = e_angle[0] - g_hi[k] + 2.0, g_hi[k]
@@ -776,26 +769,30 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     g_size, g_least, g_skip = oiwork[7], oiwork[8], oiwork[9]
     total, before = 0.0, 0.0
     n_groups = -1
+    # The open group's figures stay in locals and are stored when it closes.
+    size, least, skip, post_w, post_b = 0, m, 0, 0.0, 0.0
     for r in range(k):
         t = start + r
         if t >= k:
             t -= k
         if brk[t]:
+            if n_groups >= 0:
+                g_size[n_groups], g_least[n_groups] = size, least
+                g_skip[n_groups] = skip
+                g_post_w[n_groups], g_post_b[n_groups] = post_w, post_b
             n_groups += 1
             g_pre_w[n_groups], g_pre_b[n_groups] = total, before
-            g_size[n_groups], g_least[n_groups] = 0, m
-            g_skip[n_groups] = left[t]
+            size, least, skip = 0, m, left[t]
         point = e_point[t]
         s = signed_weight[point]
         side = direction[point] if t >= start else -direction[point]
         total += abs(s)
         if side * s < 0.0:
             before += abs(s)
-        g_size[n_groups] += 1
-        g_least[n_groups] = min(g_least[n_groups], point)
-        g_post_w[n_groups], g_post_b[n_groups] = total, before
-        if right[t]:
-            g_skip[n_groups] = 1
+        size += 1
+        least = min(least, point)
+        post_w, post_b = total, before
+        skip |= right[t]
         # The gap after position t (after the last: gaps k and 0).
         p = t + 1
         if p < k:
@@ -806,6 +803,9 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
             before += g_pos[k]
             total += g_w[0]
             before += g_neg[0]
+    g_size[n_groups], g_least[n_groups] = size, least
+    g_skip[n_groups] = skip
+    g_post_w[n_groups], g_post_b[n_groups] = post_w, post_b
     n_flat = m - n_swept
     lower_out, size_out, least_out = owork[8], oiwork[1], oiwork[2]
     n_out = 0
@@ -820,6 +820,15 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
         least_out[n_out] = g_least[g]
         n_out += 1
     return n_out
+
+
+@njit(cache=True, nogil=True)
+def _owned_work(m):
+    """The work arrays of ``_sweep_owned`` for m points: ``owork`` (15,
+    2m + 2) and ``oiwork`` (10, 8m + 32). Row 7 of ``oiwork`` holds the
+    location table, ``cells`` + 2 entries: ``cells`` is the least power of
+    two from 16 up that reaches 4k for k eligible points, below 8m."""
+    return np.empty((15, 2 * m + 2)), np.empty((10, 8 * m + 32), dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -900,6 +909,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     iwork = np.empty((4, m + 1), dtype=np.int64)
     units = np.empty((max(d - 1, 1), d + 1))
     frame = np.empty((3, d + 1))
+    projector = np.empty((d + 1, d + 1))
     projected = np.empty((3, m))
     ZT = np.ascontiguousarray(Z.T)
     prefix = np.empty(2)
@@ -914,8 +924,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     lwork = np.empty((13, m + 1))
     liwork = np.empty((3, m + 1), dtype=np.int64)
     owned = check_owner and prune & 4 != 0
-    owork = np.empty((15 if owned else 0, 2 * m + 2))
-    oiwork = np.empty((10 if owned else 0, 4 * m + 32), dtype=np.int64)
+    owork, oiwork = _owned_work(m if owned else 0)
     g_lower = np.empty(m + 1)
     g_size = np.empty(m + 1, dtype=np.int64)
     g_least = np.empty(m + 1, dtype=np.int64)
@@ -930,7 +939,9 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     while b < n_pencils and n_cand + m <= capacity:
         pencil = pencils[b]
         if d > 1 and (b == start or _new_prefix(pencils, b, d)):
-            prefix[0], prefix[1] = _prefix(Z, ZT, pencil, d, units, frame, projected)
+            prefix[0], prefix[1] = _prefix(
+                Z, ZT, pencil, d, units, frame, projected, projector
+            )
             if foreign.shape[0] > 0 and d > 2:
                 _norms(projected, norms)
             if bounding and window_prefixes == BOUND_WINDOW:
@@ -1086,11 +1097,14 @@ def plane_labels(Z, signed_weight, pencil, d, point):
     iwork = np.empty((4, m + 1), dtype=np.int64)
     units = np.empty((max(d - 1, 1), d + 1))
     frame = np.empty((3, d + 1))
+    projector = np.empty((d + 1, d + 1))
     projected = np.empty((3, m))
     ZT = np.ascontiguousarray(Z.T)
     prefix = np.empty(2)
     if d > 1:
-        prefix[0], prefix[1] = _prefix(Z, ZT, pencil, d, units, frame, projected)
+        prefix[0], prefix[1] = _prefix(
+            Z, ZT, pencil, d, units, frame, projected, projector
+        )
     foreign = np.empty(0, dtype=np.int64)
     n_swept = _sweep(
         Z, ZT, signed_weight, pencil, d, work, iwork, prefix, projected, foreign, units
