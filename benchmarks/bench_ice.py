@@ -538,14 +538,14 @@ def dask_workers(quick):
             joblib.parallel_config(backend="dask"),
         ):
             seconds, clf = median_time(
-                lambda: ICEClassifier(search="exact").fit(X, y), repeats=1, warmup=0
+                lambda: ICEClassifier(search="exact").fit(X, y), repeats=3, warmup=1
             )
         joblib_s, _ = median_time(
             lambda workers=workers: ICEClassifier(search="exact", n_jobs=workers).fit(
                 X, y
             ),
-            repeats=1,
-            warmup=0,
+            repeats=3,
+            warmup=1,
         )
         rows.append(
             {
