@@ -17,7 +17,9 @@ or through a table of them.
 The kernels are compiled on first use and cached on disk (``cache=True``):
 numba writes the cache next to this file, or, where the installation is
 read-only, under the user-wide cache folder (``NUMBA_CACHE_DIR`` overrides
-both).
+both). A counter passed to a compiled helper starts as ``np.int64(0)``, not
+``0``: numba types the call before it unifies the counter's definitions, and
+would compile the helper once more for the literal type.
 """
 
 import numpy as np
@@ -482,7 +484,7 @@ def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
         n_swept += swept
         widest_slack = max(widest_slack, slack[i] if swept else 0.0)
     if foreign.shape[0] > 0 and m - n_swept > d - 1:
-        n_flat = np.int64(0)  # not a literal (see ``_prefix``)
+        n_flat = np.int64(0)  # not a literal (module docstring)
         for i in range(m):
             if angle[i] == np.inf:
                 foreign[n_flat] = i
@@ -630,7 +632,7 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     # The eligible points, sorted by angle (ties by index, as ``_argsort``).
     e_angle, e_slack = owork[1], owork[2]
     e_point = oiwork[0]
-    k = np.int64(0)  # not a literal (see ``_prefix``)
+    k = np.int64(0)  # not a literal (module docstring)
     for i in range(last + 1, m):
         if angle[i] != np.inf:
             e_angle[k] = angle[i]
@@ -826,8 +828,9 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
 def _owned_work(m):
     """The work arrays of ``_sweep_owned`` for m points: ``owork`` (15,
     2m + 2) and ``oiwork`` (10, 8m + 32). Row 7 of ``oiwork`` holds the
-    location table, ``cells`` + 2 entries: ``cells`` is the least power of
-    two from 16 up that reaches 4k for k eligible points, below 8m."""
+    location table, ``cells`` + 2 entries, where ``cells``, the least power
+    of two from 16 up that reaches 4k for k eligible points, is 16 or below
+    8k: at most 8m + 18 entries."""
     return np.empty((15, 2 * m + 2)), np.empty((10, 8 * m + 32), dtype=np.int64)
 
 
@@ -845,7 +848,7 @@ def _owns(Z, on_plane, n_on, pencil, d, units):
     if same:
         return True
     width = Z.shape[1]
-    n_chosen = np.int64(0)  # not a literal (see ``_prefix``)
+    n_chosen = np.int64(0)  # not a literal (module docstring)
     for t in range(n_on):
         index = on_plane[t]
         norm0 = 0.0
@@ -1016,7 +1019,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
         # check per pencil.
         owner = True
         if check_owner and n_flat > d - 1 and foreign.shape[0] == 0:
-            n_on_flat = np.int64(0)  # not a literal (see ``_prefix``)
+            n_on_flat = np.int64(0)  # not a literal (module docstring)
             for i in range(m):
                 if work[0, i] == np.inf:
                     flat[n_on_flat] = i
