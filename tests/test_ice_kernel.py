@@ -288,8 +288,10 @@ def test_owned_sweep_equals_the_full_sweep_pencil_by_pencil_on_a_large_grid():
     ``oiwork`` 4m + 32 wide, as until the fifth round, the table overran its
     row for more than about m / 2 eligible points: 379 of these pencils
     then had wrong costs.)"""
+    from sklearn_iclr.linear_model._ice_kernel import SMALL_ELIGIBLE
+
     n_table = 0
     for k, owned, full in _owned_and_full_groups(200):
         assert owned == full
-        n_table += k > 48
+        n_table += k > SMALL_ELIGIBLE
     assert n_table > 5000

@@ -610,8 +610,10 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     first of its d pencils in lexicographic order, the only one that can
     report it first), a plane through more than d points in its greedy owner.
     So only the ``k`` such *eligible* points are sorted; every other swept
-    point is located among them by binary search and only summed per gap
-    (its weights, the least and largest angle with their rounding bounds).
+    point is located among them (by counting the eligible angles below it, up
+    to ``SMALL_ELIGIBLE`` of them, or through a table) and only summed per
+    gap (its weights, the least and largest angle with their rounding
+    bounds).
     A gap holding such a point ends the group before it, and the group next
     to it is not a candidate when the nearest such point joins it by the
     sweep's own test (the angle difference less both rounding bounds within
