@@ -615,50 +615,57 @@ def _near_below(key, theta, reach, tight, point):
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc"})
-def _near_sums(key, off_c, off_w, weight, theta, reach, tight):
+def _plane_cost(key, off_c, off_w, theta, reach):
     """For the plane at angle ``theta``: the errors of the points more than
-    ``reach`` below it (passed: ``off_c``) and above it (``off_w``), the
-    weight of the points within ``reach``, their number and the number
-    within ``tight``. Summed in any order, so that the compiler vectorises
-    the loop (exact for integer weights)."""
-    below, above, near_weight = 0.0, 0.0, 0.0
-    n_near, n_tight = 0, 0
+    ``reach`` from it, after passing (``off_c``) below it and before passing
+    (``off_w``) above it, and the number of points within ``reach``. Summed
+    in any order, so that the compiler vectorises the loop (exact for
+    integer weights)."""
+    plus, n_near = 0.0, 0
     for i in range(key.shape[0]):
         delta = key[i] - theta
         low = delta < -reach
         high = delta > reach
-        near = not (low or high)
-        below += off_c[i] if low else 0.0
-        above += off_w[i] if high else 0.0
-        near_weight += weight[i] if near else 0.0
-        n_near += near
-        n_tight += abs(delta) <= tight
-    return below, above, near_weight, n_near, n_tight
+        plus += (off_c[i] if low else 0.0) + (off_w[i] if high else 0.0)
+        n_near += not (low or high)
+    return plus, n_near
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _near_weight(key, weight, theta, reach):
+    """The weight of the points within ``reach`` of the angle ``theta``."""
+    near_weight = 0.0
+    for i in range(key.shape[0]):
+        near_weight += weight[i] if abs(key[i] - theta) <= reach else 0.0
+    return near_weight
 
 
 @njit(cache=True, nogil=True)
 def _dense_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork):
     """``_sweep_owned`` without sorting, for up to ``DENSE_ELIGIBLE``
     eligible points: the plane of each eligible point is evaluated against
-    every point (a vectorised loop), at the cost of k m for k eligible
-    points instead of about m + k log k.
+    every point (vectorised loops), k m steps for k eligible points instead
+    of about m + k log k.
 
     The plane at the angle theta of an eligible point has passed the points
     below theta: in one orientation its off-plane cost is the errors after
     passing of those (``off_c``) plus the errors before passing of the points
     above (``off_w``); in the other, the rest. Its group is the points within
-    ``reach`` (2 ``ANGLE_TOL`` plus 4 rounding bounds) of theta, provided
-    they all lie within ``tight`` (0.45 ``ANGLE_TOL``): the sweep then joins
-    them to each other, and separates them from every other point (a gap of
-    more than ``reach - tight``, less two rounding bounds, exceeds
-    ``ANGLE_TOL``). A group is written once, from its least point, when that
-    point is eligible (then all are), as ``_sweep_owned`` writes it.
+    ``reach`` (2 ``ANGLE_TOL`` plus 4 rounding bounds) of theta, which are
+    checked to lie within ``tight`` (0.45 ``ANGLE_TOL``) of it: the sweep
+    then joins them to each other, and separates them from every other point
+    (a gap of more than ``reach - tight``, less two rounding bounds, exceeds
+    ``ANGLE_TOL``). Each eligible point checks the points of lower index
+    within ``reach`` of its angle, which covers every pair in a group of
+    eligible points; with one, it is not its group's least point and writes
+    nothing. A group is written from its least point, when that point is
+    eligible (then all are), as ``_sweep_owned`` writes it.
 
     Returns -1 (``scan`` then calls ``_sweep_owned``) with more eligible
     points, with a point between ``tight`` and ``reach`` of an eligible
-    point's angle, with an eligible angle within 2 ``reach`` of 0 or 2 (the
-    groups are found on a line, not on the circle of the sweep), or where
-    ``_sweep_owned`` would; otherwise the number of groups.
+    angle (one of lower index), with an eligible angle within 2 ``reach`` of
+    0 or 2 (the groups are found on a line, not on the circle of the sweep),
+    or where ``_sweep_owned`` would; otherwise the number of groups.
     """
     m = signed_weight.shape[0]
     angle, direction = work[0, :m], work[5, :m]
@@ -683,21 +690,20 @@ def _dense_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     for t in range(k):
         point = eligible[t]
         theta = angle[point]
-        # A point of lower index in the group: not its least point.
+        # A point of lower index within reach: not the group's least point
+        # (or too near to tell whether the sweep joins them).
         n_reach, n_tight = _near_below(key, theta, reach, tight, point)
         if n_reach != n_tight:
             return -1
         if n_reach > 0:
             continue
-        below, above, near_weight, n_reach, n_tight = _near_sums(
-            key, off_c, off_w, weight, theta, reach, tight
-        )
-        if n_reach != n_tight:
-            return -1
-        plus = below + above
+        plus, n_near = _plane_cost(key, off_c, off_w, theta, reach)
+        near_weight = weight[point]
+        if n_near > 1:  # a tied group
+            near_weight = _near_weight(key, weight, theta, reach)
         minus = total - near_weight - plus
         lower_out[n_out] = plus if plus < minus else minus
-        size_out[n_out] = n_reach + n_flat
+        size_out[n_out] = n_near + n_flat
         least_out[n_out] = point
         n_out += 1
     return n_out
