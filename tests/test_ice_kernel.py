@@ -224,18 +224,17 @@ def test_bound_windows_change_nothing_on_a_degree_two_fit():
     assert stats["pruned"] > 0
 
 
-def _owned_and_full_groups(m_points, table_width=None):
-    """Per pencil of a tied integer grid in D = 3: its number of eligible
-    points (above its largest), the groups of ``_sweep_owned`` and those of
-    the full sweep (``_order``, ``_groups``) made of eligible points, as
-    sorted (cost, size, least point) lists. The work arrays persist across
-    pencils, as in ``scan``; ``table_width`` replaces the width of
-    ``oiwork``."""
+def _owned_and_full_groups(X, table_width=None, every=1):
+    """Per pencil (every ``every``-th) of distinct points ``X``, with random
+    labels and integer weights: its number of eligible points (above its
+    largest), the groups of ``_sweep_owned`` (None where it declines), of
+    ``_dense_owned`` (None where it declines) and those of the full sweep
+    (``_order``, ``_groups``) made of eligible points, as sorted (cost,
+    size, least point) lists. The work arrays persist across pencils, as in
+    ``scan``; ``table_width`` replaces the width of ``oiwork``."""
     from sklearn_iclr.linear_model import _ice_kernel as kernel
 
     rng = np.random.default_rng(1)
-    X = np.unique(rng.integers(0, 10, (3 * m_points, 3)).astype(float), axis=0)
-    X = X[rng.permutation(len(X))[:m_points]]
     y = rng.choice([-1, 1], len(X)).astype(np.int8)
     w = rng.integers(1, 4, len(X)).astype(float)
     Y = affine_coordinates(X)
@@ -252,7 +251,14 @@ def _owned_and_full_groups(m_points, table_width=None):
         oiwork = np.empty((oiwork.shape[0], table_width), dtype=np.int64)
     g_lower, g_size = np.empty(m + 1), np.empty(m + 1, dtype=np.int64)
     g_least = np.empty(m + 1, dtype=np.int64)
-    for pencil in combinations_array(m, d - 1):
+
+    def written(n_groups):
+        if n_groups < 0:
+            return None
+        groups = owork[8, :n_groups], oiwork[1, :n_groups], oiwork[2, :n_groups]
+        return sorted(zip(*groups, strict=True))
+
+    for pencil in combinations_array(m, d - 1)[::every]:
         last = pencil[-1]
         prefix[:] = kernel._prefix(Z, ZT, pencil, d, units, frame, projected, projector)
         n_swept, widest = kernel._angles(
@@ -260,13 +266,9 @@ def _owned_and_full_groups(m_points, table_width=None):
         )
         if n_swept <= 0 or last == m - 1:
             continue
-        n_owned = kernel._sweep_owned(
-            signed_weight, last, n_swept, widest, work, owork, oiwork
-        )
-        if n_owned < 0:  # the owned sweep declines; scan sweeps in full
-            continue
-        cost, size, least = owork[8], oiwork[1], oiwork[2]
-        owned = list(zip(cost[:n_owned], size[:n_owned], least[:n_owned], strict=True))
+        arguments = (signed_weight, last, n_swept, widest, work, owork, oiwork)
+        owned = written(kernel._sweep_owned(*arguments))
+        dense = written(kernel._dense_owned(*arguments))
         kernel._order(signed_weight, n_swept, work, iwork)
         n_groups = kernel._groups(iwork, work, n_swept, g_lower, g_size, g_least)
         full = [
@@ -277,7 +279,15 @@ def _owned_and_full_groups(m_points, table_width=None):
             if group[2] > last
         ]
         n_eligible = int(np.sum(work[0, last + 1 : m] != np.inf))
-        yield n_eligible, sorted(owned), sorted(full)
+        yield n_eligible, owned, dense, sorted(full)
+
+
+def _integer_grid(m_points, dimension=3, levels=10):
+    """``m_points`` distinct points of {0, ..., levels - 1}^dimension, shuffled."""
+    rng = np.random.default_rng(1)
+    grid = rng.integers(0, levels, (3 * m_points, dimension)).astype(float)
+    X = np.unique(grid, axis=0)
+    return X[rng.permutation(len(X))[:m_points]]
 
 
 def test_owned_sweep_equals_the_full_sweep_pencil_by_pencil_on_a_large_grid():
@@ -291,7 +301,50 @@ def test_owned_sweep_equals_the_full_sweep_pencil_by_pencil_on_a_large_grid():
     from sklearn_iclr.linear_model._ice_kernel import SMALL_ELIGIBLE
 
     n_table = 0
-    for k, owned, full in _owned_and_full_groups(200):
-        assert owned == full
-        n_table += k > SMALL_ELIGIBLE
+    for k, owned, _, full in _owned_and_full_groups(_integer_grid(200)):
+        if owned is not None:
+            assert owned == full
+            n_table += k > SMALL_ELIGIBLE
     assert n_table > 5000
+
+
+@pytest.mark.parametrize(
+    ("X", "every", "least_dense"),
+    [
+        # Most pencils of 60 grid points in D = 3 have few eligible points.
+        (_integer_grid(60), 1, 1000),
+        # A binary table in D = 5: planes through many points, large groups.
+        (_integer_grid(40, dimension=5, levels=2), 7, 1000),
+    ],
+    ids=["grid D=3", "binary D=5"],
+)
+def test_dense_owned_equals_the_full_sweep_pencil_by_pencil(X, every, least_dense):
+    """``_dense_owned`` finds the groups of the full sweep, wherever it does
+    not decline, on tied data."""
+    n_dense = 0
+    for _, _, dense, full in _owned_and_full_groups(X, every=every):
+        if dense is not None:
+            assert dense == full
+            n_dense += 1
+    assert n_dense >= least_dense
+
+
+def test_dense_owned_declines_near_ties_and_scan_still_agrees():
+    """Points moved by about ``ANGLE_TOL`` put other points between
+    ``tight`` and ``reach`` of an eligible angle: ``_dense_owned`` declines
+    there (``_sweep_owned`` sweeps those pencils) and ``scan`` keeps the
+    full sweep's optimum."""
+    from sklearn_iclr.linear_model._ice_kernel import ANGLE_TOL
+
+    X = _integer_grid(40)
+    X[::3] += ANGLE_TOL * np.random.default_rng(2).uniform(-1, 1, X[::3].shape)
+    n_declined = 0
+    for _, owned, dense, full in _owned_and_full_groups(X):
+        if dense is None:
+            n_declined += owned is not None
+        else:
+            assert dense == full
+    assert n_declined > 0
+    y = np.random.default_rng(3).choice([-1, 1], len(X)).astype(np.int8)
+    w = np.ones(len(X))
+    assert solve_exact(X, y, w)[0] == solve_exact(X, y, w, compiled=False)[0]
