@@ -33,12 +33,13 @@ from ._ice_enumeration import (
 
 # Examinations per second and core for the time estimate of a refused search,
 # counted as the budget is (D * C(N, D), before pruning): the compiled, pruned
-# sweep settled 2.7e7 (general position, D = 4, N = 100) to 4e7 (D = 3,
-# N = 500) of them per CPU second, 4e7 to 6e7 on tied data, on the 2-core
-# development machine (benchmarks/README.md, ICE section, fourth round of
-# #16); a conservative figure is used. The default ``max_candidates`` is a
-# minute of one core at this rate.
-_EXAMINATIONS_PER_SECOND = 2.5e7
+# sweep settled 5.9e7 (general position, D = 3, N = 1000) to 7.2e7 (D = 5,
+# N = 80) of them per CPU second in fits of 2 to 9 s, 7.2e7 on Caesarian and
+# 7.5e7 on the N = 1000 tied grid, and 3.5e7 to 5.3e7 in fits under 1.2 s
+# (fixed costs), on the 2-core development machine (benchmarks/README.md, ICE
+# section, sixth round of #16); a conservative figure is used. The default
+# ``max_candidates`` is a minute of one core at this rate.
+_EXAMINATIONS_PER_SECOND = 4e7
 # Pencils per parallel task: coarse enough to amortise the task overhead.
 _EXAMINATIONS_PER_CHUNK = 2_000_000
 # Rounds of the heuristic search (each at most max_candidates / rounds).
@@ -87,7 +88,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         nearest the current best boundary, improved over a few rounds,
         starting from logistic regression), warns, and sets
         ``optimal_ = False``.
-    max_candidates : int, default=1_500_000_000
+    max_candidates : int, default=2_400_000_000
         Budget of candidate-hyperplane examinations. An exhaustive search over
         N distinct points spanning D dimensions makes ``D * C(N, D)`` of them
         (each hyperplane through D points, once per pencil containing it).
@@ -210,7 +211,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         degree=1,
         *,
         search="auto",
-        max_candidates=1_500_000_000,
+        max_candidates=2_400_000_000,
         n_jobs=None,
         verbose=0,
     ):
