@@ -647,9 +647,12 @@ def exhaustive_chunks(m, d, target):
     if d == 1:
         yield np.zeros((1, 0), dtype=np.int64)
         return
+    # The (d - 2)-subsets of range(first + 1, m) are the last comb(m - 1 -
+    # first, d - 2) rows of those of range(m), in lexicographic order.
+    tails = combinations_array(m, d - 2)
     parts, size = [], 0
     for first in range(m - d + 2):
-        rest = combinations_array(m - 1 - first, d - 2) + first + 1
+        rest = tails[len(tails) - comb(m - 1 - first, d - 2) :]
         parts.append(np.column_stack([np.full(len(rest), first), rest]))
         size += len(rest)
         if size >= target:
