@@ -54,9 +54,10 @@ BOUND_REST = 8
 # and no slower on the integer grid of the ``ties`` benchmark).
 SMALL_ELIGIBLE = 48
 # Up to this many eligible points, ``_dense_owned`` evaluates each one's
-# plane against every point instead (measured on Caesarian: 16 0.96x, 32
-# 0.73x, 48 0.70x, 64 0.70x of ``_sweep_owned``'s time; 64 is 4 % slower on
-# Haberman and the 400-point grid, 48 is not).
+# plane against every point instead (measured with an earlier form of its
+# passes, the whole search on Caesarian: 32 0.73x, 48 0.70x, 64 0.70x of the
+# time with ``_sweep_owned`` alone; 64 is 4 % slower on Haberman and on 400
+# points in general position in D = 3, 48 is not).
 DENSE_ELIGIBLE = 48
 # A fixed direction (irrational ratios) whose dot product sorts the lines.
 _KEY = (0.5773502691896258, 0.7071067811865476, 0.4082482904638631)
@@ -582,11 +583,12 @@ def _order(signed_weight, n_swept, work, iwork):
 
 @njit(cache=True, nogil=True, fastmath={"reassoc"})
 def _dense_weights(angle, direction, signed_weight, key, off_c, off_w, weight):
-    """The per-point inputs of ``_near_sums`` for one pencil: the angle as a
-    key (4, far from every angle, on the pencil's flat), the weight of a
-    swept point and, of that, its error before (``off_w``) and after
-    (``off_c``) the plane passes it (0 on the flat). Returns the swept
-    weight, summed in any order (exact for integer weights)."""
+    """The per-point inputs of ``_plane_cost`` and ``_near_weight`` for one
+    pencil: the angle as a key (4, far from every angle, on the pencil's
+    flat), the weight of a swept point and, of that, its error before
+    (``off_w``) and after (``off_c``) the plane passes it (0 on the flat).
+    Returns the swept weight, summed in any order (exact for integer
+    weights)."""
     total = 0.0
     for i in range(angle.shape[0]):
         phi = angle[i]
