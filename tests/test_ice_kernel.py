@@ -341,7 +341,9 @@ def test_dense_owned_declines_near_ties_and_scan_still_agrees():
     n_declined = 0
     for _, owned, dense, full in _owned_and_full_groups(X):
         if dense is None:
-            n_declined += owned is not None
+            if owned is not None:  # then ``scan`` takes the owned sweep's
+                assert owned == full
+                n_declined += 1
         else:
             assert dense == full
     assert n_declined > 0
