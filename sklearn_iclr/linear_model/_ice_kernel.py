@@ -582,13 +582,12 @@ def _order(signed_weight, n_swept, work, iwork):
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc"})
-def _dense_weights(angle, direction, signed_weight, key, off_c, off_w, weight):
+def _dense_weights(angle, direction, signed_weight, off_c, off_w, weight):
     """The per-point inputs of ``_plane_cost`` and ``_near_weight`` for one
-    pencil: the angle as a key (4, far from every angle, on the pencil's
-    flat), the weight of a swept point and, of that, its error before
-    (``off_w``) and after (``off_c``) the plane passes it (0 on the flat).
-    Returns the swept weight, summed in any order (exact for integer
-    weights)."""
+    pencil: the weight of a swept point and, of that, its error before
+    (``off_w``) and after (``off_c``) the plane passes it (0 on the pencil's
+    flat, whose angle, +inf, is beyond every reach). Returns the swept
+    weight, summed in any order (exact for integer weights)."""
     total = 0.0
     for i in range(angle.shape[0]):
         phi = angle[i]
@@ -596,7 +595,6 @@ def _dense_weights(angle, direction, signed_weight, key, off_c, off_w, weight):
         swept = phi != np.inf
         a = abs(s) if swept else 0.0
         wrong = a if direction[i] * s < 0.0 else 0.0
-        key[i] = phi if swept else 4.0
         off_w[i] = wrong
         off_c[i] = a - wrong
         weight[i] = a
@@ -605,27 +603,27 @@ def _dense_weights(angle, direction, signed_weight, key, off_c, off_w, weight):
 
 
 @njit(cache=True, nogil=True)
-def _near_below(key, theta, reach, tight, point):
+def _near_below(angle, theta, reach, tight, point):
     """How many points of index below ``point`` lie within ``reach`` and
     within ``tight`` of the angle ``theta``."""
     n_reach, n_tight = 0, 0
     for i in range(point):
-        delta = abs(key[i] - theta)
+        delta = abs(angle[i] - theta)
         n_reach += delta <= reach
         n_tight += delta <= tight
     return n_reach, n_tight
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc"})
-def _plane_cost(key, off_c, off_w, theta, reach):
+def _plane_cost(angle, off_c, off_w, theta, reach):
     """For the plane at angle ``theta``: the errors of the points more than
     ``reach`` from it, after passing (``off_c``) below it and before passing
     (``off_w``) above it, and the number of points within ``reach``. Summed
     in any order, so that the compiler vectorises the loop (exact for
     integer weights)."""
     plus, n_near = 0.0, 0
-    for i in range(key.shape[0]):
-        delta = key[i] - theta
+    for i in range(angle.shape[0]):
+        delta = angle[i] - theta
         low = delta < -reach
         high = delta > reach
         plus += (off_c[i] if low else 0.0) + (off_w[i] if high else 0.0)
@@ -634,11 +632,11 @@ def _plane_cost(key, off_c, off_w, theta, reach):
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc"})
-def _near_weight(key, weight, theta, reach):
+def _near_weight(angle, weight, theta, reach):
     """The weight of the points within ``reach`` of the angle ``theta``."""
     near_weight = 0.0
-    for i in range(key.shape[0]):
-        near_weight += weight[i] if abs(key[i] - theta) <= reach else 0.0
+    for i in range(angle.shape[0]):
+        near_weight += weight[i] if abs(angle[i] - theta) <= reach else 0.0
     return near_weight
 
 
@@ -684,8 +682,8 @@ def _dense_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
                 return -1
             eligible[k] = i
             k += 1
-    key, off_c, off_w, weight = owork[0, :m], owork[1, :m], owork[2, :m], owork[3, :m]
-    total = _dense_weights(angle, direction, signed_weight, key, off_c, off_w, weight)
+    off_c, off_w, weight = owork[1, :m], owork[2, :m], owork[3, :m]
+    total = _dense_weights(angle, direction, signed_weight, off_c, off_w, weight)
     n_flat = m - n_swept
     lower_out, size_out, least_out = owork[8], oiwork[1], oiwork[2]
     n_out = 0
@@ -694,15 +692,15 @@ def _dense_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
         theta = angle[point]
         # A point of lower index within reach: not the group's least point
         # (or too near to tell whether the sweep joins them).
-        n_reach, n_tight = _near_below(key, theta, reach, tight, point)
+        n_reach, n_tight = _near_below(angle, theta, reach, tight, point)
         if n_reach != n_tight:
             return -1
         if n_reach > 0:
             continue
-        plus, n_near = _plane_cost(key, off_c, off_w, theta, reach)
+        plus, n_near = _plane_cost(angle, off_c, off_w, theta, reach)
         near_weight = weight[point]
         if n_near > 1:  # a tied group
-            near_weight = _near_weight(key, weight, theta, reach)
+            near_weight = _near_weight(angle, weight, theta, reach)
         minus = total - near_weight - plus
         lower_out[n_out] = plus if plus < minus else minus
         size_out[n_out] = n_near + n_flat
