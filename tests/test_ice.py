@@ -13,7 +13,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
 from sklearn_iclr.datasets import load_haberman, load_voicepath
-from sklearn_iclr.linear_model import ICEClassifier
+from sklearn_iclr.linear_model import ICEClassifier, _ice, _ice_enumeration
+from sklearn_iclr.linear_model._ice_enumeration import count_examinations
 from sklearn_iclr.testing.invariants import (
     assert_label_relabelling_invariant,
     assert_refit_deterministic,
@@ -328,6 +329,32 @@ def test_auto_search_over_budget_warns_and_stays_below_the_surrogate():
     surrogate = weighted_errors(LogisticRegression(C=1e4).fit(X, y), X, y)
     assert exact.n_errors_ <= heuristic.n_errors_ <= surrogate
     assert weighted_errors(heuristic, X, y) == heuristic.n_errors_
+
+
+def test_heuristic_leaves_large_on_plane_sub_problems_unsolved(monkeypatch):
+    """Half the points lie on the plane x0 = 0, which separates most of the
+    others: the heuristic meets it with 150 points on it, a sub-problem of 3.7e9
+    examinations in D = 5 that exhausted memory before it was capped."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    X[:150, 0] = 0.0
+    y = np.where(X[:, 0] == 0.0, X[:, 1] > 0, X[:, 0] > 0).astype(int)
+    y[::10] = 1 - y[::10]
+    solved = []
+    solve_exact = _ice_enumeration.solve_exact
+
+    def capped_solve(points, *args, **kwargs):
+        size = count_examinations(len(points), kwargs["max_dim"])
+        assert size <= _ice._EXAMINATIONS_PER_CHUNK, f"{size:.3g} examinations"
+        solved.append(size)
+        return solve_exact(points, *args, **kwargs)
+
+    monkeypatch.setattr(_ice_enumeration, "solve_exact", capped_solve)
+    with pytest.warns(UserWarning, match="runs a heuristic instead"):
+        model = ICEClassifier(max_candidates=20_000_000).fit(X, y)
+    assert not model.optimal_
+    assert model.n_errors_ == weighted_errors(model, X, y)
+    assert model.n_errors_ < weighted_errors(LogisticRegression().fit(X, y), X, y)
 
 
 # -------------------------------------------------------------- bad input

@@ -10,10 +10,12 @@ more than D points and the on-plane sub-problems decide the cost.
 
 import numpy as np
 import pytest
+from _separability import strictly_separable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from sklearn_iclr.linear_model import _ice_enumeration
 from sklearn_iclr.linear_model._ice_enumeration import (
     affine_coordinates,
     combinations_array,
@@ -81,6 +83,46 @@ def test_compiled_and_numpy_scans_agree_pencil_set_by_pencil_set(problem, exhaus
     assert compiled[0] == oracle[0] or (compiled[0] >= bound and oracle[0] >= bound)
     if compiled[2] is not None:
         assert weighted_cost(compiled[2], y, w) == compiled[0]
+
+
+@AGREE
+@given(tied_problems(max_points=16), st.sampled_from([0, 40]), st.booleans())
+def test_sub_problems_over_budget_take_a_realisable_constant_labelling(
+    problem, budget, compiled
+):
+    """A heuristic's cap on the on-plane sub-problems: the on-plane points of
+    a plane over budget take one label, so the best cell costs at least the
+    optimum, and its labelling still realises its cost and is strictly
+    separable (HiGHS)."""
+    X, y, w = problem
+    Y = affine_coordinates(X)
+    m, d = Y.shape
+    if d == 0 or m <= d + 1:
+        return
+    pencils = combinations_array(m, d - 1)
+    optimum = scan_pencils(Y, y, w, pencils, np.inf, exhaustive=False)[0]
+    cost, _, labels, _ = scan_pencils(
+        Y, y, w, pencils, np.inf, exhaustive=False, compiled=compiled, sub_budget=budget
+    )
+    assert cost >= optimum
+    assert weighted_cost(labels, y, w) == cost
+    assert strictly_separable(Y, labels.astype(float))
+
+
+def test_solve_exact_in_many_chunks_keeps_the_optimum(monkeypatch):
+    """``solve_exact`` scans its pencils in chunks of ``BATCH_ENTRIES``
+    entries (memory), each below the best of the earlier ones."""
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 3, size=(40, 3)).astype(float)
+    X = np.unique(X, axis=0)
+    y = np.where(X.sum(axis=1) + rng.normal(0, 1, len(X)) > 3, 1, -1).astype(np.int8)
+    w = rng.integers(1, 4, len(X)).astype(float)
+    whole = solve_exact(X, y, w)[0]
+    monkeypatch.setattr(_ice_enumeration, "BATCH_ENTRIES", 64)
+    assert len(list(exhaustive_chunks(len(X), 3, 64 // len(X) + 1))) > 5
+    cost, labels = solve_exact(X, y, w)
+    assert cost == whole == solve_exact(X, y, w, compiled=False)[0]
+    assert weighted_cost(labels, y, w) == cost
 
 
 @pytest.mark.parametrize("d", [2, 3, 4])

@@ -11,20 +11,11 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+from _separability import strictly_separable
+from scipy.optimize import Bounds, LinearConstraint, milp
 from sklearn.preprocessing import PolynomialFeatures
 
 from sklearn_iclr.linear_model import ICEClassifier
-
-
-def strictly_separable(X, labels):
-    """Is there (w, b) with labels_i (w . x_i + b) >= 1 for all i?"""
-    n, p = X.shape
-    A = -labels[:, None] * np.column_stack([X, np.ones(n)])
-    result = linprog(
-        np.zeros(p + 1), A_ub=A, b_ub=-np.ones(n), bounds=(None, None), method="highs"
-    )
-    return result.status == 0
 
 
 def brute_force_01_loss(X, y, weight):

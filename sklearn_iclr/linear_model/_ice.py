@@ -84,10 +84,12 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         ``"exact"`` raises a ``ValueError`` (with the count and a time
         estimate) when the exhaustive search needs more than
         ``max_candidates`` examinations. ``"auto"`` is exact within the
-        budget and otherwise runs a heuristic (pencils through the points
-        nearest the current best boundary, improved over a few rounds,
-        starting from logistic regression), warns, and sets
-        ``optimal_ = False``.
+        budget and otherwise warns and runs a heuristic (pencils through the
+        points nearest the current best boundary, improved over a few
+        rounds, starting from logistic regression; a plane through many
+        points has their labelling solved exactly only when that is small,
+        otherwise they all take their heavier label), up to
+        ``max_candidates`` examinations, and sets ``optimal_ = False``.
     max_candidates : int, default=2_400_000_000
         Budget of candidate-hyperplane examinations. An exhaustive search over
         N distinct points spanning D dimensions makes ``D * C(N, D)`` of them
@@ -328,14 +330,17 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 "core. Raise max_candidates, use search='auto' (a heuristic), "
                 "or use fewer samples, features or a lower degree."
             )
-        found, n_candidates = self._heuristic(Y, y, w, bound_labels, bound_plane)
+        # Warned before the heuristic starts: it may run for its whole budget.
         warn_user(
             f"The exact search needs {total:.3g} examinations, more than "
-            f"max_candidates={self.max_candidates}; ICEClassifier ran a "
-            "heuristic instead, so the training 0-1 loss may not be optimal "
-            "(optimal_ is False). Raise max_candidates for an exact fit.",
+            f"max_candidates={self.max_candidates}; ICEClassifier runs a "
+            "heuristic instead (at most max_candidates examinations, about "
+            f"{_format_seconds(self.max_candidates / _EXAMINATIONS_PER_SECOND)}), "
+            "so the training 0-1 loss may not be optimal (optimal_ is False). "
+            "Raise max_candidates for an exact fit.",
             UserWarning,
         )
+        found, n_candidates = self._heuristic(Y, y, w, bound_labels, bound_plane)
         return found, False, n_candidates
 
     def _run(self, Y, y, w, chunks, bound_labels, exhaustive, total):
@@ -508,9 +513,18 @@ def _merge_nearby(points, tolerance):
 
 
 def _scan_chunk(Y, y, w, pencils, bound, exhaustive):
-    """One parallel task: the best candidate of a chunk of pencils."""
+    """One parallel task: the best candidate of a chunk of pencils. The
+    heuristic (not ``exhaustive``) solves an on-plane sub-problem exactly
+    only up to a chunk's examinations: its planes may hold far more points
+    than an exact search of the whole problem could afford."""
     cost, _, labels, n_examined = scan_pencils(
-        Y, y, w, pencils, bound, exhaustive=exhaustive
+        Y,
+        y,
+        w,
+        pencils,
+        bound,
+        exhaustive=exhaustive,
+        sub_budget=np.inf if exhaustive else _EXAMINATIONS_PER_CHUNK,
     )
     return cost, labels, n_examined
 

@@ -308,6 +308,7 @@ def scan_pencils(
     compiled=True,
     prune=True,
     stats=None,
+    sub_budget=np.inf,
 ):
     """Find the best candidate hyperplane over the given pencils.
 
@@ -351,6 +352,12 @@ def scan_pencils(
         When given, ``stats["pruned"]`` is increased by the number of pencils
         skipped by the bound and ``stats["foreign"]`` by those skipped because
         they own none of their planes.
+    sub_budget : float, default=inf
+        Most examinations (``count_examinations``) an on-plane sub-problem
+        may take to be solved exactly. The points of a plane over budget all
+        take the label of their larger weight, which the plane shifted off
+        them realises: a cell whose cost bounds the plane's best from above,
+        so only a heuristic search (``exhaustive=False``) should set it.
 
     Returns
     -------
@@ -366,9 +373,9 @@ def scan_pencils(
     """
     cache = {} if cache is None else cache
     if not compiled:
-        return _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive)
+        return _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive, sub_budget)
     *result, (n_pruned, n_foreign) = _scan_compiled(
-        X, y, w, pencils, upper_bound, cache, exhaustive, prune
+        X, y, w, pencils, upper_bound, cache, exhaustive, prune, sub_budget
     )
     if stats is not None:
         stats["pruned"] = stats.get("pruned", 0) + n_pruned
@@ -376,7 +383,7 @@ def scan_pencils(
     return tuple(result)
 
 
-def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive):
+def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive, sub_budget):
     """:func:`scan_pencils` by the vectorised numpy sweep, in batches of pencils."""
     m, d = X.shape
     Z = np.column_stack([X, np.ones(m)])
@@ -389,7 +396,18 @@ def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive):
         sweep = _Sweep(Z, signed_weight, batch, d)
         n_examined += int(sweep.is_first.sum())
         best_cost, best_key, batch_best = _best_in_batch(
-            X, y, w, Z, sweep, batch, offset, best_cost, best_key, cache, exhaustive
+            X,
+            y,
+            w,
+            Z,
+            sweep,
+            batch,
+            offset,
+            best_cost,
+            best_key,
+            cache,
+            exhaustive,
+            sub_budget,
         )
         if batch_best is not None:
             b, j, on_plane_labels = batch_best
@@ -400,7 +418,7 @@ def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive):
 
 
 def _best_in_batch(
-    X, y, w, Z, sweep, batch, offset, best_cost, best_key, cache, exhaustive
+    X, y, w, Z, sweep, batch, offset, best_cost, best_key, cache, exhaustive, sub_budget
 ):
     """Improve the best candidate with one batch of swept pencils.
 
@@ -442,7 +460,9 @@ def _best_in_batch(
         if exhaustive and d > 1 and to_check[b]:
             if not _owns(Z, on_plane, batch[b], d):
                 continue
-        sub_cost, sub_labels = _solve_cached(X, y, w, on_plane, cache, False)
+        sub_cost, sub_labels = _solve_cached(
+            X, y, w, on_plane, cache, False, budget=sub_budget
+        )
         cost = float(lower[b, j]) + sub_cost
         if _better(cost, key, best_cost, best_key):
             best_cost, best_key = cost, key
@@ -450,7 +470,7 @@ def _best_in_batch(
     return best_cost, best_key, batch_best
 
 
-def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
+def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune, sub_budget):
     """``scan_pencils`` with the numba sweep: the kernel returns the best plane
     through exactly d points and the tied planes that may beat it; their
     on-plane sub-problems are solved here, cheapest off-plane cost first."""
@@ -492,7 +512,9 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
             # Only a sub-problem optimum below best - lower can win (with a
             # margin for the rounding of the sum).
             limit = (best_cost - cand_lower[k]) * (1 + 1e-9) + 1e-12
-            sub_cost, labels = _solve_cached(X, y, w, on_plane, cache, True, limit)
+            sub_cost, labels = _solve_cached(
+                X, y, w, on_plane, cache, True, limit, sub_budget
+            )
             cost = float(cand_lower[k]) + sub_cost
             if labels is not None and cost < best_cost:
                 best_cost, best_key, sub_labels = cost, key, labels
@@ -546,10 +568,14 @@ def _better(cost, key, best_cost, best_key):
     return cost == best_cost and (best_key is None or key < best_key)
 
 
-def _solve_cached(X, y, w, on_plane, cache, compiled, limit=np.inf):
+def _solve_cached(X, y, w, on_plane, cache, compiled, limit=np.inf, budget=np.inf):
     """The on-plane sub-problem's ``(cost, labels)``, or ``(bound, None)``
     when its optimum is known to be at least ``bound >= limit`` (then the
-    plane cannot beat the caller's best)."""
+    plane cannot beat the caller's best). A sub-problem of more than
+    ``budget`` examinations is not solved: its points all take the label of
+    their larger weight (a cost that bounds the optimum from above)."""
+    if count_examinations(len(on_plane), X.shape[1] - 1) > budget:
+        return _constant_labels(y[on_plane], w[on_plane])
     key = on_plane.tobytes()
     entry = cache.get(key)
     if entry is None or (entry[1] is None and entry[0] < limit):
@@ -601,32 +627,35 @@ def solve_exact(X, y, w, max_dim=None, *, compiled=True, upper_bound=np.inf):
     (1.0, [-1, 1, 1, 1])
     """
     y = y.astype(np.int8)
-    positive, negative = w[y > 0].sum(), w[y < 0].sum()
-    if positive == 0 or negative == 0 or len(X) == 1:
+    bound, constant = _constant_labels(y, w)
+    if bound == 0 or len(X) == 1:
         return 0.0, y.copy()
     Y = affine_coordinates(X, max_dim)
     d = Y.shape[1]
     if d == 0:  # one location (at the tolerances): one label
-        constant = 1 if positive >= negative else -1
-        return float(min(positive, negative)), np.full(len(y), constant, np.int8)
+        return bound, constant
     if d >= len(Y) - 1:  # affinely independent points: every labelling
         return 0.0, y.copy()
-    constant = 1 if positive >= negative else -1
-    bound = float(min(positive, negative))
-    cost, _, labels, _ = scan_pencils(
-        Y,
-        y,
-        w,
-        combinations_array(len(Y), d - 1),
-        min(bound, upper_bound),
-        compiled=compiled,
-    )
-    if labels is None:
+    # In chunks (memory), each searched below the best of the earlier ones.
+    best_cost, best_labels, cache = min(bound, upper_bound), None, {}
+    for pencils in exhaustive_chunks(len(Y), d, max(1, BATCH_ENTRIES // len(Y))):
+        cost, _, labels, _ = scan_pencils(
+            Y, y, w, pencils, best_cost, cache, compiled=compiled
+        )
+        if labels is not None:
+            best_cost, best_labels = cost, labels
+    if best_labels is None:
         if upper_bound < bound:  # nothing below upper_bound
             return float(upper_bound), None
-        # the constant classifier is optimal
-        return bound, np.full(len(y), constant, dtype=np.int8)
-    return cost, labels
+        return bound, constant  # the constant classifier is optimal
+    return best_cost, best_labels
+
+
+def _constant_labels(y, w):
+    """``(cost, labels)`` of the better constant labelling (ties: +1)."""
+    positive, negative = w[y > 0].sum(), w[y < 0].sum()
+    label = 1 if positive >= negative else -1
+    return float(min(positive, negative)), np.full(len(y), label, dtype=np.int8)
 
 
 def exhaustive_chunks(m, d, target):
