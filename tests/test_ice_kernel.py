@@ -86,24 +86,26 @@ def test_compiled_and_numpy_scans_agree_pencil_set_by_pencil_set(problem, exhaus
 
 
 @AGREE
-@given(tied_problems(max_points=16), st.sampled_from([0, 40]), st.booleans())
-def test_sub_problems_over_budget_take_a_realisable_constant_labelling(
-    problem, budget, compiled
+@given(tied_problems(max_points=16), st.booleans())
+def test_heuristic_scan_gives_a_tied_planes_points_their_heavier_label(
+    problem, compiled
 ):
-    """A heuristic's cap on the on-plane sub-problems: the on-plane points of
-    a plane over budget take one label, so the best cell costs at least the
-    optimum, and its labelling still realises its cost and is strictly
-    separable (HiGHS)."""
+    """Without ownership (the heuristic), a plane through more than d points
+    is not solved: its points all take their heavier label. The best cell
+    then costs at least the optimum, its labelling realises its cost and is
+    strictly separable (HiGHS), and no sub-problem is solved."""
     X, y, w = problem
     Y = affine_coordinates(X)
     m, d = Y.shape
     if d == 0 or m <= d + 1:
         return
     pencils = combinations_array(m, d - 1)
-    optimum = scan_pencils(Y, y, w, pencils, np.inf, exhaustive=False)[0]
+    optimum = scan_pencils(Y, y, w, pencils, np.inf)[0]
+    cache = {}
     cost, _, labels, _ = scan_pencils(
-        Y, y, w, pencils, np.inf, exhaustive=False, compiled=compiled, sub_budget=budget
+        Y, y, w, pencils, np.inf, cache, exhaustive=False, compiled=compiled
     )
+    assert not cache
     assert cost >= optimum
     assert weighted_cost(labels, y, w) == cost
     assert strictly_separable(Y, labels.astype(float))
@@ -292,7 +294,7 @@ def _owned_and_full_groups(X, table_width=None, every=1):
     if table_width is not None:
         oiwork = np.empty((oiwork.shape[0], table_width), dtype=np.int64)
     g_lower, g_size = np.empty(m + 1), np.empty(m + 1, dtype=np.int64)
-    g_least = np.empty(m + 1, dtype=np.int64)
+    g_least, g_heavier = np.empty(m + 1, dtype=np.int64), np.empty(m + 1)
 
     def written(n_groups):
         if n_groups < 0:
@@ -312,7 +314,9 @@ def _owned_and_full_groups(X, table_width=None, every=1):
         owned = written(kernel._sweep_owned(*arguments))
         dense = written(kernel._dense_owned(*arguments))
         kernel._order(signed_weight, n_swept, work, iwork)
-        n_groups = kernel._groups(iwork, work, n_swept, g_lower, g_size, g_least)
+        n_groups = kernel._groups(
+            iwork, work, n_swept, signed_weight, g_lower, g_size, g_least, g_heavier
+        )
         full = [
             group
             for group in zip(

@@ -513,18 +513,9 @@ def _merge_nearby(points, tolerance):
 
 
 def _scan_chunk(Y, y, w, pencils, bound, exhaustive):
-    """One parallel task: the best candidate of a chunk of pencils. The
-    heuristic (not ``exhaustive``) solves an on-plane sub-problem exactly
-    only up to a chunk's examinations: its planes may hold far more points
-    than an exact search of the whole problem could afford."""
+    """One parallel task: the best candidate of a chunk of pencils."""
     cost, _, labels, n_examined = scan_pencils(
-        Y,
-        y,
-        w,
-        pencils,
-        bound,
-        exhaustive=exhaustive,
-        sub_budget=np.inf if exhaustive else _EXAMINATIONS_PER_CHUNK,
+        Y, y, w, pencils, bound, exhaustive=exhaustive
     )
     return cost, labels, n_examined
 

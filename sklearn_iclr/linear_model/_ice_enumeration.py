@@ -308,7 +308,6 @@ def scan_pencils(
     compiled=True,
     prune=True,
     stats=None,
-    sub_budget=np.inf,
 ):
     """Find the best candidate hyperplane over the given pencils.
 
@@ -332,7 +331,10 @@ def scan_pencils(
         Whether ``pencils`` are part of an enumeration of all pencils. Then a
         plane with more than d points is evaluated only in the pencil that
         owns it (its d - 1 greedily chosen affinely independent points of
-        least index), not once per pencil it lies in.
+        least index), not once per pencil it lies in. Otherwise (the
+        heuristic's subsets of pencils) such a plane's on-plane sub-problem
+        is not solved: its points all take their heavier label (the plane
+        shifted off them), a cell that bounds the plane's best from above.
     compiled : bool, default=True
         Sweep with the numba kernel (``_ice_kernel``). ``False`` runs the
         vectorised numpy sweep, kept only as the tests' oracle; it also breaks
@@ -352,12 +354,6 @@ def scan_pencils(
         When given, ``stats["pruned"]`` is increased by the number of pencils
         skipped by the bound and ``stats["foreign"]`` by those skipped because
         they own none of their planes.
-    sub_budget : float, default=inf
-        Most examinations (``count_examinations``) an on-plane sub-problem
-        may take to be solved exactly. The points of a plane over budget all
-        take the label of their larger weight, which the plane shifted off
-        them realises: a cell whose cost bounds the plane's best from above,
-        so only a heuristic search (``exhaustive=False``) should set it.
 
     Returns
     -------
@@ -373,9 +369,9 @@ def scan_pencils(
     """
     cache = {} if cache is None else cache
     if not compiled:
-        return _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive, sub_budget)
+        return _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive)
     *result, (n_pruned, n_foreign) = _scan_compiled(
-        X, y, w, pencils, upper_bound, cache, exhaustive, prune, sub_budget
+        X, y, w, pencils, upper_bound, cache, exhaustive, prune
     )
     if stats is not None:
         stats["pruned"] = stats.get("pruned", 0) + n_pruned
@@ -383,7 +379,7 @@ def scan_pencils(
     return tuple(result)
 
 
-def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive, sub_budget):
+def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive):
     """:func:`scan_pencils` by the vectorised numpy sweep, in batches of pencils."""
     m, d = X.shape
     Z = np.column_stack([X, np.ones(m)])
@@ -396,18 +392,7 @@ def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive, sub_budget):
         sweep = _Sweep(Z, signed_weight, batch, d)
         n_examined += int(sweep.is_first.sum())
         best_cost, best_key, batch_best = _best_in_batch(
-            X,
-            y,
-            w,
-            Z,
-            sweep,
-            batch,
-            offset,
-            best_cost,
-            best_key,
-            cache,
-            exhaustive,
-            sub_budget,
+            X, y, w, Z, sweep, batch, offset, best_cost, best_key, cache, exhaustive
         )
         if batch_best is not None:
             b, j, on_plane_labels = batch_best
@@ -418,7 +403,7 @@ def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive, sub_budget):
 
 
 def _best_in_batch(
-    X, y, w, Z, sweep, batch, offset, best_cost, best_key, cache, exhaustive, sub_budget
+    X, y, w, Z, sweep, batch, offset, best_cost, best_key, cache, exhaustive
 ):
     """Improve the best candidate with one batch of swept pencils.
 
@@ -443,7 +428,8 @@ def _best_in_batch(
         on_plane = sweep.on_plane(b, j)
         batch_best = (b, j, y[on_plane].astype(np.int8))
     # Candidates with more than d points on the plane: add the optimum of
-    # the on-plane sub-problem, when the off-plane part leaves room.
+    # the on-plane sub-problem, when the off-plane part leaves room (a
+    # heuristic scan: the cost of their heavier label, see ``scan_pencils``).
     if exhaustive and d > 1:
         # Extra points on the pencil's own flat need an explicit check.
         to_check = m - sweep.n_swept > d - 1
@@ -460,9 +446,10 @@ def _best_in_batch(
         if exhaustive and d > 1 and to_check[b]:
             if not _owns(Z, on_plane, batch[b], d):
                 continue
-        sub_cost, sub_labels = _solve_cached(
-            X, y, w, on_plane, cache, False, budget=sub_budget
-        )
+        if exhaustive:
+            sub_cost, sub_labels = _solve_cached(X, y, w, on_plane, cache, False)
+        else:
+            sub_cost, sub_labels = _constant_labels(y[on_plane], w[on_plane])
         cost = float(lower[b, j]) + sub_cost
         if _better(cost, key, best_cost, best_key):
             best_cost, best_key = cost, key
@@ -470,7 +457,7 @@ def _best_in_batch(
     return best_cost, best_key, batch_best
 
 
-def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune, sub_budget):
+def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
     """``scan_pencils`` with the numba sweep: the kernel returns the best plane
     through exactly d points and the tied planes that may beat it; their
     on-plane sub-problems are solved here, cheapest off-plane cost first."""
@@ -512,9 +499,7 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune, sub_
             # Only a sub-problem optimum below best - lower can win (with a
             # margin for the rounding of the sum).
             limit = (best_cost - cand_lower[k]) * (1 + 1e-9) + 1e-12
-            sub_cost, labels = _solve_cached(
-                X, y, w, on_plane, cache, True, limit, sub_budget
-            )
+            sub_cost, labels = _solve_cached(X, y, w, on_plane, cache, True, limit)
             cost = float(cand_lower[k]) + sub_cost
             if labels is not None and cost < best_cost:
                 best_cost, best_key, sub_labels = cost, key, labels
@@ -523,7 +508,10 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune, sub_
     labels, on_plane, position = _ice_kernel.plane_labels(
         Z, signed_weight, pencils[best_key[0]], d, best_key[1]
     )
-    labels[on_plane] = y[on_plane] if sub_labels is None else sub_labels
+    if sub_labels is None:  # the kernel's: any labelling of d points, else one
+        heavier = _constant_labels(y[on_plane], w[on_plane])[1]
+        sub_labels = y[on_plane] if len(on_plane) == d else heavier
+    labels[on_plane] = sub_labels
     best_key = (best_key[0], int(position))
     return float(best_cost), best_key, labels, int(n_examined), (n_pruned, n_foreign)
 
@@ -568,14 +556,10 @@ def _better(cost, key, best_cost, best_key):
     return cost == best_cost and (best_key is None or key < best_key)
 
 
-def _solve_cached(X, y, w, on_plane, cache, compiled, limit=np.inf, budget=np.inf):
+def _solve_cached(X, y, w, on_plane, cache, compiled, limit=np.inf):
     """The on-plane sub-problem's ``(cost, labels)``, or ``(bound, None)``
     when its optimum is known to be at least ``bound >= limit`` (then the
-    plane cannot beat the caller's best). A sub-problem of more than
-    ``budget`` examinations is not solved: its points all take the label of
-    their larger weight (a cost that bounds the optimum from above)."""
-    if count_examinations(len(on_plane), X.shape[1] - 1) > budget:
-        return _constant_labels(y[on_plane], w[on_plane])
+    plane cannot beat the caller's best)."""
     key = on_plane.tobytes()
     entry = cache.get(key)
     if entry is None or (entry[1] is None and entry[0] < limit):

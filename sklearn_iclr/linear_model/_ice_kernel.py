@@ -1026,12 +1026,13 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     Returns ``(stop, n_examined, best_cost, best_pencil, best_point,
     cand_pencil, cand_point, cand_lower, n_pruned, n_foreign)``: the first
     pencil not swept; the planes examined; the least cost below ``bound`` of a
-    plane through exactly d points, its pencil (-1 when none) and the least
-    index of the points its group holds (equal costs: the first pencil, then
-    the least such index); every plane through more than d points whose
-    off-plane cost is below the best found before its pencil (only in its
-    owner pencil when ``exhaustive``), by pencil and least point index of its
-    group; and the pencils skipped unswept (with ``prune``, for d >= 3)
+    plane through exactly d points (not ``exhaustive``: of any plane, its
+    on-plane points at their heavier label), its pencil (-1 when none) and
+    the least index of the points its group holds (equal costs: the first
+    pencil, then the least such index); when ``exhaustive``, every plane
+    through more than d points whose off-plane cost is below the best found
+    before its pencil, in its owner pencil only, by pencil and least point
+    index of its group; and the pencils skipped unswept (with ``prune``, for d >= 3)
     because their lower bound (``_pencil_bound``) already reached the best
     cost found so far, and those (with ``prune`` and ``exhaustive``) that own
     none of their planes (``_on_line_below``, ``_angles``, and the pencils
@@ -1070,6 +1071,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     g_lower = np.empty(m + 1)
     g_size = np.empty(m + 1, dtype=np.int64)
     g_least = np.empty(m + 1, dtype=np.int64)
+    g_heavier = np.empty(m + 1)  # only filled by ``_groups``
     n_forced, forced = 0, 0.0
     # With pruning, pencils that own none of their planes are not sorted.
     foreign = np.empty(m if prune & 1 and check_owner else 0, dtype=np.int64)
@@ -1155,7 +1157,9 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                 g_least[g] = oiwork[2, g]
         if n_groups < 0:
             _order(signed_weight, n_swept, work, iwork)
-            n_groups = _groups(iwork, work, n_swept, g_lower, g_size, g_least)
+            n_groups = _groups(
+                iwork, work, n_swept, signed_weight, g_lower, g_size, g_least, g_heavier
+            )
         # With more points on the pencil's flat than its own, the owner of
         # each of its tied planes is the greedy choice among the flat's
         # points alone (every other on-plane point has a larger index): one
@@ -1174,11 +1178,16 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
             lower = g_lower[g]
             n_on = g_size[g]
             least = g_least[g]
-            if n_on == d:
-                if lower < best or (
-                    lower == best and best_pencil == b - 1 and least < best_point
+            if n_on == d or (not exhaustive and n_on < m):
+                # Through exactly d points, every on-plane labelling is
+                # reachable. Through more, a heuristic (not exhaustive)
+                # gives the on-plane points their heavier label (the plane
+                # shifted off them) instead of solving their sub-problem.
+                cost = lower if n_on == d else lower + g_heavier[g]
+                if cost < best or (
+                    cost == best and best_pencil == b - 1 and least < best_point
                 ):
-                    best, best_pencil, best_point = lower, b - 1, least
+                    best, best_pencil, best_point = cost, b - 1, least
             elif (
                 lower < best_before
                 and owner
@@ -1204,22 +1213,32 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
 
 
 @njit(cache=True, nogil=True)
-def _groups(iwork, work, n_swept, g_lower, g_size, g_least):
+def _groups(iwork, work, n_swept, signed_weight, g_lower, g_size, g_least, g_heavier):
     """The groups of ``_order``'s sweep: for each, the off-plane cost in the
     cheaper orientation, the number of points on its plane (the flat's
-    included) and the least index of the points of the group."""
+    included), the least index of the points of the group and the cost of
+    the heavier label on its plane (the lighter label's weight there)."""
     m = iwork.shape[1] - 1
     met, is_first = iwork[1, :m], iwork[2, :m]
     total, before = work[3], work[4]
     n_flat = m - n_swept
     all_w, all_b = total[m], before[m]
+    flat_plus, flat_minus = 0.0, 0.0
+    for j in range(n_swept, m):
+        s = signed_weight[met[j]]
+        flat_plus += max(s, 0.0)
+        flat_minus += max(-s, 0.0)
     n_groups = 0
     gs = 0
     while gs < n_swept:
-        ge = gs + 1
+        ge = gs
         least = met[gs]
-        while ge < n_swept and is_first[ge] == 0:
+        on_plus, on_minus = flat_plus, flat_minus
+        while ge < n_swept and (ge == gs or is_first[ge] == 0):
             least = min(least, met[ge])
+            s = signed_weight[met[ge]]
+            on_plus += max(s, 0.0)
+            on_minus += max(-s, 0.0)
             ge += 1
         passed = total[gs] - before[gs]
         plus = passed + all_b - before[ge]
@@ -1227,6 +1246,7 @@ def _groups(iwork, work, n_swept, g_lower, g_size, g_least):
         g_lower[n_groups] = plus if plus < minus else minus
         g_size[n_groups] = ge - gs + n_flat
         g_least[n_groups] = least
+        g_heavier[n_groups] = min(on_plus, on_minus)
         n_groups += 1
         gs = ge
     return n_groups
