@@ -86,9 +86,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         ``max_candidates`` examinations. ``"auto"`` is exact within the
         budget and otherwise warns and runs a heuristic (pencils through the
         points nearest the current best boundary, improved over a few
-        rounds, starting from logistic regression; a plane through many
-        points has their labelling solved exactly only when that is small,
-        otherwise they all take their heavier label), up to
+        rounds, starting from logistic regression; the points of a plane
+        through more than D of them all take their heavier label), up to
         ``max_candidates`` examinations, and sets ``optimal_ = False``.
     max_candidates : int, default=2_400_000_000
         Budget of candidate-hyperplane examinations. An exhaustive search over
