@@ -673,7 +673,8 @@ def _off_the_boundary(decision, intercept):
 
 
 def _format_seconds(seconds):
-    for unit, size in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
         if seconds >= size:
-            return f"{seconds / size:.3g} {unit}"
+            value = f"{seconds / size:.3g}"
+            return f"{value} {unit}" + ("" if value == "1" else "s")
     return f"{seconds:.3g} s"
