@@ -660,6 +660,9 @@ def exhaustive_chunks(m, d, target):
     if d == 1:
         yield np.zeros((1, 0), dtype=np.int64)
         return
+    if comb(m, d - 1) <= target:  # one chunk
+        yield combinations_array(m, d - 1)
+        return
     # The (d - 2)-subsets of range(first + 1, m) are the last comb(m - 1 -
     # first, d - 2) rows of those of range(m), in lexicographic order.
     tails = combinations_array(m, d - 2)
