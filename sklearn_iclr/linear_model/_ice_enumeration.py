@@ -508,9 +508,11 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
     labels, on_plane, position = _ice_kernel.plane_labels(
         Z, signed_weight, pencils[best_key[0]], d, best_key[1]
     )
-    if sub_labels is None:  # the kernel's: any labelling of d points, else one
-        heavier = _constant_labels(y[on_plane], w[on_plane])[1]
-        sub_labels = y[on_plane] if len(on_plane) == d else heavier
+    if sub_labels is None:  # the kernel's plane
+        if len(on_plane) == d:  # every labelling of d points is reachable
+            sub_labels = y[on_plane]
+        else:  # a heuristic's tied plane: the heavier label
+            sub_labels = _constant_labels(y[on_plane], w[on_plane])[1]
     labels[on_plane] = sub_labels
     best_key = (best_key[0], int(position))
     return float(best_cost), best_key, labels, int(n_examined), (n_pruned, n_foreign)

@@ -1032,8 +1032,8 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     pencil, then the least such index); when ``exhaustive``, every plane
     through more than d points whose off-plane cost is below the best found
     before its pencil, in its owner pencil only, by pencil and least point
-    index of its group; and the pencils skipped unswept (with ``prune``, for d >= 3)
-    because their lower bound (``_pencil_bound``) already reached the best
+    index of its group; and the pencils skipped unswept (with ``prune``, for
+    d >= 3) because their lower bound (``_pencil_bound``) already reached the best
     cost found so far, and those (with ``prune`` and ``exhaustive``) that own
     none of their planes (``_on_line_below``, ``_angles``, and the pencils
     whose largest index is the last point's: ``_sweep_owned``): neither could
