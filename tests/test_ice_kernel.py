@@ -8,6 +8,8 @@ must find the same optimum on tied data, where most candidate planes hold
 more than D points and the on-plane sub-problems decide the cost.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 from _separability import strictly_separable
@@ -125,6 +127,19 @@ def test_solve_exact_in_many_chunks_keeps_the_optimum(monkeypatch):
     cost, labels = solve_exact(X, y, w)
     assert cost == whole == solve_exact(X, y, w, compiled=False)[0]
     assert weighted_cost(labels, y, w) == cost
+
+
+@pytest.mark.parametrize(
+    "m, d, target", [(9, 4, 5), (12, 6, 40), (9, 7, 3), (10, 9, 2)]
+)
+def test_exhaustive_chunks_enumerate_every_pencil_once_in_order(m, d, target):
+    """Against itertools, with d far from m (one table of tails for all
+    chunks) and near it (tails per first point: the table would be larger
+    than the pencils, 3.2 GB for m = 63, d = 60)."""
+    chunks = list(exhaustive_chunks(m, d, target))
+    assert len(chunks) > 1
+    expected = np.array(list(itertools.combinations(range(m), d - 1)))
+    np.testing.assert_array_equal(np.concatenate(chunks), expected)
 
 
 @pytest.mark.parametrize("d", [2, 3, 4])

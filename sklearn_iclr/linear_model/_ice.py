@@ -47,6 +47,9 @@ _HEURISTIC_ROUNDS = 4
 # Seconds of the separating linear programs per n_samples * n_features_out^2
 # (HiGHS, dense constraints; 8e-8 measured from 30 x 500 to 300 x 2000).
 _LP_SECONDS_PER_UNIT = 8e-8
+# Largest ratio of the total weight to the least positive weight: the least
+# weight is then about 45 units in the last place of the total (2^52 / 1e14).
+_MAX_WEIGHT_RATIO = 1e14
 # Smallest column range of the monomial features that can be inverted.
 _MIN_SPAN = 1e-300
 
@@ -250,6 +253,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_, y_signed = check_binary_target(y)
         weight = check_nonnegative_sample_weight(sample_weight, X)
+        _check_weight_resolution(weight)
         self._check_linear_program_budget(X.shape)
         _check_monomial_magnitudes(X, self.degree)
         self.powers_ = (
@@ -547,6 +551,22 @@ def _min_max_scale(F, rows):
             "units of a feature)."
         )
     return np.where(span > 0, 2.0 * (F - low) / _safe(span) - 1.0, 0.0), low, span
+
+
+def _check_weight_resolution(weight):
+    """Refuse weights whose float64 sums cannot resolve the lightest sample:
+    the search compares sums of weights, so a proven optimum needs the total
+    within ``_MAX_WEIGHT_RATIO`` of the least positive weight."""
+    positive = weight[weight > 0]
+    with np.errstate(over="ignore"):  # an infinite total is refused below
+        total, least = positive.sum(), positive.min()
+    if not total / least <= _MAX_WEIGHT_RATIO:  # also an infinite total
+        raise ValueError(
+            f"sample_weight sums to {total:.3g} while its least positive weight is "
+            f"{least:.3g}: float64 sums of weights spanning a ratio above "
+            f"{_MAX_WEIGHT_RATIO:.0e} lose the lighter samples, so no optimum "
+            "could be proven. Give the weights a smaller range."
+        )
 
 
 def _check_monomial_magnitudes(X, degree):

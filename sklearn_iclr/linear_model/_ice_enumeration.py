@@ -666,11 +666,16 @@ def exhaustive_chunks(m, d, target):
         yield combinations_array(m, d - 1)
         return
     # The (d - 2)-subsets of range(first + 1, m) are the last comb(m - 1 -
-    # first, d - 2) rows of those of range(m), in lexicographic order.
-    tails = combinations_array(m, d - 2)
+    # first, d - 2) rows of those of range(m), in lexicographic order: one
+    # table for all chunks, unless it is larger than the pencils (d near m).
+    shared = comb(m, d - 2) <= comb(m, d - 1)
+    tails = combinations_array(m, d - 2) if shared else None
     parts, size = [], 0
     for first in range(m - d + 2):
-        rest = tails[len(tails) - comb(m - 1 - first, d - 2) :]
+        if shared:
+            rest = tails[len(tails) - comb(m - 1 - first, d - 2) :]
+        else:
+            rest = combinations_array(m - 1 - first, d - 2) + (first + 1)
         parts.append(np.column_stack([np.full(len(rest), first), rest]))
         size += len(rest)
         if size >= target:
