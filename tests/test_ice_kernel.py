@@ -46,6 +46,17 @@ def tied_problems(draw, max_points=24, max_dim=3, levels=4):
     return X, y, w
 
 
+def _every_pencil(problem):
+    """``(Y, y, w, pencils)``: the problem in its affine hull and all its
+    pencils, or None when it is too small to need a search."""
+    X, y, w = problem
+    Y = affine_coordinates(X)
+    m, d = Y.shape
+    if d == 0 or m <= d + 1:
+        return None
+    return Y, y, w, combinations_array(m, d - 1)
+
+
 def weighted_cost(labels, y, w):
     return float(np.sum(w[labels != y]))
 
@@ -68,12 +79,9 @@ def test_compiled_and_numpy_scans_agree_pencil_set_by_pencil_set(problem, exhaus
     """Same examinations (without pruning), same best cost, for the full
     pencil set or any subset of it (the heuristic scans subsets without
     ownership)."""
-    X, y, w = problem
-    Y = affine_coordinates(X)
-    m, d = Y.shape
-    if d == 0 or m <= d + 1:
+    if (search := _every_pencil(problem)) is None:
         return
-    pencils = combinations_array(m, d - 1)
+    Y, y, w, pencils = search
     if not exhaustive:
         pencils = pencils[::2]
     bound = float(min(w[y > 0].sum(), w[y < 0].sum()))
@@ -96,12 +104,9 @@ def test_heuristic_scan_gives_a_tied_planes_points_their_heavier_label(
     is not solved: its points all take their heavier label. The best cell
     then costs at least the optimum, its labelling realises its cost and is
     strictly separable (HiGHS), and no sub-problem is solved."""
-    X, y, w = problem
-    Y = affine_coordinates(X)
-    m, d = Y.shape
-    if d == 0 or m <= d + 1:
+    if (search := _every_pencil(problem)) is None:
         return
-    pencils = combinations_array(m, d - 1)
+    Y, y, w, pencils = search
     optimum = scan_pencils(Y, y, w, pencils, np.inf)[0]
     cache = {}
     cost, _, labels, _ = scan_pencils(
@@ -123,7 +128,7 @@ def test_solve_exact_in_many_chunks_keeps_the_optimum(monkeypatch):
     w = rng.integers(1, 4, len(X)).astype(float)
     whole = solve_exact(X, y, w)[0]
     monkeypatch.setattr(_ice_enumeration, "BATCH_ENTRIES", 64)
-    assert len(list(exhaustive_chunks(len(X), 3, 64 // len(X) + 1))) > 5
+    assert len(list(exhaustive_chunks(len(X), 3, max(1, 64 // len(X))))) > 5
     cost, labels = solve_exact(X, y, w)
     assert cost == whole == solve_exact(X, y, w, compiled=False)[0]
     assert weighted_cost(labels, y, w) == cost
