@@ -236,7 +236,9 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Two class labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; ``None`` counts every sample once.
+            Non-negative weights; ``None`` counts every sample once. Their
+            total may be at most 1e14 times the least positive weight
+            (float64 sums of a wider range lose the lighter samples).
 
         Returns
         -------
@@ -558,9 +560,10 @@ def _check_weight_resolution(weight):
     the search compares sums of weights, so a proven optimum needs the total
     within ``_MAX_WEIGHT_RATIO`` of the least positive weight."""
     positive = weight[weight > 0]
-    with np.errstate(over="ignore"):  # an infinite total is refused below
+    with np.errstate(over="ignore"):  # an infinite total or ratio is refused
         total, least = positive.sum(), positive.min()
-    if not total / least <= _MAX_WEIGHT_RATIO:  # also an infinite total
+        ratio = total / least
+    if not ratio <= _MAX_WEIGHT_RATIO:
         raise ValueError(
             f"sample_weight sums to {total:.3g} while its least positive weight is "
             f"{least:.3g}: float64 sums of weights spanning a ratio above "
