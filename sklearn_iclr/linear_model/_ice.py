@@ -26,6 +26,7 @@ from ._ice_enumeration import (
     MERGE_TOL,
     affine_coordinates,
     combinations_array,
+    constant_labels,
     count_examinations,
     exhaustive_chunks,
     scan_pencils,
@@ -612,9 +613,9 @@ def _surrogate(Y, y, w):
         model = LogisticRegression(C=1e4, max_iter=1000).fit(Y, y, sample_weight=w)
     plane = np.append(model.coef_[0], model.intercept_[0])
     labels = np.where(np.column_stack([Y, np.ones(len(Y))]) @ plane > 0, 1, -1)
-    constant = 1 if w[y > 0].sum() >= w[y < 0].sum() else -1
-    if _cost(labels, y, w) > _cost(np.full(len(y), constant), y, w):
-        return np.full(len(y), constant, dtype=np.int8), plane
+    constant_cost, constant = constant_labels(y, w)
+    if _cost(labels, y, w) > constant_cost:
+        return constant, plane
     return labels.astype(np.int8), plane
 
 

@@ -449,7 +449,7 @@ def _best_in_batch(
         if exhaustive:
             sub_cost, sub_labels = _solve_cached(X, y, w, on_plane, cache, False)
         else:
-            sub_cost, sub_labels = _constant_labels(y[on_plane], w[on_plane])
+            sub_cost, sub_labels = constant_labels(y[on_plane], w[on_plane])
         cost = float(lower[b, j]) + sub_cost
         if _better(cost, key, best_cost, best_key):
             best_cost, best_key = cost, key
@@ -512,7 +512,7 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
         if len(on_plane) == d:  # every labelling of d points is reachable
             sub_labels = y[on_plane]
         else:  # a heuristic's tied plane: the heavier label
-            sub_labels = _constant_labels(y[on_plane], w[on_plane])[1]
+            sub_labels = constant_labels(y[on_plane], w[on_plane])[1]
     labels[on_plane] = sub_labels
     best_key = (best_key[0], int(position))
     return float(best_cost), best_key, labels, int(n_examined), (n_pruned, n_foreign)
@@ -613,7 +613,7 @@ def solve_exact(X, y, w, max_dim=None, *, compiled=True, upper_bound=np.inf):
     (1.0, [-1, 1, 1, 1])
     """
     y = y.astype(np.int8)
-    bound, constant = _constant_labels(y, w)
+    bound, constant = constant_labels(y, w)
     if bound == 0 or len(X) == 1:
         return 0.0, y.copy()
     Y = affine_coordinates(X, max_dim)
@@ -637,7 +637,7 @@ def solve_exact(X, y, w, max_dim=None, *, compiled=True, upper_bound=np.inf):
     return best_cost, best_labels
 
 
-def _constant_labels(y, w):
+def constant_labels(y, w):
     """``(cost, labels)`` of the better constant labelling (ties: +1)."""
     positive, negative = w[y > 0].sum(), w[y < 0].sum()
     label = 1 if positive >= negative else -1
