@@ -395,6 +395,18 @@ def test_weights_beyond_float64_sums_are_refused(heavy, light):
     assert ICEClassifier().fit(X, y, sample_weight=weight).optimal_
 
 
+@pytest.mark.parametrize("search", ["exact", "auto"])
+def test_exact_search_beyond_memory_is_refused_up_front(search):
+    """A budget raised far enough admits an exact search whose pencils through
+    one point alone take petabytes: refused before any allocation (it was a
+    MemoryError from inside the enumeration)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 10))
+    y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    with pytest.raises(ValueError, match="GiB of pencil indices"):
+        ICEClassifier(search=search, max_candidates=10**30).fit(X, y)
+
+
 def test_bad_parameters_are_rejected():
     X, y = _chunked_problem()
     with pytest.raises(ValueError, match="degree"):

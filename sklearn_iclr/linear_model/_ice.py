@@ -29,6 +29,7 @@ from ._ice_enumeration import (
     constant_labels,
     count_examinations,
     exhaustive_chunks,
+    exhaustive_chunks_bytes,
     scan_pencils,
 )
 
@@ -51,6 +52,8 @@ _LP_SECONDS_PER_UNIT = 8e-8
 # Largest ratio of the total weight to the least positive weight: the least
 # weight is then about 45 units in the last place of the total (2^52 / 1e14).
 _MAX_WEIGHT_RATIO = 1e14
+# Most bytes of pencil indices an exact search may hold at once.
+_MAX_PENCIL_BYTES = 2 * 2**30
 # Smallest column range of the monomial features that can be inverted.
 _MIN_SPAN = 1e-300
 
@@ -103,7 +106,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         per monomial feature, count against it too, as the examinations that
         take as long: a fit whose linear programs alone exceed the budget
         (e.g. ``degree=4`` on 20 features: 10,625 monomials) is refused before
-        any work, in either search mode.
+        any work, in either search mode, and so is an exact search within the
+        budget whose pencil indices would take more than 2 GiB at once.
     n_jobs : int, default=None
         Parallel tasks (chunks of pencils) through joblib, threads by default
         (the compiled sweep releases the GIL). ``None`` means 1 unless in a
@@ -324,7 +328,9 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         bound_labels, bound_plane = _surrogate(Y, y, w)
         total = count_examinations(m, d)
         if total <= self.max_candidates:
-            chunks = exhaustive_chunks(m, d, _pencils_per_chunk(m, d))
+            per_chunk = _pencils_per_chunk(m, d)
+            _check_pencil_memory(exhaustive_chunks_bytes(m, d, per_chunk), m, d)
+            chunks = exhaustive_chunks(m, d, per_chunk)
             found, n_candidates = self._run(Y, y, w, chunks, bound_labels, True, total)
             return found, True, n_candidates
         if self.search == "exact":
@@ -554,6 +560,18 @@ def _min_max_scale(F, rows):
             "units of a feature)."
         )
     return np.where(span > 0, 2.0 * (F - low) / _safe(span) - 1.0, 0.0), low, span
+
+
+def _check_pencil_memory(n_bytes, m, d):
+    """Refuse an exact search whose pencil index tables would not fit."""
+    if n_bytes > _MAX_PENCIL_BYTES:
+        raise ValueError(
+            f"The exact search over {m} distinct points in dimension {d} would "
+            f"hold {n_bytes / 2**30:.3g} GiB of pencil indices at once (all "
+            f"pencils through one point), more than {_MAX_PENCIL_BYTES / 2**30:g} "
+            "GiB. Lower max_candidates (search='auto' then runs a heuristic), "
+            "or use fewer samples, features or a lower degree."
+        )
 
 
 def _check_weight_resolution(weight):

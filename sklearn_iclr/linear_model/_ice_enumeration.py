@@ -644,6 +644,31 @@ def constant_labels(y, w):
     return float(min(positive, negative)), np.full(len(y), label, dtype=np.int8)
 
 
+def exhaustive_chunks_bytes(m, d, target):
+    """Most bytes of index arrays :func:`exhaustive_chunks` holds at once.
+
+    Its table of tails and its largest chunk: at least all the pencils
+    through one point, at least ``target`` pencils, held twice while the
+    chunk is assembled.
+
+    Examples
+    --------
+    >>> exhaustive_chunks_bytes(72, 5, 29_000)
+    5089280
+    """
+    if d <= 2 or comb(m, d - 1) <= target:
+        return 8 * comb(m, d - 1) * max(d - 1, 1)
+    tails = comb(m, d - 2) if _shares_tails(m, d) else comb(m - 1, d - 2)
+    chunk = max(comb(m - 1, d - 2), target)
+    return 8 * (tails * (d - 2) + 2 * chunk * (d - 1))
+
+
+def _shares_tails(m, d):
+    """Whether one table of the (d - 2)-subsets serves every chunk: unless it
+    is larger than the pencils themselves (d near m)."""
+    return comb(m, d - 2) <= comb(m, d - 1)
+
+
 def exhaustive_chunks(m, d, target):
     """All (d - 1)-subsets of ``range(m)``, lexicographic, in chunks.
 
@@ -666,9 +691,8 @@ def exhaustive_chunks(m, d, target):
         yield combinations_array(m, d - 1)
         return
     # The (d - 2)-subsets of range(first + 1, m) are the last comb(m - 1 -
-    # first, d - 2) rows of those of range(m), in lexicographic order: one
-    # table for all chunks, unless it is larger than the pencils (d near m).
-    shared = comb(m, d - 2) <= comb(m, d - 1)
+    # first, d - 2) rows of those of range(m), in lexicographic order.
+    shared = _shares_tails(m, d)
     tails = combinations_array(m, d - 2) if shared else None
     parts, size = [], 0
     for first in range(m - d + 2):
