@@ -22,10 +22,10 @@ from sklearn.linear_model import Ridge
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from sklearn_iclr import ReplicableCovariance, ReplicableLinearRegressor
+from sklearn_iclr._replicable._lattice import shifted_lattice
 from sklearn_iclr.datasets import make_heavy_tailed_regression
 from sklearn_iclr.datasets._heavy_tailed import _default_coef
 from sklearn_iclr.metrics import replicability_rate
-from sklearn_iclr.utils._lattice import shifted_lattice
 
 NOISE, NONLINEARITY, INTERCEPT = 0.5, 0.5, 1.0
 QUICK = False  # set by main() from --quick

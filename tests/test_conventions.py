@@ -207,54 +207,24 @@ def test_baselines_modules_say_they_are_private():
         assert "not part of the public api" in " ".join(module.__doc__.lower().split())
 
 
-def _families_importing(utils_module):
-    """The families (SUBPACKAGES) whose modules import ``utils.<utils_module>``."""
-    import ast
-
-    utils = importlib.import_module("sklearn_iclr.utils")
-    defined_in = {
-        n: getattr(utils, n).__module__.rsplit(".", 1)[1] for n in utils.__all__
-    }
-    families = set()
-    for family in SUBPACKAGES:
-        for path in (PACKAGE / family).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text())):
-                if not isinstance(node, ast.ImportFrom):
-                    continue
-                if node.level == 2:  # from ..utils import ... (family/_module.py)
-                    module = node.module or ""
-                elif node.level == 0 and (node.module or "").startswith(
-                    "sklearn_iclr."
-                ):
-                    module = node.module.removeprefix("sklearn_iclr.")
-                else:
-                    continue
-                if module == f"utils.{utils_module}":
-                    families.add(family)
-                elif module == "utils":
-                    names = {defined_in.get(a.name, a.name) for a in node.names}
-                    if utils_module in names:
-                        families.add(family)
-    return families
+UTILS_MODULES = sorted(p.stem for p in (PACKAGE / "utils").glob("*.py"))
+PAPER_MARKERS = ("arXiv", "ICLR", "et al.")
 
 
-UTILS_PRIVATE = sorted(
-    p.stem for p in (PACKAGE / "utils").glob("_*.py") if p.stem != "__init__"
-)
-
-
-@pytest.mark.parametrize("utils_module", UTILS_PRIVATE)
-def test_private_utils_modules_are_shared_by_two_families(utils_module):
-    # docs/conventions.rst: utils/ holds only what two or more families share;
-    # paper-specific maths lives in its family (datasets imports it from there).
-    families = _families_importing(utils_module)
-    assert len(families) >= 2, (
-        f"utils/{utils_module}.py is used by {sorted(families) or 'no family'}: "
-        "move it into that family"
-    )
-    docstring = importlib.import_module("sklearn_iclr.utils").__doc__
-    assert f"``{utils_module}``" in docstring, (
-        f"list utils/{utils_module}.py and its users in utils/__init__'s docstring"
+@pytest.mark.parametrize("utils_module", UTILS_MODULES)
+def test_utils_holds_nothing_paper_specific(utils_module):
+    # docs/conventions.rst: utils/ is generic; paper maths lives next to the
+    # estimator that uses it, or in a private package (_replicable) where two
+    # families share it. A utils module names no estimator and no paper, and
+    # imports nothing from a family.
+    source = (PACKAGE / "utils" / f"{utils_module}.py").read_text()
+    named = [name for name, _ in all_estimators() if re.search(rf"\b{name}\b", source)]
+    papers = [marker for marker in PAPER_MARKERS if marker in source]
+    families = re.findall(rf"from \.\.({'|'.join(SUBPACKAGES)}|_replicable)\b", source)
+    assert not (named or papers or families), (
+        f"utils/{utils_module}.py is paper-specific (estimators {named}, paper "
+        f"markers {papers}, family imports {families}): move it next to its "
+        "estimator"
     )
 
 

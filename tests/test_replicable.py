@@ -12,6 +12,7 @@ from sklearn.covariance import EmpiricalCovariance
 from sklearn.linear_model import Ridge
 
 from sklearn_iclr import ReplicableCovariance, ReplicableLinearRegressor
+from sklearn_iclr._replicable._lattice import shifted_lattice
 from sklearn_iclr.datasets import (
     heavy_tailed_population_ridge,
     make_heavy_tailed_regression,
@@ -19,7 +20,6 @@ from sklearn_iclr.datasets import (
 from sklearn_iclr.metrics import replicability_rate
 from sklearn_iclr.testing.invariants import assert_refit_deterministic
 from sklearn_iclr.testing.strategies import feature_matrices, regression_data
-from sklearn_iclr.utils._lattice import shifted_lattice
 
 PROPERTY = settings(
     max_examples=40,
@@ -726,7 +726,7 @@ def test_diabetes_constant_fallback_is_replicable_on_bootstrap_halves():
 
 
 def test_constant_width_spacing_follows_n_and_rho():
-    from sklearn_iclr.utils._rounding import best_log2_spacing
+    from sklearn_iclr._replicable._rounding import best_log2_spacing
 
     # Large n: the width event is negligible, spacing 1 as for the ridge.
     assert best_log2_spacing(0.075, 2.0 / np.sqrt(1e6))[0] == 1.0
@@ -813,7 +813,7 @@ def test_lattice_reserve_is_the_sample_estimate_of_its_width_event(lattice_budge
 def test_round_nested_is_within_half_a_width_and_nested(
     value, log2_width, spacing, seed
 ):
-    from sklearn_iclr.utils._rounding import anchor_bits, round_nested
+    from sklearn_iclr._replicable._rounding import anchor_bits, round_nested
 
     rng = np.random.default_rng(seed)
     anchor, offset = anchor_bits(rng.uniform(size=10)), rng.uniform()
@@ -837,7 +837,7 @@ def test_round_nested_runs_one_width_apart_agree_with_probability_2_to_minus_h(
     # Two runs whose widths round one step apart: the finer run's point is a
     # point of the coarser grid with probability 2^-h over the shared anchor,
     # and then both return the same bits (it was 0 with independent grids).
-    from sklearn_iclr.utils._rounding import anchor_bits, round_nested
+    from sklearn_iclr._replicable._rounding import anchor_bits, round_nested
 
     rng = np.random.default_rng(spacing)
     pairs, agree = 4000, 0

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_iclr.utils._lattice import (
+from sklearn_iclr._replicable._lattice import (
     ShiftedLattice,
     closest_point_a_star,
     closest_point_e8,

@@ -8,26 +8,31 @@ from sklearn.covariance import EmpiricalCovariance
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ..utils._compat import Interval, StrOptions, _fit_context
-from ..utils._dask import (
-    any_dask,
+from .._replicable._blockwise import (
     log2_width_disagreement_from_sums,
     magnitude_exponent_blockwise,
-    reduce_blocks,
-    validate_dask_data,
 )
-from ..utils._lattice import shifted_lattice
-from ..utils._rounding import (
-    COVARIANCE_FLOOR_MAGNITUDE,
-    DESIGN_SHARE,
-    RESERVE_PER_WIDTH,
+from .._replicable._lattice import shifted_lattice
+from .._replicable._rounding import (
     lattice_width,
     log2_width_disagreement,
     magnitude_exponent,
     rounding_budget,
     shared_offsets,
 )
+from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._dask import any_dask, reduce_blocks, validate_dask_data
 
+# The failure budget's calibration (user guide, "The replicable failure
+# budget"): the design spends half of rho in expectation (the lemma is an
+# expectation over the offsets and the standard errors are estimates), and each
+# data-driven width reserves RESERVE_PER_WIDTH / sqrt(n). The widths follow the
+# entries' fourth moments, whose log2 moved between runs by about 1.15 / sqrt(n)
+# per width for Gaussian data and 2 / sqrt(n) for Student-t(8) features.
+DESIGN_SHARE = 0.5
+RESERVE_PER_WIDTH = 1.5
+# Smallest magnitude of the lattice scale for all-zero entries.
+FLOOR_MAGNITUDE = 1e-300
 # Share of the budget left after the widths that rounds the location (when it
 # is estimated); the covariance entries get the rest.
 _LOCATION_SHARE = 0.25
@@ -503,7 +508,7 @@ def _width_cost_and_budget(data, centre, moments, rho, assume_centered):
     """Chance that the data-driven widths round apart, and the budget left.
 
     One width for the entries, and one for the location when it is estimated,
-    each with the policy's reserve (see :mod:`sklearn_iclr.utils._rounding`).
+    each with the policy's reserve (see :mod:`sklearn_iclr._replicable._rounding`).
     """
     n_samples = data.n_samples
     width_cost = data.entry_width_cost(centre, moments["second"])
@@ -559,7 +564,7 @@ def _lattice_width(lattice, standard_errors, budget, offset, magnitude):
         budget,
         offset,
         magnitude,
-        COVARIANCE_FLOOR_MAGNITUDE,
+        FLOOR_MAGNITUDE,
     )
     return width
 

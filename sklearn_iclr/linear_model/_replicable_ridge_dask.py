@@ -25,12 +25,11 @@ fraction of a percent of that limit.
 
 import numpy as np
 
-from ..utils._dask import (
-    align_rows,
+from .._replicable._blockwise import (
     log2_width_disagreement_from_sums,
     magnitude_exponent_blockwise,
-    reduce_blocks,
 )
+from ..utils._dask import align_rows, reduce_blocks
 from ._replicable_ridge import _CLIP
 
 HISTOGRAM_BINS_PER_OCTAVE = 256

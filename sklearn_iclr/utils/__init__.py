@@ -13,9 +13,6 @@ The private modules and the families that use them
 * ``_torch``, ``_skorch``: torch import, seeding, devices and skorch training,
   in ``neural_network``, ``linear_model``, ``events`` (and ``single_index`` for
   ``_torch``);
-* ``_lattice``, ``_rounding``: replicable rounding (lattices, grid widths and the
-  failure-budget policy), in ``linear_model`` (``ReplicableLinearRegressor``) and
-  ``covariance`` (``ReplicableCovariance``);
 * ``_dask``: Dask input (type detection without importing Dask, blockwise
   sufficient statistics, lazy row-wise outputs), in ``rl``, ``linear_model`` and
   ``covariance``.

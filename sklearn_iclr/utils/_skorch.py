@@ -87,7 +87,7 @@ def build_mlp(n_inputs, n_outputs, hidden_layer_sizes=(), activation="relu"):
 SECONDS_PER_MULTIPLY_ADD = 1e-9
 # The Python and skorch overhead of one optimiser step, in multiply-adds
 # (about 0.1 ms: 0.087 s per epoch of 125 steps at batch 8 on a 1000 x 12
-# linear model, benchmarks/README.md, SpuriousRobustSGD fit time).
+# linear model trained through skorch).
 STEP_OVERHEAD_MULTIPLY_ADDS = 1e5
 
 

@@ -23,7 +23,7 @@ and :class:`~sklearn_iclr.ReplicableCovariance`.
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._warnings import warn_user
+from ..utils import warn_user
 
 # For two independent runs whose unrounded values differ by Delta ~ N(0, 2 se^2),
 # E|Delta| = 2 se / sqrt(pi): the factor that turns standard errors into the
@@ -37,75 +37,19 @@ LOG2_SPACING = 1.0
 MEAN_INVERSE_LOG2_RATIO = (2 ** (LOG2_SPACING / 2) - 2 ** (-LOG2_SPACING / 2)) / (
     LOG2_SPACING * np.log(2)
 )
-# The failure budget policy
-# -------------------------
+# The failure budget policy (docs: user guide, "The replicable failure budget").
 # Both replicable estimators split rho in the same three steps, through
-# rounding_budget and lattice_width below:
-#
-# 1. they design for an *expected* disagreement of design_share * rho; the rest
-#    of rho is the margin for the approximations of the rule (estimated
-#    standard errors, an expectation over the offsets);
-# 2. from it they set aside a reserve of reserve_per_width / sqrt(n) for each
-#    data-driven width (the chance that the two runs' log2-rounded widths
-#    differ); it depends on n only, which both runs share;
-# 3. the rest, never less than MIN_ROUNDING_SHARE of the design target, is the
-#    budget of the final rounding, whose lattice scale lattice_width picks.
-#
-# The two constants of steps 1 and 2 are calibrations, one pair per estimator,
-# not derived values: each was set from the run-to-run noise of the quantity
-# its widths follow, and checked against its own measured disagreement rates.
-# Unifying them would change the fitted grids (and so the output bits), and
-# neither estimator's rate has been measured at the other's constants.
-#
-# ReplicableCovariance (the defaults): half of rho, the generic margin of
-# rounding_budget (the lemma is an expectation over the offsets and the
-# standard errors are estimates; aiming at rho itself would leave the realised
-# rate above rho about half of the time). Its widths follow the entries'
-# fourth moments (and the mean's variance); their log2 moved between runs by
-# about 1.15 / sqrt(n) per width for Gaussian data and 2 / sqrt(n) for
-# Student-t(8) features: the reserve 1.5 / sqrt(n) per width, with the margin
-# of the design share, covers both.
-DESIGN_SHARE = 0.5
-RESERVE_PER_WIDTH = 1.5
-# ReplicableLinearRegressor: 0.75 of rho. Its width rule uses homoscedastic
-# standard errors, the bound the sandwich ones (~10-20% larger on
-# heteroscedastic data); with 0.75 the measured disagreement was 0.72-0.89
-# rho, and the remaining quarter covers that gap and the Wilson margin of a
-# finite check (1.96 sqrt(rho / N) with N pairs). Its one width follows
-# sqrt(mean r^2) of the residuals, whose log2 differs between runs by
-# E|Delta| = (2/sqrt(pi)) sd(r^2) / (2 ln2 E r^2 sqrt(n)): 1.15 / sqrt(n) for
-# Gaussian residuals, measured 1.6-2.0 / sqrt(n) on the heavy-tailed sampler
-# without clipping (1.45 / 1.65 with the clipping, Gaussian / Student-t(5)
-# features). Its reserve is not a constant but this very estimate from the
-# sample (log2_width_disagreement of the clipped squared residuals; issue
-# #25: the fixed 2 / sqrt(n), sized for heavy tails, left Gaussian designs a
-# slack of 0.003-0.005 of rho = 0.1 at n = 4e4); it enters the budget
-# smoothly and its own noise is small where the budget is not at its floor.
-RIDGE_DESIGN_SHARE = 0.75
-# The fixed reserve, the measured upper end on heavy tails, is kept where the
-# estimate's own noise would move the scale: where sqrt(n) B < RIDGE_PLUGIN_MIN
-# (B the lattice budget at the fixed reserve). The estimate's relative
-# standard deviation between samples was 1% at n = 4e4 (Gaussian and
-# Student-t(5) features), about 2 / sqrt(n); it moves log2 B by about
-# 2 c / (sqrt(n) B ln 2), c the estimate itself, against the scale's own c:
-# at sqrt(n) B = 10 that adds about 4% in quadrature. Below, at n = 4e3,
-# rho = 0.1, d = 8 (sqrt(n) B = 2.2), the estimate cut the measured
-# replicability from 0.885 to 0.758 (400 pairs; the scale and the
-# linear-versus-constant choice then moved with it).
-RIDGE_RESERVE_PER_WIDTH = 2.0
-RIDGE_PLUGIN_MIN = 10.0
+# rounding_budget and lattice_width below: they design for an *expected*
+# disagreement of design_share * rho; from it they set aside a reserve for each
+# data-driven width; the rest, never less than MIN_ROUNDING_SHARE of the design
+# target, is the budget of the final rounding. The design share and the
+# reserve are calibrations, one pair per estimator, kept next to it.
 # The final rounding keeps at least MIN_ROUNDING_SHARE of the design target.
 MIN_ROUNDING_SHARE = 0.25
 # Noise-free data give a zero crossing rate; the lattice scale is then
-# WIDTH_FLOOR times the entries' magnitude (at least a smallest magnitude), so
-# that the grid stays finite and positive. The smallest magnitude matters only
-# for all-zero entries; the estimators use different ones (the smallest
-# normal float64 for the ridge, 1e-300 for the covariance). Neither value has
-# a reason of its own, but unifying them would change the grid width reported
-# for all-zero data, so both are kept here, named.
+# WIDTH_FLOOR times the entries' magnitude (at least the estimator's smallest
+# magnitude, for all-zero entries), so that the grid stays finite and positive.
 WIDTH_FLOOR = 2.0**-40
-RIDGE_FLOOR_MAGNITUDE = float(np.finfo(np.float64).tiny)
-COVARIANCE_FLOOR_MAGNITUDE = 1e-300
 
 
 def shared_offsets(random_state, sizes):
@@ -255,7 +199,7 @@ def log2_width_disagreement(sample_weight, terms, spacing=LOG2_SPACING):
     return float(min(1.0, cost))
 
 
-def rounding_budget(rho, reserve, design_share=DESIGN_SHARE, warn=True):
+def rounding_budget(rho, reserve, design_share, warn=True):
     """What of the design target is left for the final rounding after a reserve.
 
     The data-driven rules design for an *expected* disagreement of
@@ -271,7 +215,7 @@ def rounding_budget(rho, reserve, design_share=DESIGN_SHARE, warn=True):
     reserve : float
         Probability set aside for the rounding of widths and bases; it must
         depend only on quantities both runs share (``n``, ``d``, ``rho``).
-    design_share : float, default=DESIGN_SHARE
+    design_share : float
         Share of ``rho`` that the design spends in expectation.
     warn : bool, default=True
         Whether to warn when the reserve leaves less than
@@ -286,7 +230,7 @@ def rounding_budget(rho, reserve, design_share=DESIGN_SHARE, warn=True):
 
     Examples
     --------
-    >>> rounding_budget(0.2, 0.02)
+    >>> rounding_budget(0.2, 0.02, 0.5)
     0.08
     """
     design = design_share * rho
@@ -498,7 +442,7 @@ def lattice_width(
 
     Examples
     --------
-    >>> width, ideal = lattice_width(0.05, 0.1, 0.0, 1.0, RIDGE_FLOOR_MAGNITUDE)
+    >>> width, ideal = lattice_width(0.05, 0.1, 0.0, 1.0, 1e-300)
     >>> round(ideal, 4), round(width, 4)
     (0.5101, 0.7071)
     """
