@@ -51,8 +51,12 @@ from threadpoolctl import threadpool_limits
 
 from sklearn_iclr.datasets import load_caesarian, load_haberman, load_voicepath
 from sklearn_iclr.linear_model import ICEClassifier
-from sklearn_iclr.linear_model._ice import _min_max_scale, _Problem, _surrogate
-from sklearn_iclr.linear_model._ice_enumeration import (
+from sklearn_iclr.linear_model._ice._classifier import (
+    _min_max_scale,
+    _Problem,
+    _surrogate,
+)
+from sklearn_iclr.linear_model._ice._search import (
     affine_coordinates,
     combinations_array,
     scan_pencils,

@@ -13,7 +13,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
 from sklearn_iclr.datasets import load_haberman, load_voicepath
-from sklearn_iclr.linear_model import ICEClassifier, _ice_enumeration
+from sklearn_iclr.linear_model import ICEClassifier
+from sklearn_iclr.linear_model._ice import _search
 from sklearn_iclr.testing.invariants import (
     assert_label_relabelling_invariant,
     assert_refit_deterministic,
@@ -264,9 +265,9 @@ def test_polynomial_boundary_separates_a_disc():
 
 @pytest.fixture
 def many_chunks(monkeypatch):
-    from sklearn_iclr.linear_model import _ice
+    from sklearn_iclr.linear_model._ice import _classifier
 
-    monkeypatch.setattr(_ice, "_EXAMINATIONS_PER_CHUNK", 3000)
+    monkeypatch.setattr(_classifier, "_EXAMINATIONS_PER_CHUNK", 3000)
 
 
 def _chunked_problem():
@@ -344,7 +345,7 @@ def test_heuristic_solves_no_on_plane_sub_problem(monkeypatch):
     def refuse(points, *args, **kwargs):
         raise AssertionError(f"a sub-problem of {len(points)} points")
 
-    monkeypatch.setattr(_ice_enumeration, "solve_exact", refuse)
+    monkeypatch.setattr(_search, "solve_exact", refuse)
     with pytest.warns(UserWarning, match="runs a heuristic instead"):
         model = ICEClassifier(max_candidates=20_000_000).fit(X, y)
     assert not model.optimal_
@@ -524,7 +525,7 @@ def test_huge_n_jobs_is_capped_at_the_number_of_tasks():
 def test_fit_runs_blas_on_one_thread_and_restores_the_callers_setting(monkeypatch):
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    import sklearn_iclr.linear_model._ice as ice_module
+    from sklearn_iclr.linear_model._ice import _classifier as ice_module
 
     def blas_threads():
         return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}

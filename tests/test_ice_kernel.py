@@ -1,6 +1,6 @@
 """ICEClassifier's compiled sweep against the numpy sweep (the test oracle).
 
-The numba kernel (``_ice_kernel``) and the vectorised numpy sweep
+The numba kernel (``_ice._kernel``) and the vectorised numpy sweep
 (``scan_pencils(..., compiled=False)``) compute the same candidates with
 different arithmetic (Gram-Schmidt frames shared by pencils with a common
 prefix against one QR per pencil; a bucket sort against ``argsort``). Both
@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from sklearn_iclr.linear_model import _ice_enumeration
-from sklearn_iclr.linear_model._ice_enumeration import (
+from sklearn_iclr.linear_model._ice import _search
+from sklearn_iclr.linear_model._ice._search import (
     affine_coordinates,
     combinations_array,
     count_examinations,
@@ -127,7 +127,7 @@ def test_solve_exact_in_many_chunks_keeps_the_optimum(monkeypatch):
     y = np.where(X.sum(axis=1) + rng.normal(0, 1, len(X)) > 3, 1, -1).astype(np.int8)
     w = rng.integers(1, 4, len(X)).astype(float)
     whole = solve_exact(X, y, w)[0]
-    monkeypatch.setattr(_ice_enumeration, "BATCH_ENTRIES", 64)
+    monkeypatch.setattr(_search, "BATCH_ENTRIES", 64)
     assert len(list(exhaustive_chunks(len(X), 3, max(1, 64 // len(X))))) > 5
     cost, labels = solve_exact(X, y, w)
     assert cost == whole == solve_exact(X, y, w, compiled=False)[0]
@@ -296,7 +296,7 @@ def _owned_and_full_groups(X, table_width=None, every=1):
     (``_order``, ``_groups``) made of eligible points, as sorted (cost,
     size, least point) lists. The work arrays persist across pencils, as in
     ``scan``; ``table_width`` replaces the width of ``oiwork``."""
-    from sklearn_iclr.linear_model import _ice_kernel as kernel
+    from sklearn_iclr.linear_model._ice import _kernel as kernel
 
     rng = np.random.default_rng(1)
     y = rng.choice([-1, 1], len(X)).astype(np.int8)
@@ -364,7 +364,7 @@ def test_owned_sweep_equals_the_full_sweep_pencil_by_pencil_on_a_large_grid():
     ``oiwork`` 4m + 32 wide, as until the fifth round, the table overran its
     row for more than about m / 2 eligible points: 379 of these pencils
     then had wrong costs.)"""
-    from sklearn_iclr.linear_model._ice_kernel import SMALL_ELIGIBLE
+    from sklearn_iclr.linear_model._ice._kernel import SMALL_ELIGIBLE
 
     n_table = 0
     for k, owned, _, full in _owned_and_full_groups(_integer_grid(200)):
@@ -400,7 +400,7 @@ def test_dense_owned_declines_near_ties_and_scan_still_agrees():
     ``tight`` and ``reach`` of an eligible angle: ``_dense_owned`` declines
     there (``_sweep_owned`` sweeps those pencils) and ``scan`` keeps the
     full sweep's optimum."""
-    from sklearn_iclr.linear_model._ice_kernel import ANGLE_TOL
+    from sklearn_iclr.linear_model._ice._kernel import ANGLE_TOL
 
     X = _integer_grid(40)
     X[::3] += ANGLE_TOL * np.random.default_rng(2).uniform(-1, 1, X[::3].shape)

@@ -29,7 +29,7 @@ from math import comb
 
 import numpy as np
 
-from . import _ice_kernel
+from . import _kernel
 
 # Relative tolerance of affine dependence (singular values, QR diagonals).
 RANK_TOL = 1e-9
@@ -336,16 +336,16 @@ def scan_pencils(
         is not solved: its points all take their heavier label (the plane
         shifted off them), a cell that bounds the plane's best from above.
     compiled : bool, default=True
-        Sweep with the numba kernel (``_ice_kernel``). ``False`` runs the
+        Sweep with the numba kernel (``_kernel``). ``False`` runs the
         vectorised numpy sweep, kept only as the tests' oracle; it also breaks
         ties between equal candidates differently (first key), so the two
         agree on the cost, not always on the labelling.
     prune : bool, default=True
         Skip, unswept, the pencils whose lower bound (the prefix's forced
-        errors, see ``_ice_kernel._lines``) already reaches the best cost
+        errors, see ``_kernel._lines``) already reaches the best cost
         found so far (compiled sweep, d >= 3), and, when ``exhaustive``, the
         pencils that own none of their planes, and evaluate in each pencil
-        only the planes it owns (``_ice_kernel._sweep_owned``: a plane
+        only the planes it owns (``_kernel._sweep_owned``: a plane
         through exactly d points only in the first of its d pencils). The
         result over all the pencils of an enumeration is the same (a chunk
         of it may miss a plane that an earlier chunk holds); only
@@ -469,7 +469,7 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
     n_examined, n_pruned, n_foreign, start = 0, 0, 0, 0
     capacity = 4 * m + 4096
     while start < len(pencils):
-        start, examined, cost, pencil, point, *tied, pruned, foreign = _ice_kernel.scan(
+        start, examined, cost, pencil, point, *tied, pruned, foreign = _kernel.scan(
             Z,
             signed_weight,
             pencils,
@@ -493,7 +493,7 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
             if not cand_lower[k] < best_cost:
                 break
             key = (int(cand_pencil[k]), int(cand_point[k]))
-            _, on_plane, _ = _ice_kernel.plane_labels(
+            _, on_plane, _ = _kernel.plane_labels(
                 Z, signed_weight, pencils[key[0]], d, key[1]
             )
             # Only a sub-problem optimum below best - lower can win (with a
@@ -505,7 +505,7 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
                 best_cost, best_key, sub_labels = cost, key, labels
     if best_key is None:
         return np.inf, None, None, int(n_examined), (n_pruned, n_foreign)
-    labels, on_plane, position = _ice_kernel.plane_labels(
+    labels, on_plane, position = _kernel.plane_labels(
         Z, signed_weight, pencils[best_key[0]], d, best_key[1]
     )
     if sub_labels is None:  # the kernel's plane

@@ -6,7 +6,7 @@ which the rotating plane meets every other point, a sort, the grouping of
 points met at the same angle (within ``ANGLE_TOL`` plus a bound on the
 rounding error of both angles), and the weighted off-plane errors of every
 group's plane in both orientations, by prefix sums along the sweep. This is
-the numpy ``_Sweep`` of ``_ice_enumeration`` (kept there as the test oracle)
+the numpy ``_Sweep`` of ``_search`` (kept there as the test oracle)
 without its temporary arrays: the same quantities, the same tolerances, the
 same candidates. Under ownership (an exhaustive search) a pencil needs only
 the planes it owns, those through points of index above its largest:
@@ -28,7 +28,7 @@ would compile the helper once more for the literal type.
 import numpy as np
 from numba import njit
 
-# Same tolerances as the numpy oracle (see ``_ice_enumeration``).
+# Same tolerances as the numpy oracle (see ``_search``).
 RANK_TOL = 1e-9
 FLAT_TOL = 1e-9
 ANGLE_TOL = 1e-9
