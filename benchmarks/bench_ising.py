@@ -36,9 +36,9 @@ from sklearn_iclr.datasets import (
     make_regular_coupling,
     make_truncated_ising,
 )
-from sklearn_iclr.datasets._ising import _ColourSweepSampler
 from sklearn_iclr.graphical import PseudoLikelihoodIsing
 from sklearn_iclr.graphical._cnf import check_cnf, moser_tardos
+from sklearn_iclr.graphical._sampler import ColourSweepSampler
 
 DELTA = 3
 SWEEPS = 100
@@ -277,7 +277,7 @@ def bench_sampler(n=100_000, sweeps=20, loop_updates=100_000):
                 lambda c=chains, f=cnf, r=rng: moser_tardos(f, c, r), 1, 0
             )
             setup_s, sampler = median_time(
-                lambda c=chains, f=cnf: _ColourSweepSampler(A, f, c), 1, 0
+                lambda c=chains, f=cnf: ColourSweepSampler(A, f, c), 1, 0
             )
             flat = spins.astype(np.float64).ravel()
             loop_rate = (
@@ -411,13 +411,13 @@ def bench_colouring(sizes=(10_000, 100_000, 1_000_000)):
     rows = []
     small = make_regular_coupling(100, DELTA, random_state=0)
     start = time.perf_counter()
-    _ColourSweepSampler(small, check_cnf(make_random_kcnf(100, 3, 3), 100), 1)
+    ColourSweepSampler(small, check_cnf(make_random_kcnf(100, 3, 3), 100), 1)
     first_call_s = time.perf_counter() - start  # compile, or load from cache
     for n in sizes:
         A = make_regular_coupling(n, DELTA, random_state=0)
         cnf = check_cnf(make_random_kcnf(n, 3, 3, random_state=0), n)
         new_s, new_cpu, sampler = wall_and_cpu(
-            lambda A=A, f=cnf: _ColourSweepSampler(A, f, 1), 3
+            lambda A=A, f=cnf: ColourSweepSampler(A, f, 1), 3
         )
 
         def old(A=A, cnf=cnf):

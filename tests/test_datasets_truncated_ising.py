@@ -12,9 +12,9 @@ from sklearn_iclr.datasets import (
     make_regular_coupling,
     make_truncated_ising,
 )
-from sklearn_iclr.datasets._colouring import colour_classes
-from sklearn_iclr.datasets._ising import _ColourSweepSampler
 from sklearn_iclr.graphical._cnf import check_cnf
+from sklearn_iclr.graphical._colouring import colour_classes
+from sklearn_iclr.graphical._sampler import ColourSweepSampler
 
 
 def _all_states(n):
@@ -175,9 +175,9 @@ def test_sampler_setup_is_fast_at_large_n():
     n = 200_000
     A = make_regular_coupling(n, 3, random_state=0)
     cnf = check_cnf(make_random_kcnf(n, 3, 3, random_state=0), n)
-    _ColourSweepSampler(A, cnf, 1)  # compile or load the cached kernel
+    ColourSweepSampler(A, cnf, 1)  # compile or load the cached kernel
     start = time.process_time()
-    _ColourSweepSampler(A, cnf, 1)
+    ColourSweepSampler(A, cnf, 1)
     assert time.process_time() - start < 0.5
 
 
