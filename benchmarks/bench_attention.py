@@ -32,12 +32,12 @@ from scipy.stats import norm
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
-from sklearn_iclr.datasets import load_digit_bags, make_sparse_token
-from sklearn_iclr.neural_network import SparseTokenAttentionClassifier
-from sklearn_iclr.neural_network._baselines import (
+from sklearn_iclr.attention import SparseTokenAttentionClassifier
+from sklearn_iclr.attention._baselines import (
     make_flattened_logistic_regression,
     make_pooled_logistic_regression,
 )
+from sklearn_iclr.datasets import load_digit_bags, make_sparse_token
 
 
 def timed_fit(estimator, X, y):

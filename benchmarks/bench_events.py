@@ -44,7 +44,7 @@ import sklearn_iclr.events._contrast as contrast_module
 from sklearn_iclr.datasets import make_moving_edges
 from sklearn_iclr.events import ContrastMaximizationMotion, fbp_histogramdd
 from sklearn_iclr.events._contrast import iwe
-from sklearn_iclr.events._fbp import autograd_histogramdd
+from sklearn_iclr.events._fbp_torch import autograd_histogramdd
 from sklearn_iclr.utils import import_torch
 
 SHAPE = (64, 64)

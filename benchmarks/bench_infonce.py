@@ -51,14 +51,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_iclr import BReLUAttentionEncoder, GaussianEmbeddingModel, InfoNCEEncoder
+from sklearn_iclr.contrastive import neuron_alignment
+from sklearn_iclr.contrastive._baselines import fit_supervised_encoder
 from sklearn_iclr.datasets import (
     make_laplace_classification,
     make_long_tailed_sparse_coding,
     make_sparse_coding_pairs,
 )
 from sklearn_iclr.metrics import gaussianity_report
-from sklearn_iclr.neural_network import neuron_alignment
-from sklearn_iclr.neural_network._baselines import fit_supervised_encoder
 from sklearn_iclr.utils._skorch import module_outputs
 
 ENCODER = dict(n_components=32, hidden_layer_sizes=(256,), temperature=0.1)

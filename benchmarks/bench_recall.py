@@ -48,8 +48,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
+from sklearn_iclr.attention import RandomEmbeddingRecallClassifier, recall_capacity
 from sklearn_iclr.datasets import make_token_recall
-from sklearn_iclr.neural_network import RandomEmbeddingRecallClassifier, recall_capacity
 
 N_TEST = 2000
 VOCABS = [32, 64, 128]

@@ -3,7 +3,7 @@
 Which digit did the attention look at? Digit bags
 ===================================================
 
-:class:`~sklearn_iclr.neural_network.SparseTokenAttentionClassifier` is the
+:class:`~sklearn_iclr.attention.SparseTokenAttentionClassifier` is the
 single-layer attention classifier analysed by Barnfield, Cui and Lu (ICLR 2026):
 ``f(X) = w . X^T softmax(beta X q) + b``. When a label depends on a few tokens
 of a bag, attention can single them out, where a linear classifier of the
@@ -23,12 +23,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from sklearn_iclr.datasets import load_digit_bags
-from sklearn_iclr.neural_network import (
+from sklearn_iclr.attention import (
     SparseTokenAttentionClassifier,
     flatten_tokens,
     mean_pool_tokens,
 )
+from sklearn_iclr.datasets import load_digit_bags
 
 X_train, y_train, _ = load_digit_bags(0, 8, 600, subset="train", random_state=0)
 X_test, y_test, mask = load_digit_bags(0, 8, 600, subset="test", random_state=1)

@@ -13,11 +13,11 @@ features first and the minority features later and weaker, and that
 masking the smallest neurons in the forward pass (Algorithm 1) helps the
 minority features.
 
-We fit :class:`~sklearn_iclr.neural_network.BReLUAttentionEncoder` on
+We fit :class:`~sklearn_iclr.contrastive.BReLUAttentionEncoder` on
 :func:`~sklearn_iclr.datasets.make_sparse_coding_pairs` (4 majority and 4
 minority features, ``rho = eps_max / eps_min = 10``) with and without
 pruning, and read the neurons with
-:func:`~sklearn_iclr.neural_network.neuron_alignment`: the best ``|cos|``
+:func:`~sklearn_iclr.contrastive.neuron_alignment`: the best ``|cos|``
 between a kept neuron and each feature over training, and the final
 ``|cos|`` of every neuron with every feature. ``benchmarks/README.md``
 gives the same measures over 5 seeds.
@@ -26,8 +26,8 @@ gives the same measures over 5 seeds.
 import matplotlib.pyplot as plt
 import numpy as np
 
+from sklearn_iclr.contrastive import BReLUAttentionEncoder, neuron_alignment
 from sklearn_iclr.datasets import make_sparse_coding_pairs
-from sklearn_iclr.neural_network import BReLUAttentionEncoder, neuron_alignment
 
 X, X_pos, codes, M, rates = make_sparse_coding_pairs(
     1000, n_tokens=4, n_features=32, noise=0.2, imbalance=10.0, random_state=0

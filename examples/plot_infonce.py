@@ -9,7 +9,7 @@ so that their coordinates are close to Gaussian, which a supervised loss
 does not do.
 
 We train the same MLP three ways: not at all (its random initialisation),
-with InfoNCE (:class:`~sklearn_iclr.neural_network.InfoNCEEncoder`), and
+with InfoNCE (:class:`~sklearn_iclr.contrastive.InfoNCEEncoder`), and
 with cross-entropy on labels
 (``fit_supervised_encoder``, a private anchor). For each we
 draw the histogram of the embedding norms and a normal QQ-plot of the
@@ -24,12 +24,12 @@ from scipy import stats
 from sklearn.datasets import load_digits
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_iclr.datasets import make_laplace_classification
-from sklearn_iclr.metrics import gaussianity_report
-from sklearn_iclr.neural_network import InfoNCEEncoder
+from sklearn_iclr.contrastive import InfoNCEEncoder
 
 # The supervised anchor is private: it exists to be compared against.
-from sklearn_iclr.neural_network._baselines import fit_supervised_encoder
+from sklearn_iclr.contrastive._baselines import fit_supervised_encoder
+from sklearn_iclr.datasets import make_laplace_classification
+from sklearn_iclr.metrics import gaussianity_report
 from sklearn_iclr.utils import module_outputs
 
 

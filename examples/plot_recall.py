@@ -14,7 +14,7 @@ with ``L`` and the vocabulary ``V`` and shrinks with the embedding dimension
 We fit :class:`~sklearn_iclr.RandomEmbeddingRecallClassifier` on
 :func:`~sklearn_iclr.datasets.make_token_recall` data, show its attention on a
 few held-out sequences (it concentrates on the position after the trigger),
-then measure with :func:`~sklearn_iclr.neural_network.recall_capacity` the
+then measure with :func:`~sklearn_iclr.attention.recall_capacity` the
 smallest ``N`` reaching 90% held-out accuracy over a grid of ``d`` and ``L``.
 """
 
@@ -22,8 +22,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from sklearn_iclr import RandomEmbeddingRecallClassifier
+from sklearn_iclr.attention import recall_capacity
 from sklearn_iclr.datasets import make_token_recall
-from sklearn_iclr.neural_network import recall_capacity
 
 # %%
 # Attention on the trigger

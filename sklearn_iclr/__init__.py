@@ -4,6 +4,8 @@ Every public estimator is re-exported here. Importing the package never imports
 torch: the torch-backed estimators load it inside ``fit``.
 """
 
+from .attention import RandomEmbeddingRecallClassifier, SparseTokenAttentionClassifier
+from .contrastive import BReLUAttentionEncoder, InfoNCEEncoder
 from .covariance import GaussianEmbeddingModel, ReplicableCovariance
 from .dynamical import SpectralFilterFeatures
 from .events import ContrastMaximizationMotion, EventFrameBinner
@@ -11,13 +13,10 @@ from .graphical import PseudoLikelihoodIsing
 from .linear_model import ICEClassifier, ReplicableLinearRegressor, SpuriousRobustSGD
 from .neural_network import (
     EscapeDirection,
-    InfoNCEEncoder,
     LevenbergMarquardtMLPRegressor,
     PatchConvAEDetector,
     QuantizedReLUClassifier,
-    RandomEmbeddingRecallClassifier,
     SmallInitMLPRegressor,
-    SparseTokenAttentionClassifier,
 )
 from .rl import LSTDQEvaluator
 from .sequence import ChainOfThoughtClassifier
@@ -27,6 +26,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "AveragedLangevinRegressor",
+    "BReLUAttentionEncoder",
     "ChainOfThoughtClassifier",
     "ContrastMaximizationMotion",
     "EscapeDirection",
@@ -39,17 +39,13 @@ __all__ = [
     "PatchConvAEDetector",
     "PhaseRetrievalRegressor",
     "PseudoLikelihoodIsing",
+    "QuantizedReLUClassifier",
+    "RandomEmbeddingRecallClassifier",
     "ReplicableCovariance",
     "ReplicableLinearRegressor",
     "SmallInitMLPRegressor",
     "SparseTokenAttentionClassifier",
     "SpectralFilterFeatures",
     "SpuriousRobustSGD",
-    "QuantizedReLUClassifier",
-    "RandomEmbeddingRecallClassifier",
     "__version__",
 ]
-
-from .neural_network import BReLUAttentionEncoder  # noqa: E402
-
-__all__ += ["BReLUAttentionEncoder"]

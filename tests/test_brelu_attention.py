@@ -11,13 +11,13 @@ from sklearn.base import clone
 from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 
-from sklearn_iclr.datasets import make_sparse_coding_pairs
-from sklearn_iclr.neural_network import BReLUAttentionEncoder, neuron_alignment
-from sklearn_iclr.neural_network import _brelu_attention as brelu_module
-from sklearn_iclr.neural_network._brelu_attention import (
+from sklearn_iclr.contrastive import BReLUAttentionEncoder, neuron_alignment
+from sklearn_iclr.contrastive import _brelu_attention as brelu_module
+from sklearn_iclr.contrastive._brelu_attention import (
     brelu,
     infonce_stopgrad_loss,
 )
+from sklearn_iclr.datasets import make_sparse_coding_pairs
 
 SMALL = dict(n_neurons=8, max_epochs=3, batch_size=32, init_scale=0.3, brelu_bias=0.02)
 
@@ -113,7 +113,7 @@ def test_gradient_matches_finite_differences():
 
     def loss_at(A, W):
         # Stop-gradient: the targets stay at the unperturbed parameters.
-        from sklearn_iclr.neural_network._brelu_attention import _forward
+        from sklearn_iclr.contrastive._brelu_attention import _forward
 
         h, _ = _forward(anchors, A, W, kw["bias"])
         t, _ = _forward(positives, attention, weights, kw["bias"])

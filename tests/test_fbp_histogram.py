@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 
 from sklearn_iclr.events import fbp_histogramdd  # noqa: E402
-from sklearn_iclr.events._fbp import (  # noqa: E402
+from sklearn_iclr.events._fbp_torch import (  # noqa: E402
     autograd_histogramdd,
     gaussian_histogramdd,
 )

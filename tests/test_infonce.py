@@ -11,14 +11,14 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 
 from sklearn_iclr import GaussianEmbeddingModel, InfoNCEEncoder
+from sklearn_iclr.contrastive._baselines import fit_supervised_encoder
+from sklearn_iclr.contrastive._infonce import parse_augmentation
+from sklearn_iclr.contrastive._infonce_torch import InfoNCELoss, MagnitudePrunedMLP
 from sklearn_iclr.datasets import (
     make_laplace_classification,
     make_long_tailed_sparse_coding,
 )
 from sklearn_iclr.metrics import gaussianity_report
-from sklearn_iclr.neural_network._baselines import fit_supervised_encoder
-from sklearn_iclr.neural_network._infonce import parse_augmentation
-from sklearn_iclr.neural_network._infonce_torch import InfoNCELoss, MagnitudePrunedMLP
 from sklearn_iclr.utils import import_torch, module_outputs, torch_seeded
 
 torch = import_torch()

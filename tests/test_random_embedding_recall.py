@@ -9,13 +9,13 @@ from hypothesis import strategies as st
 from scipy.optimize import approx_fprime
 from scipy.special import softmax
 
-from sklearn_iclr.datasets import make_token_recall
-from sklearn_iclr.neural_network import RandomEmbeddingRecallClassifier, recall_capacity
-from sklearn_iclr.neural_network._random_embedding_recall import (
+from sklearn_iclr.attention import RandomEmbeddingRecallClassifier, recall_capacity
+from sklearn_iclr.attention._random_embedding_recall import (
     _crossing,
     _log_linear_fit,
     _RecallModel,
 )
+from sklearn_iclr.datasets import make_token_recall
 
 
 def _dense_forward(tokens, E, z_trig, z_eos, W, V, mlp, trigger=0):

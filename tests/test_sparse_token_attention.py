@@ -14,12 +14,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 
-from sklearn_iclr.datasets import load_digit_bags, make_sparse_token
-from sklearn_iclr.neural_network import SparseTokenAttentionClassifier, mean_pool_tokens
-from sklearn_iclr.neural_network._baselines import (
+from sklearn_iclr.attention import SparseTokenAttentionClassifier, mean_pool_tokens
+from sklearn_iclr.attention._baselines import (
     make_flattened_logistic_regression,
     make_pooled_logistic_regression,
 )
+from sklearn_iclr.datasets import load_digit_bags, make_sparse_token
 from sklearn_iclr.testing.invariants import (
     assert_label_relabelling_invariant,
     assert_refit_deterministic,
@@ -240,7 +240,7 @@ def test_attention_weights_match_scipy_softmax():
 def test_analytic_gradients_match_finite_differences():
     # The gradients that drive both protocols, against scipy's finite
     # differences of the weighted mean logistic loss written from the formula.
-    from sklearn_iclr.neural_network._sparse_token_attention import (
+    from sklearn_iclr.attention._sparse_token_attention import (
         _logistic_gradients,
     )
 

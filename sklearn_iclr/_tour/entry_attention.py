@@ -6,11 +6,9 @@ from . import TourEntry, grid_search_score
 def _run():
     from sklearn.pipeline import make_pipeline
 
+    from sklearn_iclr.attention import SparseTokenAttentionClassifier
+    from sklearn_iclr.attention._baselines import make_pooled_logistic_regression
     from sklearn_iclr.datasets import load_digit_bags
-    from sklearn_iclr.neural_network import SparseTokenAttentionClassifier
-    from sklearn_iclr.neural_network._baselines import (
-        make_pooled_logistic_regression,
-    )
 
     # Train and test bags are drawn from disjoint images of the digits.
     X_train, y_train, _ = load_digit_bags(

@@ -11,8 +11,8 @@ def run():
     from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
     from sklearn_iclr import BReLUAttentionEncoder
+    from sklearn_iclr.attention import flatten_tokens
     from sklearn_iclr.datasets import make_sparse_coding_pairs
-    from sklearn_iclr.neural_network import flatten_tokens
 
     X, _, codes, _, _ = make_sparse_coding_pairs(
         400, noise=0.2, imbalance=10.0, random_state=0

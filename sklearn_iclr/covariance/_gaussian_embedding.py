@@ -235,7 +235,7 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
 
     See Also
     --------
-    sklearn_iclr.neural_network.InfoNCEEncoder : contrastive embeddings this
+    sklearn_iclr.contrastive.InfoNCEEncoder : contrastive embeddings this
         model is made for.
     sklearn_iclr.metrics.gaussianity_report : the normality diagnostics.
     sklearn.covariance.EmpiricalCovariance : the Gaussian model on raw

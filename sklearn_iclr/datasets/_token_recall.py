@@ -38,7 +38,7 @@ def make_token_recall(
     Token ``0`` is the trigger; the informative token is the one right after
     it. Content tokens are ``1, ..., vocab_size``, so ``X`` takes values in
     ``{0, ..., vocab_size}`` (``vocab_size + 1`` token ids in all), the format
-    :class:`~sklearn_iclr.neural_network.RandomEmbeddingRecallClassifier`
+    :class:`~sklearn_iclr.attention.RandomEmbeddingRecallClassifier`
     takes with its default ``trigger_token=0``.
 
     Parameters

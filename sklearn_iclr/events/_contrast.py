@@ -54,7 +54,8 @@ def iwe(
     reconstruction="linear",
 ):
     """Image of warped events (H, W) under the chosen gradient estimator."""
-    from ._fbp import autograd_histogramdd, fbp_histogramdd, gaussian_histogramdd
+    from ._fbp import fbp_histogramdd
+    from ._fbp_torch import autograd_histogramdd, gaussian_histogramdd
 
     height, width = shape
     warped = warp(torch, xy, tau, theta, model, shape)

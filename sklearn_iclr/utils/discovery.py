@@ -20,6 +20,8 @@ SUBPACKAGES = (
     "graphical",
     "rl",
     "neural_network",
+    "attention",
+    "contrastive",
     "events",
     "dynamical",
     "bandits",

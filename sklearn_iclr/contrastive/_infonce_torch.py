@@ -1,7 +1,7 @@
 """The torch and skorch classes behind :class:`InfoNCEEncoder`.
 
 This module imports torch and skorch at its top, so only
-:meth:`InfoNCEEncoder.fit <sklearn_iclr.neural_network.InfoNCEEncoder.fit>`
+:meth:`InfoNCEEncoder.fit <sklearn_iclr.contrastive.InfoNCEEncoder.fit>`
 imports it, after :func:`~sklearn_iclr.utils.import_torch` has checked that
 the optional ``[torch]`` extra is installed; ``import sklearn_iclr`` never
 loads it. Only the trained ``torch.nn.Sequential`` is kept after ``fit``, so

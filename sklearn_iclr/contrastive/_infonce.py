@@ -173,7 +173,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_laplace_classification
-    >>> from sklearn_iclr.neural_network import InfoNCEEncoder
+    >>> from sklearn_iclr.contrastive import InfoNCEEncoder
     >>> X, _ = make_laplace_classification(500, 16, random_state=0)
     >>> encoder = InfoNCEEncoder(n_components=8, max_epochs=5, random_state=0)
     >>> Z = encoder.fit_transform(X)

@@ -21,8 +21,8 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from ..utils import warn_user
 from ..utils._budget import check_work_budget
 from ..utils._compat import Interval, StrOptions, _fit_context, validate_params
+from ..utils._tokens import as_token_array, flatten_token_input
 from ._infonce import resolve_batch_size
-from ._sparse_token_attention import as_token_array, flatten_token_input
 
 # Measured order of magnitude of one multiply-add of the numpy loop (einsum
 # and matmul on small blocks), used only for the estimate in the refusal.
@@ -279,7 +279,7 @@ class BReLUAttentionEncoder(
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_sparse_coding_pairs
-    >>> from sklearn_iclr.neural_network import BReLUAttentionEncoder
+    >>> from sklearn_iclr.contrastive import BReLUAttentionEncoder
     >>> X, X_pos, codes, M, rates = make_sparse_coding_pairs(300, random_state=0)
     >>> encoder = BReLUAttentionEncoder(n_neurons=16, max_epochs=5, random_state=0)
     >>> encoder.fit(X, X_positive=X_pos).transform(X).shape

@@ -225,7 +225,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_token_recall
-    >>> from sklearn_iclr.neural_network import RandomEmbeddingRecallClassifier
+    >>> from sklearn_iclr.attention import RandomEmbeddingRecallClassifier
     >>> X, y = make_token_recall(3000, vocab_size=16, seq_len=4, random_state=0)
     >>> clf = RandomEmbeddingRecallClassifier(embedding_dim=32, random_state=0)
     >>> clf.fit(X[:2000], y[:2000]).score(X[2000:], y[2000:]) > 0.9
@@ -752,7 +752,7 @@ def recall_capacity(
 
     Examples
     --------
-    >>> from sklearn_iclr.neural_network import recall_capacity
+    >>> from sklearn_iclr.attention import recall_capacity
     >>> res = recall_capacity([16, 24, 32], [4], [16], accuracy=0.8,
     ...                       n_repeats=2, rtol=0.5, n_test=500)
     >>> [row["reached"] for row in res["table"]]

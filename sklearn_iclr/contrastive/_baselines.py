@@ -1,4 +1,4 @@
-"""Anchors of the neural-network family, for tests and benchmarks only.
+"""Anchors of the contrastive family, for tests and benchmarks only.
 
 Not part of the public API (docs/conventions.rst): they exist to be compared
 against.
@@ -8,20 +8,13 @@ against.
   supervised loss. It trains that network: the network of ``build_mlp``
   followed by a linear softmax head, by cross-entropy, with the seeding and
   minibatching of ``fit_skorch_net`` (``sklearn_iclr.utils._skorch``).
-* :func:`make_pooled_logistic_regression`, :func:`make_flattened_logistic_regression`:
-  the linear anchors of :class:`SparseTokenAttentionClassifier` (logistic
-  regression on the mean token, and on all tokens side by side).
 """
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.validation import check_array, column_or_1d
 
 from ..utils import import_torch, seed_from_random_state
 from ..utils._skorch import build_mlp, fit_skorch_net
-from ._sparse_token_attention import flatten_tokens, mean_pool_tokens
 
 
 def fit_supervised_encoder(
@@ -38,7 +31,7 @@ def fit_supervised_encoder(
     """Train the encoder of :class:`InfoNCEEncoder` with a supervised softmax head.
 
     The encoder is initialised exactly as
-    :class:`~sklearn_iclr.neural_network.InfoNCEEncoder` initialises it for
+    :class:`~sklearn_iclr.contrastive.InfoNCEEncoder` initialises it for
     the same ``random_state`` (the encoder's weights are drawn first, the
     head's after), and trained with Adam on the cross-entropy of the labels.
 
@@ -71,7 +64,7 @@ def fit_supervised_encoder(
     --------
     >>> import numpy as np
     >>> import torch
-    >>> from sklearn_iclr.neural_network._baselines import fit_supervised_encoder
+    >>> from sklearn_iclr.contrastive._baselines import fit_supervised_encoder
     >>> X = np.random.RandomState(0).randn(40, 3)
     >>> encoder = fit_supervised_encoder(X, X[:, 0] > 0, n_components=2,
     ...                                  max_epochs=2, random_state=0)
@@ -106,62 +99,3 @@ def fit_supervised_encoder(
         verbose=0,
     )
     return net.module_[0]
-
-
-def make_pooled_logistic_regression(token_dim=None, **logistic_params):
-    """Pooled linear baseline: logistic regression on the mean token of each bag.
-
-    Any linear classifier of the mean token needs a signal strength growing
-    like ``sqrt(n_tokens)`` to classify sparse-token bags (Barnfield, Cui & Lu,
-    ICLR 2026); :class:`SparseTokenAttentionClassifier` needs ``log n_tokens``.
-
-    Parameters
-    ----------
-    token_dim : int, default=None
-        Features per token of a 2-D input table (``None``: one per column);
-        ignored for 3-D input.
-    **logistic_params
-        Passed to :class:`~sklearn.linear_model.LogisticRegression`.
-
-    Returns
-    -------
-    pipeline : Pipeline
-        ``FunctionTransformer(mean_pool_tokens) -> LogisticRegression``.
-
-    Examples
-    --------
-    >>> from sklearn_iclr.datasets import make_sparse_token
-    >>> X, y, _, _ = make_sparse_token(200, 4, 3, signal_strength=4.0,
-    ...                                random_state=0)
-    >>> make_pooled_logistic_regression().fit(X, y).score(X, y) > 0.5
-    True
-    """
-    return make_pipeline(
-        FunctionTransformer(mean_pool_tokens, kw_args={"token_dim": token_dim}),
-        LogisticRegression(**logistic_params),
-    )
-
-
-def make_flattened_logistic_regression(**logistic_params):
-    """Flattened linear baseline: logistic regression on all tokens side by side.
-
-    Parameters
-    ----------
-    **logistic_params
-        Passed to :class:`~sklearn.linear_model.LogisticRegression`.
-
-    Returns
-    -------
-    pipeline : Pipeline
-        ``FunctionTransformer(flatten_tokens) -> LogisticRegression``.
-
-    Examples
-    --------
-    >>> from sklearn_iclr.datasets import make_sparse_token
-    >>> X, y, _, _ = make_sparse_token(200, 4, 3, random_state=0)
-    >>> make_flattened_logistic_regression().fit(X, y).predict(X).shape
-    (200,)
-    """
-    return make_pipeline(
-        FunctionTransformer(flatten_tokens), LogisticRegression(**logistic_params)
-    )
