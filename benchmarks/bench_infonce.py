@@ -59,7 +59,7 @@ from sklearn_iclr.datasets import (
     make_sparse_coding_pairs,
 )
 from sklearn_iclr.metrics import gaussianity_report
-from sklearn_iclr.utils._skorch import module_outputs
+from sklearn_iclr.utils import module_outputs
 
 ENCODER = dict(n_components=32, hidden_layer_sizes=(256,), temperature=0.1)
 EPOCHS = 60

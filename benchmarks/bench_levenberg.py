@@ -35,8 +35,12 @@ from sklearn_iclr.datasets import make_multifrequency_sine
 from sklearn_iclr.metrics import frequency_amplitudes
 from sklearn_iclr.neural_network import LevenbergMarquardtMLPRegressor
 from sklearn_iclr.neural_network._gauss_newton import FlatNetwork
-from sklearn_iclr.utils import seed_from_random_state, torch_seeded
-from sklearn_iclr.utils._skorch import build_mlp, torch_num_threads
+from sklearn_iclr.utils import (
+    build_mlp,
+    seed_from_random_state,
+    torch_num_threads,
+    torch_seeded,
+)
 
 SEED = 0
 WIDTH = 80

@@ -322,3 +322,26 @@ def test_family_docstring_names_its_torch_estimators(family):
             f"sklearn_iclr.{family} is not all torch: "
             f"{sorted(set(estimators) - uses_torch)} are numpy/scipy"
         )
+
+
+def test_one_import_spelling_per_utils_helper():
+    # A helper that sklearn_iclr.utils exports is imported from there, never
+    # from the private module that defines it.
+    import sklearn_iclr.utils as utils
+
+    pattern = re.compile(
+        r"from (?:\.\.\.?|sklearn_iclr\.)utils\._\w+ import ([^\n(]*|\([^)]*\))"
+    )
+    offenders = []
+    for path in [*PACKAGE.rglob("*.py"), *(PACKAGE.parent / "tests").glob("*.py")]:
+        if path.parent.name == "utils":
+            continue
+        for match in pattern.finditer(path.read_text()):
+            names = {
+                n.split(" as ")[0].strip() for n in match[1].strip("()").split(",")
+            }
+            if names & set(utils.__all__):
+                offenders.append(f"{path.name}: {match[0]}")
+    assert not offenders, "import these from sklearn_iclr.utils:\n" + "\n".join(
+        offenders
+    )

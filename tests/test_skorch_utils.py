@@ -7,7 +7,7 @@ import pytest
 import torch
 from skorch import NeuralNet
 
-from sklearn_iclr.utils._skorch import (
+from sklearn_iclr.utils import (
     build_mlp,
     epoch_history,
     fit_skorch_net,

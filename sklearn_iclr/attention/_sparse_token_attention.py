@@ -10,9 +10,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
+from ..utils import warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._tokens import as_token_array, flatten_token_input
-from ..utils._warnings import warn_user
 from ..utils.validation import check_binary_target, check_nonnegative_sample_weight
 
 # Standard deviation (times 1 / sqrt(token_dim)) of the random initial query of

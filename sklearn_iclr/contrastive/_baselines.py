@@ -13,8 +13,7 @@ against.
 import numpy as np
 from sklearn.utils.validation import check_array, column_or_1d
 
-from ..utils import import_torch, seed_from_random_state
-from ..utils._skorch import build_mlp, fit_skorch_net
+from ..utils import build_mlp, fit_skorch_net, import_torch, seed_from_random_state
 
 
 def fit_supervised_encoder(

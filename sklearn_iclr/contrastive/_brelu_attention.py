@@ -18,8 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from ..utils import warn_user
-from ..utils._budget import check_work_budget
+from ..utils import check_work_budget, warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context, validate_params
 from ..utils._tokens import as_token_array, flatten_token_input
 from ._infonce import resolve_batch_size

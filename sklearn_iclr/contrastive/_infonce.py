@@ -11,15 +11,17 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import import_torch, resolve_device, seed_from_random_state
-from ..utils._compat import Interval, StrOptions
-from ..utils._skorch import (
+from ..utils import (
     build_mlp,
-    check_mlp_training_budget,
     epoch_history,
     fit_skorch_net,
+    import_torch,
     module_outputs,
+    resolve_device,
+    seed_from_random_state,
 )
+from ..utils._compat import Interval, StrOptions
+from ..utils._skorch import check_mlp_training_budget
 from ..utils.validation import rms_scale
 
 AUGMENTATIONS = ("noise", "mask")

@@ -7,8 +7,8 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils import warn_user
 from ..utils._compat import Interval, _fit_context
-from ..utils._warnings import warn_user
 from ._cnf import check_cnf
 from ._coupling import check_coupling
 

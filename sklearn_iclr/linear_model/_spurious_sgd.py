@@ -13,15 +13,17 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..utils._compat import Interval, StrOptions, _fit_context
-from ..utils._skorch import (
+from ..utils import (
     build_mlp,
-    check_mlp_training_budget,
     epoch_history,
     fit_skorch_net,
+    import_torch,
     module_outputs,
+    resolve_device,
+    seed_from_random_state,
 )
-from ..utils._torch import import_torch, resolve_device, seed_from_random_state
+from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._skorch import check_mlp_training_budget
 from ..utils.validation import check_nonnegative_sample_weight, rms_scale
 
 _HISTORY_KEYS = (

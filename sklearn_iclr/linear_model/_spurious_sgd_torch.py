@@ -15,8 +15,8 @@ import torch
 from skorch import NeuralNet
 from skorch.dataset import unpack_data
 
+from ..utils import module_outputs
 from ..utils._compat import set_training_mode
-from ..utils._skorch import module_outputs
 from ._spurious_sgd import _predict_index
 
 

@@ -8,10 +8,17 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import frequency_amplitudes
-from ..utils import import_torch, resolve_device, seed_from_random_state, torch_seeded
+from ..utils import (
+    build_mlp,
+    import_torch,
+    module_outputs,
+    resolve_device,
+    seed_from_random_state,
+    torch_num_threads,
+    torch_seeded,
+    warn_user,
+)
 from ..utils._compat import Interval, StrOptions, _fit_context
-from ..utils._skorch import build_mlp, module_outputs, torch_num_threads
-from ..utils._warnings import warn_user
 from ._gauss_newton import FlatNetwork, levenberg_marquardt_steps
 
 # Print a progress line every this many iterations when verbose is positive.

@@ -7,9 +7,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import import_torch, resolve_device, seed_from_random_state, torch_seeded
+from ..utils import (
+    import_torch,
+    resolve_device,
+    seed_from_random_state,
+    torch_num_threads,
+    torch_seeded,
+)
 from ..utils._compat import Interval, _fit_context
-from ..utils._skorch import torch_num_threads
 
 # Width of the polynomial part of the smooth ReLU, in units of the RMS patch
 # norm of the (rescaled) training data. Small enough that trained kernels work

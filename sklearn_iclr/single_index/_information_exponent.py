@@ -5,8 +5,8 @@ from numbers import Real
 import numpy as np
 from sklearn.utils.validation import check_array, check_consistent_length
 
+from ..utils import warn_user
 from ..utils._compat import Interval, validate_params
-from ..utils._warnings import warn_user
 
 MAX_EXPONENT = 4
 

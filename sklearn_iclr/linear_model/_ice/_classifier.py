@@ -18,9 +18,8 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ...utils import check_work_budget
+from ...utils import check_work_budget, warn_user
 from ...utils._compat import Interval, StrOptions, _fit_context
-from ...utils._warnings import warn_user
 from ...utils.validation import check_binary_target, check_nonnegative_sample_weight
 from ._search import (
     MERGE_TOL,
