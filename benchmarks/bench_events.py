@@ -40,10 +40,10 @@ import time
 import numpy as np
 from _harness import bench_arguments, median_time, report
 
-import sklearn_iclr.events._contrast as contrast_module
+import sklearn_iclr.events._contrast_maximization as contrast_module
 from sklearn_iclr.datasets import make_moving_edges
 from sklearn_iclr.events import ContrastMaximizationMotion, fbp_histogramdd
-from sklearn_iclr.events._contrast import iwe
+from sklearn_iclr.events._contrast_maximization import iwe
 from sklearn_iclr.events._fbp_torch import autograd_histogramdd
 from sklearn_iclr.utils import import_torch
 

@@ -133,7 +133,7 @@ _EVENTS_XFAIL = {
     ),
     "check_dataframe_column_names_consistency": (
         "the check fits 8 columns; an event array has 2 to 5 (feature names "
-        "are tested on a 5-column DataFrame in tests/test_events.py)"
+        "are tested on a 5-column DataFrame in tests/test_contrast_maximization.py)"
     ),
     "check_methods_subset_invariance": (
         "a batch of events is a packet binned into one frame; a subset of the "

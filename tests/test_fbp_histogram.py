@@ -245,7 +245,7 @@ def test_paper_claim_gradient_matches_a_long_range_finite_difference():
     # which beats the paper's hat (about 10% short of this reference: see
     # the events section of benchmarks/README.md).
     from sklearn_iclr.datasets import make_moving_edges
-    from sklearn_iclr.events._contrast import iwe
+    from sklearn_iclr.events._contrast_maximization import iwe
 
     shape, truth = (64, 64), np.array([20.0, 10.0])
     X = make_moving_edges(20_000, velocity=truth, shape=shape, random_state=0)

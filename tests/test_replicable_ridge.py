@@ -1,4 +1,4 @@
-"""ReplicableLinearRegressor and ReplicableCovariance: oracles, properties, claims."""
+"""ReplicableLinearRegressor: oracles, properties, the paper's claims, trust."""
 
 import pickle
 import warnings
@@ -8,7 +8,6 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
-from sklearn.covariance import EmpiricalCovariance
 from sklearn.linear_model import Ridge
 
 from sklearn_iclr import ReplicableCovariance, ReplicableLinearRegressor
@@ -19,7 +18,7 @@ from sklearn_iclr.datasets import (
 )
 from sklearn_iclr.metrics import replicability_rate
 from sklearn_iclr.testing.invariants import assert_refit_deterministic
-from sklearn_iclr.testing.strategies import feature_matrices, regression_data
+from sklearn_iclr.testing.strategies import regression_data
 
 PROPERTY = settings(
     max_examples=40,
@@ -60,9 +59,6 @@ def _assert_on_one_lattice(est, a, b):
     tol = 1e-9 * max(1.0, np.abs(a).max() / est.grid_width_)
     on = lattice.round(diff, est.grid_width_, zero_shift)
     np.testing.assert_allclose(on, diff, atol=tol * est.grid_width_)
-
-
-# --------------------------------------------------------------------------- oracles
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
@@ -113,29 +109,6 @@ def test_coef_within_analytic_bound_of_population_ridge(basis):
     bound = rounding_bound / est.basis_scale_ + 4.5 * est.coef_stderr_
     assert np.all(np.abs(est.coef_ - coef) <= bound)
     assert np.all(np.abs(est.coef_unrounded_ - coef) <= 4.5 * est.coef_stderr_)
-
-
-def test_covariance_unrounded_is_empirical_covariance():
-    X = np.random.default_rng(0).normal(size=(100, 3)) + 2.0
-    for centered in (True, False):
-        est = ReplicableCovariance(assume_centered=centered, random_state=0).fit(X)
-        ref = EmpiricalCovariance(assume_centered=True).fit(X - est.location_)
-        np.testing.assert_allclose(est.covariance_unrounded_, ref.covariance_)
-
-
-def test_covariance_within_half_a_cell_of_second_moment():
-    # Oracle: E[x x^T] = cov for centred Gaussians. Rounding moves each entry
-    # by at most width/2, the PSD projection moves it no further from the PSD
-    # truth (in Frobenius norm), estimation adds <= 4.5 standard errors.
-    cov = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])
-    X = np.random.default_rng(3).multivariate_normal(np.zeros(3), cov, size=20000)
-    est = ReplicableCovariance(rho=0.2, random_state=0).fit(X)
-    se = np.sqrt((np.einsum("ij,ik->ijk", X, X).var(axis=0)) / len(X))
-    half_cell = np.full((3, 3), est.grid_width_ / 2)
-    assert np.linalg.norm(est.covariance_ - cov) <= np.linalg.norm(half_cell + 4.5 * se)
-
-
-# ------------------------------------------------------------------ paper claims
 
 
 @pytest.mark.slow
@@ -295,9 +268,6 @@ def test_disagreement_bound_tracks_the_design_target():
     assert 0.02 < est.disagreement_bound_ < 0.15
 
 
-# ------------------------------------------------------------------- properties
-
-
 @PROPERTY
 @given(
     regression_data(min_samples=8),
@@ -372,19 +342,6 @@ def test_identical_data_and_seed_give_identical_output(data, seed):
     )
 
 
-@PROPERTY
-@given(feature_matrices(), st.booleans(), st.integers(0, 2**31 - 1))
-def test_covariance_is_symmetric_positive_semidefinite(X, centered, seed):
-    est = ReplicableCovariance(assume_centered=centered, random_state=seed).fit(X)
-    cov = est.covariance_
-    assert np.array_equal(cov, cov.T)
-    tol = 1e-10 * max(1.0, np.abs(cov).max())
-    assert np.linalg.eigvalsh(cov).min() >= -tol
-
-
-# ------------------------------------------------------------------- bad input
-
-
 @pytest.mark.parametrize("Estimator", [ReplicableLinearRegressor, ReplicableCovariance])
 @pytest.mark.parametrize("rho", [0.0, 1.0, -0.1, 1.5])
 def test_rho_outside_unit_interval_is_rejected(Estimator, rho):
@@ -433,9 +390,6 @@ def test_negative_sample_weight_is_rejected():
         ReplicableLinearRegressor().fit(X, y, sample_weight=-np.ones(50))
 
 
-# ------------------------------------------------------- determinism and plumbing
-
-
 def test_integer_weights_equal_repeated_rows():
     X, y = make_heavy_tailed_regression(400, 3, random_state=0)
     w = np.random.default_rng(0).integers(0, 3, size=400)
@@ -460,37 +414,6 @@ def test_pickle_round_trip_and_pandas_input(est):
     np.testing.assert_array_equal(
         getattr(restored, method)(frame), getattr(est, method)(frame)
     )
-
-
-def test_covariance_score_and_mahalanobis_follow_empirical_covariance():
-    X = np.random.default_rng(0).normal(size=(5000, 2))
-    est = ReplicableCovariance(grid_width=1e-9, random_state=0).fit(X)
-    ref = EmpiricalCovariance(assume_centered=True).fit(X)
-    assert est.score(X) == pytest.approx(ref.score(X), rel=1e-6)
-    np.testing.assert_allclose(
-        est.mahalanobis(X[:5]), ref.mahalanobis(X[:5]), rtol=1e-6
-    )
-
-
-def test_covariance_replicable_over_independent_samples():
-    cov = np.array([[1.0, 0.3], [0.3, 0.5]])
-
-    def sampler(seed):
-        return np.random.default_rng(seed).multivariate_normal([0, 0], cov, 4000)
-
-    result = replicability_rate(
-        ReplicableCovariance(rho=0.2),
-        sampler,
-        n_pairs=40,
-        attributes=("covariance_",),
-        random_state=0,
-    )
-    # Designed for >= 0.8; P[Binomial(40, 0.8) < 24] < 1e-3.
-    assert binom.cdf(23, 40, 0.8) < 1e-3
-    assert result.n_identical >= 24
-
-
-# ------------------------------------------- trust at first use (issue #25)
 
 
 def _diabetes_cv(rho):
@@ -597,72 +520,6 @@ def test_extreme_magnitudes_give_the_fit_in_the_new_units(x_scale, y_scale):
     assert not est.constant_fallback_
 
 
-def test_covariance_extreme_magnitudes_are_rescaled_or_refused():
-    X = np.random.default_rng(0).normal(size=(5000, 3))
-    ref = ReplicableCovariance(rho=0.2, random_state=0).fit(X)
-    for scale in (1e150, 1e-150):
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", RuntimeWarning)
-            est = ReplicableCovariance(rho=0.2, random_state=0).fit(X * scale)
-        cov = est.covariance_ / scale**2
-        assert np.all(np.isfinite(cov)) and np.isfinite(est.disagreement_bound_)
-        np.testing.assert_allclose(cov, np.eye(3), atol=3 * ref.grid_width_)
-    with pytest.raises(ValueError, match=r"magnitude up to [0-9.]+e\+300.*exceed"):
-        ReplicableCovariance().fit(X * 1e300)
-
-
-def test_covariance_memory_is_blocks_of_rows():
-    # 2000 x 200: the per-sample products would be a 2000 x 20100 array
-    # (320 MB); by blocks the fit needs a few copies of X (3.2 MB each) and
-    # d x d matrices.
-    import tracemalloc
-
-    X = np.random.default_rng(0).normal(size=(2000, 200))
-    tracemalloc.start()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ReplicableCovariance(random_state=0).fit(X)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 80e6
-
-
-def test_covariance_bound_does_not_depend_on_blas_threads():
-    # The weighted sums of the width terms are BLAS dot products, whose
-    # summation order follows the thread count: the fit runs BLAS on one
-    # thread, so every attribute has the same bits under 1 and 2 threads.
-    from threadpoolctl import threadpool_limits
-
-    X = np.random.default_rng(1).standard_t(5, size=(20000, 30)) + 1.0
-    fits = []
-    for threads in (1, 2):
-        with threadpool_limits(threads):
-            fits.append(
-                ReplicableCovariance(assume_centered=False, random_state=0).fit(X)
-            )
-    a, b = fits
-    assert a.disagreement_bound_ == b.disagreement_bound_
-    assert np.array_equal(a.covariance_, b.covariance_)
-    assert np.array_equal(a.location_, b.location_)
-
-
-def test_covariance_rounds_on_the_shifted_lattice():
-    # The upper triangle (m = 6 entries for d = 3) is rounded jointly on the
-    # A6* lattice: two fits with one seed differ by a lattice vector.
-    est = ReplicableCovariance(grid_width=0.1, random_state=3)
-    upper = np.triu_indices(3)
-    a = est.fit(np.random.default_rng(0).normal(size=(500, 3))).covariance_[upper]
-    b = est.fit(np.random.default_rng(1).normal(size=(500, 3))).covariance_[upper]
-    lattice = shifted_lattice(6, "lattice")
-    diff = a - b
-    on = lattice.round(diff, 0.1, np.zeros(6))
-    np.testing.assert_allclose(on, diff, atol=1e-12)
-    # Not the cube: some entry moved by a non-multiple of the width.
-    assert not np.allclose(diff / 0.1, np.rint(diff / 0.1))
-
-
 @pytest.mark.parametrize("basis", ["raw", "standardized"])
 def test_budget_warning_never_prints_a_probability_above_one(basis):
     import re
@@ -723,18 +580,6 @@ def test_diabetes_constant_fallback_is_replicable_on_bootstrap_halves():
     assert result.rate >= 0.95
     # The fallback is the model returned: no claim that rho is out of reach.
     assert not any("At this sample size" in str(w.message) for w in caught)
-
-
-def test_constant_width_spacing_follows_n_and_rho():
-    from sklearn_iclr._replicable._rounding import best_log2_spacing
-
-    # Large n: the width event is negligible, spacing 1 as for the ridge.
-    assert best_log2_spacing(0.075, 2.0 / np.sqrt(1e6))[0] == 1.0
-    # Small n and rho: a coarser grid, and still a positive budget.
-    spacing, budget = best_log2_spacing(0.0375, 1.5 / np.sqrt(221))
-    assert spacing > 2.0
-    assert 0.0 < budget < 0.0375
-    assert budget == pytest.approx(0.0375 - 1.5 / np.sqrt(221) / spacing)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -801,54 +646,6 @@ def test_lattice_reserve_is_the_sample_estimate_of_its_width_event(lattice_budge
     # reserve, less the width event's.
     reserve = 0.75 * rho - 1.5 / np.sqrt(n * d) - budgets[0]
     assert reserve * np.sqrt(n) == pytest.approx(1.15, abs=0.1)
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    value=st.floats(-1e6, 1e6),
-    log2_width=st.floats(-20, 20),
-    spacing=st.integers(1, 4),
-    seed=st.integers(0, 2**32 - 1),
-)
-def test_round_nested_is_within_half_a_width_and_nested(
-    value, log2_width, spacing, seed
-):
-    from sklearn_iclr._replicable._rounding import anchor_bits, round_nested
-
-    rng = np.random.default_rng(seed)
-    anchor, offset = anchor_bits(rng.uniform(size=10)), rng.uniform()
-    fine, width = round_nested(value, 2.0**log2_width, spacing, offset, anchor)
-    assert abs(fine - value) <= width / 2 * (1 + 1e-12)
-    assert 2.0 ** (-spacing / 2) <= width / 2.0**log2_width <= 2.0 ** (spacing / 2)
-    # The next coarser width's point is a point of this grid (nested), with
-    # the same bits.
-    coarse, coarse_width = round_nested(
-        value, 2.0 ** (log2_width + spacing), spacing, offset, anchor
-    )
-    assert coarse_width == 2.0**spacing * width
-    again, _ = round_nested(coarse, 2.0**log2_width, spacing, offset, anchor)
-    assert again == coarse
-
-
-@pytest.mark.parametrize("spacing", [1, 2])
-def test_round_nested_runs_one_width_apart_agree_with_probability_2_to_minus_h(
-    spacing,
-):
-    # Two runs whose widths round one step apart: the finer run's point is a
-    # point of the coarser grid with probability 2^-h over the shared anchor,
-    # and then both return the same bits (it was 0 with independent grids).
-    from sklearn_iclr._replicable._rounding import anchor_bits, round_nested
-
-    rng = np.random.default_rng(spacing)
-    pairs, agree = 4000, 0
-    for _ in range(pairs):
-        anchor, offset = anchor_bits(rng.uniform(size=10)), rng.uniform()
-        value = 152.0 + 77.0 * rng.normal()
-        fine, _ = round_nested(value, 3.0, spacing, offset, anchor)
-        coarse, _ = round_nested(value, 3.0 * 2.0**spacing, spacing, offset, anchor)
-        agree += fine == coarse
-    assert binom.cdf(agree, pairs, 2.0**-spacing) > 1e-4
-    assert binom.sf(agree - 1, pairs, 2.0**-spacing) > 1e-4
 
 
 def test_diabetes_fallback_expected_loss_is_bounded_and_stated_truthfully():

@@ -1,0 +1,15 @@
+"""Event packets for the events tests: moving edges, one packet per velocity."""
+
+import numpy as np
+
+from sklearn_iclr.datasets import make_moving_edges
+
+SHAPE = (48, 48)
+
+
+def packets(velocities, n_events=8000, seed=0):
+    parts = []
+    for k, v in enumerate(velocities):
+        e = make_moving_edges(n_events, velocity=v, shape=SHAPE, random_state=seed + k)
+        parts.append(np.c_[e, np.full(len(e), 10.0 * k)])
+    return np.vstack(parts)
