@@ -27,13 +27,27 @@ Two tables, measured in one process on the same data:
 6. ``big`` (not in the default set): D = 6, N = 90 integer-coded data, 2
    threads, against HiGHS under a time limit.
 7. ``dask`` (not in the default set): Caesarian with 1 and 2 Dask workers.
+8. ``suite`` (issue #41, not in the default set): each instance solved by the
+   sweep alone, HiGHS alone and the portfolio, each in a fresh process (wall
+   and CPU seconds, the answer, whether it was proven within the limit), next
+   to the cost model's predicted time and memory of the sweep and the measured
+   ones; the load average before and after each instance.
+9. ``heuristic`` (not in the default set): the time the over-budget warning
+   announces (the default budget, a minute) against the heuristic's measured
+   time, next to HiGHS, with many features (1000 x 200) and on the binarized
+   diabetes data.
+10. ``cost`` (not in the default set): the kernel calls of a set of problems,
+   timed one by one, and the least-squares fit of the cost model's constants
+   (``_cost_model.chunk_seconds``) with the spread of its ratios.
 
 Run ``python benchmarks/bench_ice.py`` (MILP limit 300 s per data set) or
 ``--quick`` (a smoke run: Voice path only, 5 s MILP limit, a small scaling grid).
 """
 
 import itertools
+import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -42,6 +56,7 @@ import time
 import numpy as np
 from _harness import bench_arguments, median_time, ratio, report
 from scipy.optimize import Bounds, LinearConstraint, milp
+from sklearn.datasets import load_diabetes
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -577,6 +592,405 @@ def dask_workers(quick):
     )
 
 
+def midpoint_conflicts(n_general, d, seed=0):
+    """``n_general`` Gaussian points in dimension d labelled by a hyperplane,
+    and the midpoints of two disjoint pairs of same-label points with the
+    other label: the optimum is 2 errors, and every plane through a pair and
+    its midpoint holds d + 1 points."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n_general, d))
+    y = (X @ rng.standard_normal(d) > 0).astype(int)
+    same = np.flatnonzero(y == y[0])
+    midpoints = np.array([X[same[:2]].mean(0), X[same[2:4]].mean(0)])
+    return np.vstack([X, midpoints]), np.r_[y, 1 - y[same[[0, 2]]]]
+
+
+def cube_corners(d=7, seed=0):
+    """The 2^d corners of the d-cube, noisy linear labels (every plane tied)."""
+    rng = np.random.default_rng(seed)
+    X = ((np.arange(2**d)[:, None] >> np.arange(d)) & 1).astype(float)
+    score = X @ np.linspace(1.0, 2.0, d) + 1.5 * rng.standard_normal(len(X))
+    return X, (score > np.median(score)).astype(int)
+
+
+def random_binary(n=24, d=12, seed=2):
+    """Random binary features and labels (seed 2: not separable)."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 2, (n, d)).astype(float), (rng.random(n) < 0.5).astype(int)
+
+
+def binarized_diabetes():
+    X, target = load_diabetes(return_X_y=True)
+    return X, (target > np.median(target)).astype(int)
+
+
+SUITE = {
+    "caesarian": lambda: load_caesarian(return_X_y=True),
+    "haberman": lambda: load_haberman(return_X_y=True),
+    "voicepath": lambda: load_voicepath(return_X_y=True),
+    "diabetes (binarized)": binarized_diabetes,
+    "7-cube corners": cube_corners,
+    "D=6 N=90 grid": lambda: integer_table(90, 6, 3, seed=1),
+    "63 points in D=60": lambda: midpoint_conflicts(61, 60),
+    "33 points in D=30": lambda: midpoint_conflicts(31, 30),
+    "random binary 24x12": random_binary,
+    "1000x3 tied grid": lambda: integer_table(1000, 3, 10),
+}
+QUICK_SUITE = {
+    "voicepath": SUITE["voicepath"],
+    "60x3 tied grid": lambda: integer_table(60, 3, 4),
+    "13 points in D=10": lambda: midpoint_conflicts(11, 10),
+}
+
+# One fit in a fresh process: the kernel and HiGHS loaded first, then the fit
+# with the cost model's predictions recorded as they are made, and a ticker
+# reporting CPU seconds and peak memory each 0.2 s (a fit stopped at the
+# limit still has its figures). Memory is the growth of the resident set
+# over the process after the warm-up (sampled, and the peak when it exceeds
+# the warm-up's).
+_SUITE_CHILD = r"""
+import json, resource, sys, threading, time, warnings
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import bench_ice
+from sklearn_iclr.datasets import load_voicepath
+from sklearn_iclr.linear_model import ICEClassifier
+from sklearn_iclr.linear_model._ice import _classifier
+
+def emit(**row):
+    print(json.dumps(row), flush=True)
+
+def resident():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize()
+
+def peak():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+warnings.simplefilter("ignore")
+suite, name, mode, budget = sys.argv[2:6]
+X, y = getattr(bench_ice, suite)[name]()
+ICEClassifier().fit(*load_voicepath(return_X_y=True))
+ICEClassifier(solver="milp").fit(*bench_ice.integer_table(30, 3, 4))
+baseline, warm_peak = resident(), peak()
+sweep_seconds = _classifier.sweep_seconds
+sweep_bytes = _classifier.ICEClassifier._sweep_bytes
+
+def predicted_seconds(*args):
+    emit(predicted_seconds=(seconds := sweep_seconds(*args)))
+    return seconds
+
+def predicted_bytes(self, *args):
+    emit(predicted_bytes=(n_bytes := sweep_bytes(self, *args)))
+    return n_bytes
+
+_classifier.sweep_seconds = predicted_seconds
+_classifier.ICEClassifier._sweep_bytes = predicted_bytes
+state = {"resident": baseline}
+
+def ticker():
+    while True:
+        for _ in range(20):
+            state["resident"] = max(state["resident"], resident())
+            time.sleep(0.01)
+        grown = peak() - baseline if peak() > warm_peak else 0
+        emit(cpu=time.process_time() - cpu0, wall=time.perf_counter() - wall0,
+             memory=max(grown, state["resident"] - baseline))
+
+params = {
+    "sweep": dict(solver="sweep", search="exact", max_candidates=10**15),
+    "milp": dict(solver="milp", max_candidates=int(float(budget))),
+    "portfolio": dict(max_candidates=int(float(budget))),
+}[mode]
+cpu0, wall0 = time.process_time(), time.perf_counter()
+emit(start=True)
+threading.Thread(target=ticker, daemon=True).start()
+try:
+    clf = ICEClassifier(**params).fit(X, y)
+except ValueError as error:
+    emit(refused=str(error)[:300])
+else:
+    emit(cpu=time.process_time() - cpu0, wall=time.perf_counter() - wall0,
+         errors=clf.weighted_error_, optimal=bool(clf.optimal_),
+         proved_by=clf.portfolio_["proved_by"],
+         sweep_seconds=clf.portfolio_["sweep_seconds"],
+         milp_seconds=clf.portfolio_["milp_seconds"], done=True)
+time.sleep(0.25)
+"""
+
+
+def _fit_in_child(suite_name, name, mode, limit):
+    """Run one fit in a fresh process, stopped ``limit`` seconds after it
+    starts; returns the merged rows it printed."""
+    budget = limit * 4e7  # max_candidates of ``limit`` seconds
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _SUITE_CHILD,
+            os.path.dirname(os.path.abspath(__file__)),
+            suite_name,
+            name,
+            mode,
+            str(budget),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    result, started = {}, None
+    os.set_blocking(child.stdout.fileno(), False)
+    buffer = ""
+    while True:
+        chunk = child.stdout.read() or ""
+        buffer += chunk
+        *lines, buffer = buffer.split("\n")
+        for line in lines:
+            if line.startswith("{"):
+                row = json.loads(line)
+                started = started or (time.perf_counter() if "start" in row else None)
+                result.update(row)
+        if child.poll() is not None and not chunk:
+            break
+        if started and time.perf_counter() - started > limit:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            result["stopped"] = True
+            break
+        time.sleep(0.05)
+    return result
+
+
+def _outcome(run, limit):
+    if "refused" in run:
+        return "refused"
+    if run.get("stopped"):
+        return f"> {limit:g} s"
+    return "proved" if run.get("optimal") else "not proved"
+
+
+def suite(quick, limit):
+    """Each instance by the sweep alone, HiGHS alone and the portfolio."""
+    instances, suite_name = (QUICK_SUITE, "QUICK_SUITE") if quick else (SUITE, "SUITE")
+    rows = []
+    for name in instances:
+        X, y = instances[name]()
+        load_before = os.getloadavg()[0]
+        runs = {
+            mode: _fit_in_child(suite_name, name, mode, limit)
+            for mode in ("sweep", "milp", "portfolio")
+        }
+        proven = [
+            runs[mode]["wall"]
+            for mode in ("sweep", "milp")
+            if _outcome(runs[mode], limit) == "proved"
+        ]
+        target = 1.25 * min(proven) + 1.0 if proven else np.nan
+        sweep, portfolio = runs["sweep"], runs["portfolio"]
+        predicted = sweep.get("predicted_seconds", np.nan)
+        measured = sweep.get("cpu", np.nan)
+        row = {
+            "data": name,
+            "N": len(y),
+            "distinct": len(np.unique(X, axis=0)),
+            "D": X.shape[1],
+        }
+        for mode in ("sweep", "milp", "portfolio"):
+            run = runs[mode]
+            row[f"{mode}_wall_s"] = run.get("wall", np.nan)
+            row[f"{mode}_cpu_s"] = run.get("cpu", np.nan)
+            row[f"{mode}_outcome"] = _outcome(run, limit)
+            row[f"{mode}_errors"] = run.get("errors", np.nan)
+        row["proved_by"] = portfolio.get("proved_by")
+        row["target_s"] = target
+        row["portfolio_within_target"] = bool(
+            proven
+            and _outcome(portfolio, limit) == "proved"
+            and portfolio["wall"] <= target
+        )
+        row["predicted_s"] = predicted
+        row["sweep_cpu/predicted"] = measured / predicted
+        row["predicted_MiB"] = sweep.get("predicted_bytes", np.nan) / 2**20
+        row["sweep_MiB"] = sweep.get("memory", np.nan) / 2**20
+        row["portfolio_MiB"] = portfolio.get("memory", np.nan) / 2**20
+        row["load_before"] = load_before
+        row["load_after"] = os.getloadavg()[0]
+        rows.append(row)
+        print(rows[-1], flush=True)
+    report(
+        "ice_suite",
+        rows,
+        title=(
+            f"Sweep alone, HiGHS alone and the portfolio, each in a fresh process "
+            f"(stopped at {limit:g} s), with the cost model's predicted time and "
+            "memory of the sweep (CPU s on one core; MiB on top of the warm "
+            "process)"
+        ),
+        meta={"quick": quick, "limit_s": limit},
+    )
+
+
+def heuristic(quick):
+    """The heuristic's announced time against its measured one (default
+    budget: about a minute; ``--quick``: a tenth of it)."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    wide = rng.standard_normal((1000, 200))
+    score = wide[:, :5].sum(axis=1) + 2 * rng.standard_normal(1000)
+    problems = {
+        "Gaussian 1000x200": (wide, (score > 0).astype(int)),
+        "diabetes (binarized)": binarized_diabetes(),
+    }
+    budget = 240_000_000 if quick else 2_400_000_000
+    rows = []
+    for name, (X, y) in problems.items():
+        load = os.getloadavg()[0]
+        start, cpu = time.perf_counter(), time.process_time()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            clf = ICEClassifier(max_candidates=budget).fit(X, y)
+        announced = [str(w.message) for w in caught if "heuristic" in str(w.message)]
+        rows.append(
+            {
+                "data": name,
+                "N": X.shape[0],
+                "D": X.shape[1],
+                "announced_s": budget / 4e7,
+                "wall_s": time.perf_counter() - start,
+                "cpu_s": time.process_time() - cpu,
+                "wall/announced": (time.perf_counter() - start) / (budget / 4e7),
+                "errors": clf.n_errors_,
+                "lr_errors": errors(LogisticRegression(max_iter=1000), X, y),
+                "optimal": bool(clf.optimal_),
+                "proved_by": clf.portfolio_["proved_by"],
+                "candidates": clf.n_candidates_,
+                "warned": bool(announced),
+                "load": load,
+            }
+        )
+        print(rows[-1], flush=True)
+    report(
+        "ice_heuristic",
+        rows,
+        title=(
+            "The over-budget heuristic (next to HiGHS) against the time its "
+            "warning announces"
+        ),
+        meta={"quick": quick, "max_candidates": budget},
+    )
+
+
+def cost(quick):
+    """Time each kernel call of the exhaustive scans of a set of problems and
+    fit the constants of ``_cost_model.chunk_seconds`` by least squares on the
+    relative error (non-negative); print the fit and the spread of the
+    predicted/measured ratios. The constants in ``_cost_model`` are copied
+    from a full run of this table."""
+    from scipy.optimize import nnls
+
+    from sklearn_iclr.linear_model._ice import _cost_model, _search
+
+    calls = []
+    scan = _search._kernel.scan
+
+    def timed(Z, signed_weight, pencils, d, bound, exhaustive, start, *rest):
+        begin = time.thread_time()
+        out = scan(Z, signed_weight, pencils, d, bound, exhaustive, start, *rest)
+        seconds = time.thread_time() - begin
+        swept = pencils[start : out[0]]
+        calls.append(
+            (
+                len(Z),
+                d,
+                len(swept),
+                _cost_model.count_prefixes(swept, d),
+                out[-2] + out[-1],  # pencils skipped: by the bound, foreign
+                out[1],  # planes examined
+                seconds,
+            )
+        )
+        return out
+
+    problems = {
+        "caesarian": load_caesarian(return_X_y=True),
+        "haberman": load_haberman(return_X_y=True),
+        "random binary 24x12": random_binary(),
+        "1000x3 tied grid": integer_table(300 if quick else 1000, 3, 10),
+    }
+    rng = np.random.default_rng(0)
+    shapes = {3: [100, 200], 4: [40, 60], 5: [25, 35], 7: [16, 20], 10: [14, 17]}
+    shapes.update({20: [24, 26], 40: [43, 45]} if not quick else {})
+    for d, sizes in shapes.items():
+        for n in sizes:
+            X = rng.standard_normal((n, d))
+            score = X @ rng.standard_normal(d) + 1.5 * rng.standard_normal(n)
+            problems[f"Gaussian {n}x{d}"] = (X, (score > 0).astype(int))
+    for n, d, levels in [(60, 4, 4), (40, 5, 3), (30, 6, 3)]:
+        problems[f"grid {n}x{d}"] = integer_table(n, d, levels)
+    _search._kernel.scan = timed
+    try:
+        scan_pencils(*search_problem(*synthetic(10, 2)), combinations_array(10, 1))
+        calls.clear()
+        for X, y in problems.values():
+            Y, labels, weight = search_problem(X, y)
+            bound = float(np.sum(weight[_surrogate(Y, labels, weight)[0] != labels]))
+            m, d = Y.shape
+            for pencils in _search.exhaustive_chunks(m, d, 2_000_000 // (m - d + 1)):
+                cost_found, _, found, _ = scan_pencils(
+                    Y, labels, weight, pencils, bound
+                )
+                bound = cost_found if found is not None else bound
+    finally:
+        _search._kernel.scan = scan
+    m, d, n_pencils, n_prefixes, n_skipped, n_examined, seconds = np.array(calls).T
+    width = d + 1
+    terms = np.column_stack(
+        [
+            np.ones_like(m),
+            n_prefixes * width**3,
+            n_prefixes * m * width,
+            (n_pencils - n_skipped) * m,
+            n_examined,
+        ]
+    )
+    weight = 1.0 / np.maximum(seconds, 2e-5)
+    fitted, _ = nnls(terms * weight[:, None], seconds * weight)
+    names = ["CALL", "FRAME_CUBE", "FRAME_POINT", "SWEPT_POINT", "PLANE"]
+    current = [getattr(_cost_model, name) for name in names]
+    ratios = (terms @ fitted) / seconds
+    timed_calls = seconds > 1e-3
+    rows = [
+        {"constant": name, "fitted": float(value), "in _cost_model": now}
+        for name, value, now in zip(names, fitted, current, strict=True)
+    ]
+    spread = np.percentile(ratios[timed_calls], [5, 50, 95])
+    rows.append(
+        {
+            "constant": "predicted/measured (calls > 1 ms): 5 %, median, 95 %",
+            "fitted": ", ".join(f"{value:.2f}" for value in spread),
+            "in _cost_model": ", ".join(
+                f"{value:.2f}"
+                for value in np.percentile(
+                    ((terms @ np.array(current)) / seconds)[timed_calls], [5, 50, 95]
+                )
+            ),
+        }
+    )
+    for row in rows:
+        print(row, flush=True)
+    report(
+        "ice_cost",
+        rows,
+        title=(
+            f"Cost model constants: least squares over {len(calls)} timed kernel "
+            f"calls (thread CPU s; load {os.getloadavg()[0]:.1f})"
+        ),
+        meta={"quick": quick, "calls": len(calls)},
+    )
+
+
 def _options(parser):
     parser.add_argument(
         "--real-sets",
@@ -597,7 +1011,10 @@ def _options(parser):
     parser.add_argument(
         "--tables",
         default="real,scaling,kernel,compile,ties",
-        help="comma-separated: real, scaling, kernel, compile, ties, big, dask",
+        help=(
+            "comma-separated: real, scaling, kernel, compile, ties, big, dask, "
+            "suite, heuristic, cost"
+        ),
     )
 
 
@@ -622,6 +1039,12 @@ def main(argv=None):
         big(args.quick, 10 if args.quick else 120)
     if "dask" in tables:
         dask_workers(args.quick)
+    if "suite" in tables:
+        suite(args.quick, 10 if args.quick else 120)
+    if "heuristic" in tables:
+        heuristic(args.quick)
+    if "cost" in tables:
+        cost(args.quick)
 
 
 if __name__ == "__main__":
