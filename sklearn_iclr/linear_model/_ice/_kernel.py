@@ -28,20 +28,16 @@ would compile the helper once more for the literal type.
 import numpy as np
 from numba import njit
 
-# Same tolerances as the numpy oracle (see ``_search``).
-RANK_TOL = 1e-9
-FLAT_TOL = 1e-9
-ANGLE_TOL = 1e-9
-ROUNDING = 16 * np.finfo(float).eps
-# Pruning (``_lines``, ``_pencil_bound``, ``_on_line_below``). Points of one
-# line through the prefix flat are merged only when their unit directions
-# (or, for skipping a pencil, the sine between them) agree this closely (a
-# tight test: a missed merge only weakens the bound or skips less) ...
-LINE_TOL = 1e-12
-# ... and two lines count as coplanar with a pencil's axis when their angles
-# about it differ by less than this plus both angles' rounding bounds (a loose
-# test, 10x the sweep's ``ANGLE_TOL``: a wrong merge only weakens the bound).
-PLANE_TOL = 1e-8
+from ._tolerances import (
+    ANGLE_TOL,
+    FLAT_TOL,
+    LINE_TOL,
+    PLANE_TOL,
+    PREFIX_FLAT_TOL,
+    RANK_TOL,
+    ROUNDING,
+)
+
 # The forced-error bound is computed in windows of this many prefixes while
 # it skips at least two pencils per prefix (finding the lines costs about two
 # swept pencils); after a window below that it rests for BOUND_REST windows
@@ -61,6 +57,23 @@ SMALL_ELIGIBLE = 48
 DENSE_ELIGIBLE = 48
 # A fixed direction (irrational ratios) whose dot product sorts the lines.
 _KEY = (0.5773502691896258, 0.7071067811865476, 0.4082482904638631)
+
+
+@njit(cache=True)
+def compiled_tolerances():
+    """The tolerances the loaded kernels were compiled with (numba's cache
+    keeps them when ``_tolerances`` is edited), in the order ``RANK_TOL``,
+    ``FLAT_TOL``, ``ANGLE_TOL``, ``ROUNDING``, ``LINE_TOL``, ``PLANE_TOL``,
+    ``PREFIX_FLAT_TOL``."""
+    return (
+        RANK_TOL,
+        FLAT_TOL,
+        ANGLE_TOL,
+        ROUNDING,
+        LINE_TOL,
+        PLANE_TOL,
+        PREFIX_FLAT_TOL,
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -255,7 +268,7 @@ def _on_line_below(projected, norms, last):
         c1 = pz[j] * u0 - px[j] * u2
         c2 = px[j] * u1 - py[j] * u0
         largest = max(abs(c0), max(abs(c1), abs(c2)))
-        found += (largest <= scale * norms[j]) & (norms[j] > 1e-6)
+        found += (largest <= scale * norms[j]) & (norms[j] > PREFIX_FLAT_TOL)
     return found > 0
 
 
@@ -282,7 +295,7 @@ def _lines(projected, signed_weight, pencil, d, lwork, liwork):
     for i in range(m):
         p0, p1, p2 = projected[0, i], projected[1, i], projected[2, i]
         norm = np.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
-        skip = norm <= 1e-6  # near the prefix's flat: left out (safe)
+        skip = norm <= PREFIX_FLAT_TOL  # near the prefix's flat: left out (safe)
         for k in range(d - 2):
             if pencil[k] == i:
                 skip = True

@@ -30,22 +30,8 @@ from math import comb
 import numpy as np
 
 from . import _kernel
+from ._tolerances import ANGLE_TOL, FLAT_TOL, RANK_TOL, ROUNDING
 
-# Relative tolerance of affine dependence (singular values, QR diagonals).
-RANK_TOL = 1e-9
-# Feature vectors (min-max scaled to [-1, 1]) closer than this in every
-# coordinate are one location: they always share a label.
-MERGE_TOL = 1e-9
-# A point whose homogeneous coordinates are within this distance of the
-# (d - 2)-flat of a pencil lies on every plane of the pencil.
-FLAT_TOL = 1e-9
-# Two points met by the rotating plane at angles closer than this, beyond the
-# rounding error of the two angles, lie on the same plane.
-ANGLE_TOL = 1e-9
-# Multiple of the machine epsilon per homogeneous coordinate bounding the
-# rounding error of an angle (before division by its point's distance from
-# the pencil's flat and multiplication by the pencil's condition number).
-ROUNDING = 16 * np.finfo(float).eps
 # Entries (pencils x points) processed per vectorised batch.
 BATCH_ENTRIES = 1 << 18
 
