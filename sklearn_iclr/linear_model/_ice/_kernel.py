@@ -25,6 +25,8 @@ both). A counter passed to a compiled helper starts as ``np.int64(0)``, not
 would compile the helper once more for the literal type.
 """
 
+import enum
+
 import numpy as np
 from numba import njit
 
@@ -55,6 +57,33 @@ SMALL_ELIGIBLE = 48
 # time with ``_sweep_owned`` alone; 64 is 4 % slower on Haberman and on 400
 # points in general position in D = 3, 48 is not).
 DENSE_ELIGIBLE = 48
+
+
+class Prune(enum.IntFlag):
+    """What ``scan`` skips. Over all the pencils of an exhaustive
+    enumeration, every combination gives the same result; only the
+    examinations differ."""
+
+    NONE = 0
+    #: The pencils that own none of their planes (their flat holds more
+    #: points than their own d - 1 and they are not its greedy owner, or no
+    #: point has an index above their largest), with ``exhaustive``.
+    FOREIGN = 1
+    #: The pencils whose forced-error bound (``_pencil_bound``) reaches the
+    #: best cost found so far, for d >= 3 (computed while it pays, see
+    #: ``BOUND_WINDOW``).
+    BOUND = 2
+    #: Every plane but those a pencil owns (``_dense_owned``,
+    #: ``_sweep_owned``), with ``exhaustive``: a plane is then found in its
+    #: first pencil only, so a chunk of pencils may miss a plane that an
+    #: earlier chunk holds.
+    OWNED = 4
+    ALL = FOREIGN | BOUND | OWNED
+
+
+# numba compiles no ``enum.IntFlag``: ``scan`` takes ``int(prune)`` and tests
+# these bits.
+_FOREIGN, _BOUND, _OWNED = int(Prune.FOREIGN), int(Prune.BOUND), int(Prune.OWNED)
 # A fixed direction (irrational ratios) whose dot product sorts the lines.
 _KEY = (0.5773502691896258, 0.7071067811865476, 0.4082482904638631)
 
@@ -1045,19 +1074,12 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     pencil, then the least such index); when ``exhaustive``, every plane
     through more than d points whose off-plane cost is below the best found
     before its pencil, in its owner pencil only, by pencil and least point
-    index of its group; and the pencils skipped unswept (with ``prune``, for
-    d >= 3) because their lower bound (``_pencil_bound``) already reached the best
-    cost found so far, and those (with ``prune`` and ``exhaustive``) that own
-    none of their planes (``_on_line_below``, ``_angles``, and the pencils
-    whose largest index is the last point's: ``_sweep_owned``): neither could
+    index of its group; and the pencils skipped unswept because their lower
+    bound already reached the best cost found so far (``Prune.BOUND``) and
+    because they own none of their planes (``Prune.FOREIGN``): neither could
     have improved the best, so the result is the same.
 
-    ``prune`` is a bit set: 1 skips the pencils that own none of their
-    planes, 2 those whose bound reaches the best (the bound is computed only
-    while it pays, see ``BOUND_WINDOW``), 4 (with ``exhaustive``)
-    evaluates only the planes a pencil owns (``_sweep_owned``), which with
-    ``exhaustive`` leaves the result unchanged over all pencils (the planes
-    left out are found in their first pencil), not chunk by chunk.
+    ``prune`` is ``int(Prune)``, the rules that apply.
     """
     m = Z.shape[0]
     n_pencils = pencils.shape[0]
@@ -1079,7 +1101,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     check_owner = exhaustive and d > 1
     lwork = np.empty((13, m + 1))
     liwork = np.empty((3, m + 1), dtype=np.int64)
-    owned = check_owner and prune & 4 != 0
+    owned = check_owner and prune & _OWNED != 0
     owork, oiwork = _owned_work(m if owned else 0)
     g_lower = np.empty(m + 1)
     g_size = np.empty(m + 1, dtype=np.int64)
@@ -1087,8 +1109,8 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     g_heavier = np.empty(m + 1)  # only filled by ``_groups``
     n_forced, forced = 0, 0.0
     # With pruning, pencils that own none of their planes are not sorted.
-    foreign = np.empty(m if prune & 1 and check_owner else 0, dtype=np.int64)
-    bounding = prune & 2 and d > 2
+    foreign = np.empty(m if prune & _FOREIGN and check_owner else 0, dtype=np.int64)
+    bounding = prune & _BOUND and d > 2
     bounded = bounding  # the bound is on in this window of prefixes
     window_prefixes, window_pruned, resting = 0, 0, 0
     norms = np.empty(m)

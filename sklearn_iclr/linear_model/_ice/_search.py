@@ -326,16 +326,16 @@ def scan_pencils(
         vectorised numpy sweep, kept only as the tests' oracle; it also breaks
         ties between equal candidates differently (first key), so the two
         agree on the cost, not always on the labelling.
-    prune : bool, default=True
-        Skip, unswept, the pencils whose lower bound (the prefix's forced
-        errors, see ``_kernel._lines``) already reaches the best cost
-        found so far (compiled sweep, d >= 3), and, when ``exhaustive``, the
-        pencils that own none of their planes, and evaluate in each pencil
-        only the planes it owns (``_kernel._sweep_owned``: a plane
-        through exactly d points only in the first of its d pencils). The
-        result over all the pencils of an enumeration is the same (a chunk
-        of it may miss a plane that an earlier chunk holds); only
-        ``n_examined`` is smaller.
+    prune : bool or _kernel.Prune, default=True
+        The rules by which the compiled sweep skips work (``True``: all of
+        them, ``Prune.ALL``): pencils whose lower bound (the prefix's forced
+        errors, see ``_kernel._lines``) already reaches the best cost found
+        so far (d >= 3), and, when ``exhaustive``, pencils that own none of
+        their planes, and in each pencil every plane it does not own (a plane
+        through exactly d points is evaluated only in the first of its d
+        pencils). The result over all the pencils of an enumeration is the
+        same (a chunk of it may miss a plane that an earlier chunk holds);
+        only ``n_examined`` is smaller.
     stats : dict, default=None
         When given, ``stats["pruned"]`` is increased by the number of pencils
         skipped by the bound and ``stats["foreign"]`` by those skipped because
@@ -354,6 +354,8 @@ def scan_pencils(
         Candidate hyperplanes examined (sweep groups).
     """
     cache = {} if cache is None else cache
+    if isinstance(prune, bool):
+        prune = _kernel.Prune.ALL if prune else _kernel.Prune.NONE
     if not compiled:
         return _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive)
     *result, (n_pruned, n_foreign) = _scan_compiled(
@@ -464,7 +466,7 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
             bool(exhaustive),
             start,
             capacity,
-            7 if prune is True else int(prune),
+            int(prune),
         )
         n_pruned += pruned
         n_foreign += foreign
