@@ -306,29 +306,25 @@ def test_bound_windows_change_nothing_on_a_degree_two_fit():
     assert stats["pruned"] > 0
 
 
-def _owned_and_full_groups(X, table_width=None, every=1):
+def _owned_and_full_groups(X, every=1):
     """Per pencil (every ``every``-th) of distinct points ``X``, with random
     labels and integer weights: its number of eligible points (above its
     largest), the groups of ``_sweep_owned`` (None where it declines), of
     ``_dense_owned`` (None where it declines) and those of the full sweep
     (``_order``, ``_groups``) made of eligible points, as sorted (cost,
     size, least point) lists. The work arrays persist across pencils, as in
-    ``scan``; ``table_width`` replaces the width of ``oiwork``."""
+    ``scan``."""
     rng = np.random.default_rng(1)
     y = rng.choice([-1, 1], len(X)).astype(np.int8)
     w = rng.integers(1, 4, len(X)).astype(float)
     Y = affine_coordinates(X)
     m, d = Y.shape
     Z = np.ascontiguousarray(np.column_stack([Y, np.ones(m)]))
-    ZT = np.ascontiguousarray(Z.T)
     signed_weight = y * w
-    work, iwork = np.empty((7, m + 1)), np.empty((4, m + 1), dtype=np.int64)
-    units, frame = np.empty((d - 1, d + 1)), np.empty((3, d + 1))
-    projector, projected = np.empty((d + 1, d + 1)), np.empty((3, m))
-    prefix, no_foreign = np.empty(2), np.empty(0, dtype=np.int64)
-    owork, oiwork = _kernel._owned_work(m)
-    if table_width is not None:
-        oiwork = np.empty((oiwork.shape[0], table_width), dtype=np.int64)
+    ws = _kernel.workspace(Z, d, True, False)
+    ZT, units, frame, projector, projected, prefix = ws[:6]
+    work, iwork, owork, oiwork = ws.sweep, ws.sweep_index, ws.owned, ws.owned_index
+    no_foreign = np.empty(0, dtype=np.int64)
     g_lower, g_size = np.empty(m + 1), np.empty(m + 1, dtype=np.int64)
     g_least, g_heavier = np.empty(m + 1, dtype=np.int64), np.empty(m + 1)
 

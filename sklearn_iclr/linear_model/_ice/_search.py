@@ -457,7 +457,7 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
     n_examined, n_pruned, n_foreign, start = 0, 0, 0, 0
     capacity = 4 * m + 4096
     while start < len(pencils):
-        start, examined, cost, pencil, point, *tied, pruned, foreign = _kernel.scan(
+        found = _kernel.scan(
             Z,
             signed_weight,
             pencils,
@@ -468,27 +468,29 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
             capacity,
             int(prune),
         )
-        n_pruned += pruned
-        n_foreign += foreign
-        n_examined += examined
-        if pencil >= 0:
-            best_cost, best_key, sub_labels = cost, (int(pencil), int(point)), None
+        start = found.stop
+        n_pruned += found.n_pruned
+        n_foreign += found.n_foreign
+        n_examined += found.n_examined
+        if found.best_pencil >= 0:
+            best_cost, sub_labels = found.best_cost, None
+            best_key = (int(found.best_pencil), int(found.best_point))
         # Planes through more than d points: the off-plane cost plus the
         # on-plane optimum, cheapest off-plane cost first (then by pencil and
         # least point index, as the kernel orders the planes of one cost).
-        cand_pencil, cand_point, cand_lower = tied
-        for k in np.lexsort((cand_point, cand_pencil, cand_lower)):
-            if not cand_lower[k] < best_cost:
+        tied_lower = found.tied_lower
+        for k in np.lexsort((found.tied_point, found.tied_pencil, tied_lower)):
+            if not tied_lower[k] < best_cost:
                 break
-            key = (int(cand_pencil[k]), int(cand_point[k]))
+            key = (int(found.tied_pencil[k]), int(found.tied_point[k]))
             _, on_plane, _ = _kernel.plane_labels(
                 Z, signed_weight, pencils[key[0]], d, key[1]
             )
             # Only a sub-problem optimum below best - lower can win (with a
             # margin for the rounding of the sum).
-            limit = (best_cost - cand_lower[k]) * (1 + 1e-9) + 1e-12
+            limit = (best_cost - tied_lower[k]) * (1 + 1e-9) + 1e-12
             sub_cost, labels = _solve_cached(X, y, w, on_plane, cache, True, limit)
-            cost = float(cand_lower[k]) + sub_cost
+            cost = float(tied_lower[k]) + sub_cost
             if labels is not None and cost < best_cost:
                 best_cost, best_key, sub_labels = cost, key, labels
     if best_key is None:
