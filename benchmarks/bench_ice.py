@@ -71,6 +71,7 @@ from sklearn_iclr.linear_model._ice._classifier import (
     _Problem,
     _surrogate,
 )
+from sklearn_iclr.linear_model._ice._kernel import Prune
 from sklearn_iclr.linear_model._ice._search import (
     affine_coordinates,
     combinations_array,
@@ -369,7 +370,7 @@ def kernel(quick):
         # pencils (the previous kernel): what evaluating only the planes a
         # pencil owns saves, same run.
         _, sorting_n, sorting_s, sorting_cost, _ = cpu_ns_per_examination(
-            Y, labels, weight, pencils, True, prune=3
+            Y, labels, weight, pencils, True, prune=Prune.FOREIGN | Prune.BOUND
         )
         assert pruned_cost == cost == sorting_cost  # the same optimum
         rows.append(
@@ -888,9 +889,11 @@ def cost(quick):
     relative error (non-negative); print the fit and the spread of the
     predicted/measured ratios. The constants in ``_cost_model`` are copied
     from a full run of this table."""
+    from bench_cost import anchor_seconds
     from scipy.optimize import nnls
 
     from sklearn_iclr.linear_model._ice import _cost_model, _search
+    from sklearn_iclr.utils._cost import REFERENCE_MULTIPLY_ADDS_PER_SECOND
 
     calls = []
     scan = _search._kernel.scan
@@ -899,15 +902,15 @@ def cost(quick):
         begin = time.thread_time()
         out = scan(Z, signed_weight, pencils, d, bound, exhaustive, start, *rest)
         seconds = time.thread_time() - begin
-        swept = pencils[start : out[0]]
+        swept = pencils[start : out.stop]
         calls.append(
             (
                 len(Z),
                 d,
                 len(swept),
                 _cost_model.count_prefixes(swept, d),
-                out[-2] + out[-1],  # pencils skipped: by the bound, foreign
-                out[1],  # planes examined
+                out.n_pruned + out.n_foreign,  # pencils skipped unswept
+                out.n_examined,
                 seconds,
             )
         )
@@ -930,6 +933,7 @@ def cost(quick):
     for n, d, levels in [(60, 4, 4), (40, 5, 3), (30, 6, 3)]:
         problems[f"grid {n}x{d}"] = integer_table(n, d, levels)
     _search._kernel.scan = timed
+    anchor = [anchor_seconds()]
     try:
         scan_pencils(*search_problem(*synthetic(10, 2)), combinations_array(10, 1))
         calls.clear()
@@ -944,7 +948,12 @@ def cost(quick):
                 bound = cost_found if found is not None else bound
     finally:
         _search._kernel.scan = scan
-    m, d, n_pencils, n_prefixes, n_skipped, n_examined, seconds = np.array(calls).T
+    anchor.append(anchor_seconds())
+    # CPU seconds here to reference seconds (the cost table's unit), by the
+    # reference matrix product timed before and after.
+    to_reference = 1.0 / (np.mean(anchor) * REFERENCE_MULTIPLY_ADDS_PER_SECOND)
+    m, d, n_pencils, n_prefixes, n_skipped, n_examined, cpu = np.array(calls).T
+    seconds = cpu * to_reference
     width = d + 1
     terms = np.column_stack(
         [
@@ -985,9 +994,10 @@ def cost(quick):
         rows,
         title=(
             f"Cost model constants: least squares over {len(calls)} timed kernel "
-            f"calls (thread CPU s; load {os.getloadavg()[0]:.1f})"
+            f"calls (reference s: thread CPU s x {to_reference:.3g}; load "
+            f"{os.getloadavg()[0]:.1f})"
         ),
-        meta={"quick": quick, "calls": len(calls)},
+        meta={"quick": quick, "calls": len(calls), "to_reference": to_reference},
     )
 
 

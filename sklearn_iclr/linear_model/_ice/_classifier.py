@@ -19,7 +19,13 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ...utils import check_work_budget, warn_user
+from ...utils import (
+    WorkBudgetError,
+    check_count_budget,
+    estimate_seconds,
+    format_duration,
+    warn_user,
+)
 from ...utils._compat import Interval, StrOptions, _fit_context
 from ...utils.validation import (
     BINARY_ONLY_MESSAGE,
@@ -28,19 +34,17 @@ from ...utils.validation import (
 )
 from . import _kernel
 from ._cost_model import (
-    EXAMINATIONS_PER_SECOND,
     available_memory,
     check_memory,
     chunk_seconds,
     format_bytes,
     linear_program_bytes,
-    linear_program_seconds,
+    linear_program_entries,
     sweep_seconds,
 )
 from ._milp import milp_bytes, solve_milp
 from ._portfolio import MILP_RANK, Incumbent, race
 from ._search import (
-    MERGE_TOL,
     SearchCancelled,
     SearchControl,
     affine_coordinates,
@@ -51,6 +55,7 @@ from ._search import (
     scan_pencils,
 )
 from ._separator import max_margin_separator
+from ._tolerances import MERGE_TOL
 
 # Pencils per parallel task: coarse enough to amortise the task overhead ...
 _EXAMINATIONS_PER_CHUNK = 2_000_000
@@ -361,15 +366,16 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         """Refuse, before the monomials exist, linear programs too large."""
         n_samples, n_features = shape
         n_out = comb(n_features + self.degree, self.degree) - 1
-        check_work_budget(
-            linear_program_seconds(n_samples, n_out) * EXAMINATIONS_PER_SECOND,
+        work = {"lp_entry": linear_program_entries(n_samples, n_out)}
+        check_count_budget(
+            _examinations(estimate_seconds(work)),
             self.max_candidates,
             what=(
                 f"candidate-examination equivalents (the separating linear "
                 f"program over {n_out:,} monomial features of degree <= "
                 f"{self.degree} and {n_samples} samples)"
             ),
-            seconds_per_unit=1.0 / EXAMINATIONS_PER_SECOND,
+            work=work,
             parameter="max_candidates",
             advice="Or lower degree, or select fewer features first.",
         )
@@ -403,12 +409,12 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             milp = partial(solve_milp, Y, y, w, incumbent, MILP_RANK)
         report["predicted_seconds"] = seconds
         report["predicted_bytes"] = table + (milp_bytes(m, d) if milp else 0)
-        budget = self.max_candidates / EXAMINATIONS_PER_SECOND
+        budget = _budget_seconds(self.max_candidates)
         if self.verbose:
             print(
                 f"[ICEClassifier] exact sweep of {m} points in dimension {d}: "
-                f"predicted {_format_seconds(seconds)} on one core and "
-                f"{format_bytes(table)}; budget {_format_seconds(budget)}",
+                f"predicted {format_duration(seconds)} and {format_bytes(table)}; "
+                f"budget {format_duration(budget)}",
                 flush=True,
             )
         if self.solver != "milp" and seconds <= budget and table <= available:
@@ -434,11 +440,15 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 f"{format_bytes(milp_bytes(m, d))} of memory; this process has "
                 f"{format_bytes(available)} available. Use solver='portfolio'."
             )
-        if self.search == "exact" and (
-            milp is None or (self.solver != "milp" and table > available)
-        ):
+        if self.search == "exact" and self.solver != "milp" and table > available:
             # Refused before any allocation: no method is tried.
             raise ValueError(f"search='exact': {verdict} {_SMALLER}")
+        if self.search == "exact" and milp is None:
+            raise WorkBudgetError(
+                f"search='exact': {verdict} {_SMALLER}",
+                work={"hyperplane_examination": _examinations(seconds)},
+                seconds=seconds,
+            )
         if self.solver == "milp" or self.search == "exact":
             n_candidates, timings = race(
                 _no_sweep,
@@ -451,10 +461,14 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 failure = (
                     "HiGHS's MILP did not prove the optimum within "
                     f"max_candidates={self.max_candidates} (about "
-                    f"{_format_seconds(budget)})"
+                    f"{format_duration(budget)} of a reference core)"
                 )
                 if self.search == "exact":
-                    raise ValueError(f"search='exact': {failure}. {verdict}")
+                    raise WorkBudgetError(
+                        f"search='exact': {failure}. {verdict}",
+                        work={"hyperplane_examination": _examinations(seconds)},
+                        seconds=seconds,
+                    )
                 warn_user(
                     f"ICEClassifier: {failure}; optimal_ is False. {verdict}",
                     UserWarning,
@@ -464,7 +478,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         warn_user(
             f"ICEClassifier: {verdict} A heuristic runs instead, for up to "
             f"max_candidates={self.max_candidates} (about "
-            f"{_format_seconds(budget)}), so the training 0-1 loss may not be "
+            f"{format_duration(budget)} of a reference core), so the training 0-1 "
+            "loss may not be "
             "optimal: optimal_ is False unless "
             + (
                 "HiGHS's MILP, still trying next to it, proves it."
@@ -796,7 +811,7 @@ def _sweep_verdict(m, d, seconds, table, available, max_candidates, solver):
     cannot run on this machine."""
     size = (
         f"The exact sweep over {m} distinct points in dimension {d} is predicted "
-        f"to take {_format_seconds(seconds)} on one core"
+        f"to take {format_duration(seconds)} of a reference core"
     )
     if table > available:
         return (
@@ -805,7 +820,7 @@ def _sweep_verdict(m, d, seconds, table, available, max_candidates, solver):
             f"{format_bytes(available)} available."
         )
     smallest = (
-        f"max_candidates={ceil(seconds * EXAMINATIONS_PER_SECOND):.3g} "
+        f"max_candidates={ceil(_examinations(seconds)):.3g} "
         f"runs it ({format_bytes(table)} of pencil tables)"
     )
     if solver == "milp":
@@ -917,9 +932,12 @@ def _off_the_boundary(decision, intercept):
     return intercept + (nonzero.min() / 2 if nonzero.size else 1.0)
 
 
-def _format_seconds(seconds):
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            value = f"{seconds / size:.3g}"
-            return f"{value} {unit}" + ("" if value == "1" else "s")
-    return f"{seconds:.3g} s"
+def _examinations(seconds):
+    """Candidate-examination equivalents (the unit of ``max_candidates``) of
+    so many reference seconds, by the cost table."""
+    return seconds / estimate_seconds({"hyperplane_examination": 1})
+
+
+def _budget_seconds(max_candidates):
+    """Reference seconds of a budget of ``max_candidates`` examinations."""
+    return estimate_seconds({"hyperplane_examination": max_candidates})

@@ -30,20 +30,15 @@ that would not fit.
 
 import os
 from math import comb
-from typing import NamedTuple
 
 import numpy as np
 
 from ._search import BATCH_ENTRIES, SearchControl, exhaustive_chunks, scan_pencils
 
-# The unit of ``max_candidates``: examinations of the compiled sweep per CPU
-# second on a single core, counted as D * C(N, D) (benchmarks/README.md, ICE
-# section). A budget in examinations is max_candidates / this, in seconds.
-EXAMINATIONS_PER_SECOND = 4e7
-
-# Seconds per unit of work of the compiled sweep (least squares over timed
-# chunks: ``bench_ice.py --tables cost``). Pencils skipped unswept cost
-# nothing measurable there.
+# Reference seconds (``sklearn_iclr.utils.estimate_seconds``) per unit of work
+# of the compiled sweep: least squares over timed kernel calls, converted by
+# the reference matrix product timed in the same run (``bench_ice.py --tables
+# cost``). Pencils skipped unswept cost nothing measurable there.
 FRAME_CUBE = 1.27e-9  # per prefix and (d + 1)^3
 FRAME_POINT = 4.0e-9  # per prefix, point and dimension
 SWEPT_POINT = 1.49e-8  # per swept pencil and point
@@ -58,13 +53,12 @@ MIN_SAMPLE = 16
 # swept this much; later ones are priced without pruning.
 PROBE_LIMIT = 0.2
 
-# Seconds of a separating linear program (HiGHS) per row, per row and
-# feature, and per row and squared feature (1e4 to 3e5 rows of 2 to 20
-# features: 3 to 15 microseconds per row; 30 x 500 to 300 x 2000: 8e-8 per
-# row and squared feature) ...
-LP_ROW = 2e-6
-LP_ROW_FEATURE = 6e-7
-LP_ROW_FEATURE2 = 8e-8
+# The separating linear program (HiGHS) in the cost table's ``lp_entry``
+# units (samples x features^2), with its per-row costs: 1e4 to 3e5 rows of 2
+# to 20 features took 3 to 15 microseconds per row, 25 + 7.5 p entries at the
+# 8e-8 s per entry measured from 30 x 500 to 300 x 2000 ...
+LP_ROW_ENTRIES = 25.0
+LP_FEATURE_ENTRIES = 7.5
 # ... and its bytes per row and per nonzero (sparse constraints, HiGHS's
 # copies; the same runs: about 700 B per row and 100 B per nonzero, measured
 # as the growth of the peak resident memory).
@@ -75,17 +69,9 @@ LP_NONZERO_BYTES = 100
 CHECKED_BYTES = 256 * 2**20
 
 
-class Estimate(NamedTuple):
-    """A predicted search: CPU ``seconds`` on one core and ``peak_bytes``
-    allocated on top of what the process holds."""
-
-    seconds: float
-    peak_bytes: int
-
-
 def chunk_seconds(m, d, n_pencils, n_prefixes, n_skipped, n_examined):
-    """CPU seconds of one kernel call over ``n_pencils`` pencils of m points
-    in dimension d, of which ``n_skipped`` were skipped unswept."""
+    """Reference seconds of one kernel call over ``n_pencils`` pencils of m
+    points in dimension d, of which ``n_skipped`` were skipped unswept."""
     width = d + 1
     swept = n_pencils - n_skipped
     return (
@@ -96,9 +82,11 @@ def chunk_seconds(m, d, n_pencils, n_prefixes, n_skipped, n_examined):
     )
 
 
-def linear_program_seconds(n, p):
-    """Seconds of the separating linear program of n samples and p features."""
-    return n * (LP_ROW + LP_ROW_FEATURE * p + LP_ROW_FEATURE2 * float(p) ** 2)
+def linear_program_entries(n, p):
+    """The separating linear program of n samples and p features in the cost
+    table's unit (``lp_entry``: samples x features^2): its per-row and
+    per-nonzero costs added as the entries that take as long."""
+    return n * (float(p) ** 2 + LP_FEATURE_ENTRIES * p + LP_ROW_ENTRIES)
 
 
 def linear_program_bytes(n, p):
