@@ -134,7 +134,9 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         returned may depend on which method proves first.
     max_candidates : int, default=2_400_000_000
         Budget of the search, in candidate-hyperplane examinations of the
-        compiled sweep: ``max_candidates / 4e7`` seconds on one core. Before
+        compiled sweep, each worth the cost table's estimate
+        (:func:`sklearn_iclr.utils.estimate_seconds`; the default is about
+        a minute of a reference core). Before
         the search, a cost model predicts the sweep's time (it sweeps a
         seeded sample of the pencils, sub-problems included, and counts the
         frames, pencils and planes it would compute) and its memory; the
@@ -205,7 +207,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         None when nothing was proven or no search was needed),
         ``"sweep_seconds"`` and ``"milp_seconds"`` (wall seconds each method
         ran, None when it did not start), ``"predicted_seconds"`` (the
-        sweep's predicted CPU seconds on one core) and ``"predicted_bytes"``
+        sweep's predicted reference seconds) and ``"predicted_bytes"``
         (its pencil tables and the MILP's model).
     n_features_in_ : int
         Number of features seen during fit.
