@@ -199,3 +199,25 @@ def test_readme_table_names_every_estimator_once():
     assert sorted(set(flat)) == sorted(flat), "a README row is duplicated"
     missing = {name for name, _ in all_estimators()} - set(flat)
     assert not missing, f"estimators without a README row: {sorted(missing)}"
+
+
+def test_expected_failed_checks_ship_with_the_package():
+    # Issue #40: a user's check_estimator gets the same expected failures, with
+    # their reasons, as the project's common tests (they used to live in
+    # tests/_estimator_params.py, which an installed package does not have).
+    from sklearn.linear_model import Ridge
+
+    from sklearn_iclr import SmallInitMLPRegressor
+    from sklearn_iclr.utils import expected_failed_checks
+
+    listed = 0
+    for _, Estimator in all_estimators():
+        for check, reason in expected_failed_checks(Estimator()).items():
+            assert check.startswith("check_"), check
+            assert reason.strip() and "\n" not in reason, (check, reason)
+            listed += 1
+    assert listed >= 10
+    default_only = "check_regressors_train"
+    assert default_only in expected_failed_checks(SmallInitMLPRegressor())
+    assert default_only not in expected_failed_checks(SmallInitMLPRegressor(max_iter=9))
+    assert expected_failed_checks(Ridge()) == {}

@@ -13,12 +13,17 @@ The private modules and the families that use them
 * ``_torch``, ``_skorch``: torch import, seeding, devices and skorch training,
   in ``neural_network``, ``linear_model``, ``events`` (and ``single_index`` for
   ``_torch``);
+* ``_estimator_checks``: ``expected_failed_checks``, the scikit-learn checks each
+  estimator fails by design and why (the table lives in
+  ``sklearn_iclr/_expected_failed_checks.py``), for users' and the project's
+  common tests;
 * ``_dask``: Dask input (type detection without importing Dask, blockwise
   sufficient statistics, lazy row-wise outputs), in ``rl``, ``linear_model`` and
   ``covariance``.
 """
 
 from ._budget import check_work_budget
+from ._estimator_checks import expected_failed_checks
 from ._skorch import (
     build_mlp,
     epoch_history,
@@ -35,6 +40,7 @@ __all__ = [
     "build_mlp",
     "check_work_budget",
     "epoch_history",
+    "expected_failed_checks",
     "fit_skorch_net",
     "import_torch",
     "module_outputs",
