@@ -1,6 +1,13 @@
-"""Sphinx configuration: numpydoc, autosummary over all_estimators(), gallery."""
+"""Sphinx configuration: numpydoc, autosummary over all_estimators(), gallery.
+
+Each estimator's API page links its benchmark page (the benchmark whose
+``PAGE`` gives its status, ``benchmarks/render.py``) and its gallery examples
+(``examples/plot_<stem>.py`` named after its private module, or else the
+examples that use it), through ``autosummary_context`` and the class template.
+"""
 
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -8,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import sklearn_iclr
+from benchmarks import render
 from sklearn_iclr.utils import all_estimators
 from sklearn_iclr.utils.discovery import SUBPACKAGES
 
@@ -69,6 +77,44 @@ def _write_api_reference():
 
 
 _write_api_reference()
+
+
+def estimator_stem(cls):
+    """The one name of an estimator's artefacts: its private module's stem.
+
+    ``sklearn_iclr.graphical._pseudolikelihood_ising`` gives
+    ``pseudolikelihood_ising``; an estimator in a private subpackage takes the
+    subpackage's (``linear_model._ice._classifier`` gives ``ice``).
+    """
+    private = next(p for p in cls.__module__.split(".")[1:] if p.startswith("_"))
+    return private.removeprefix("_")
+
+
+def _estimator_links():
+    """``({class name: benchmark}, {class name: [example stems]})``."""
+    benchmarks = {
+        cls: name
+        for name, page in render.load_pages().items()
+        for cls in page["estimators"]
+    }
+    examples = {}
+    sources = {
+        p.stem: p.read_text() for p in sorted((ROOT / "examples").glob("plot_*.py"))
+    }
+    for name, cls in all_estimators():
+        own = f"plot_{estimator_stem(cls)}"
+        using = [
+            stem for stem, text in sources.items() if re.search(rf"\b{name}\b", text)
+        ]
+        examples[name] = [own] if own in sources else using
+    return benchmarks, examples
+
+
+_benchmark_pages, _example_pages = _estimator_links()
+autosummary_context = {
+    "benchmark_pages": _benchmark_pages,
+    "example_pages": _example_pages,
+}
 
 
 def _write_estimator_table():
