@@ -27,6 +27,8 @@ from sklearn_iclr.linear_model._ice._search import (
     solve_exact,
 )
 
+pytestmark = pytest.mark.kernel
+
 AGREE = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

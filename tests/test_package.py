@@ -330,3 +330,38 @@ def test_readme_extras_table_names_the_estimators_that_need_torch():
     ).stdout
     assert set(out.split()) == listed
     assert "AveragedLangevinRegressor" in listed
+
+
+def _artefact_name(Estimator):
+    """The stem of the estimator's private module (of its private subpackage,
+    for an estimator that is a subsystem: ``linear_model._ice`` gives ``ice``)."""
+    module = Estimator.__module__.split(".")
+    return next(part for part in module[1:] if part.startswith("_")).lstrip("_")
+
+
+@pytest.mark.parametrize("name, Estimator", all_estimators())
+def test_one_name_per_estimator_across_its_artefacts(name, Estimator):
+    # Issue #39 / docs/conventions.rst: an estimator's test, benchmark, gallery
+    # example and tour entry are all named after its private module, so that a
+    # reader finds one from another (PatchConvAEDetector's were bench_anomaly
+    # and plot_patch_conv_ae; SmallInitMLPRegressor's tour entry entry_saddle).
+    root = Path(__file__).resolve().parents[1]
+    stem = _artefact_name(Estimator)
+    artefacts = {
+        "test": root / "tests" / f"test_{stem}.py",
+        "benchmark": root / "benchmarks" / f"bench_{stem}.py",
+        "gallery example": root / "examples" / f"plot_{stem}.py",
+        "tour entry": root / "sklearn_iclr" / "_tour" / f"entry_{stem}.py",
+    }
+    missing = [
+        f"{kind} {path.relative_to(root)}"
+        for kind, path in artefacts.items()
+        if not path.exists()
+    ]
+    assert not missing, f"{name} ({stem}): missing {missing}"
+    from sklearn_iclr._tour import tour_entries
+
+    shown = {
+        e.name for e in tour_entries() if e.run.__module__.endswith(f"entry_{stem}")
+    }
+    assert name in shown, f"entry_{stem}.py does not show {name}"

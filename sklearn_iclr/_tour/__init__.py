@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from numba.core import event as numba_event
+from ..utils import CompileTimer
 
 
 @dataclass(frozen=True)
@@ -179,33 +179,10 @@ def missing_extra(exc):
     return None
 
 
-class _CompileTimer(numba_event.Listener):
-    """Wall seconds spent compiling numba functions while installed.
-
-    Nested compilations (a kernel compiling its callees) count once.
-    """
-
-    def __init__(self):
-        self.seconds = 0.0
-        self._depth = 0
-        self._start = 0.0
-
-    def on_start(self, event):
-        if self._depth == 0:
-            self._start = time.perf_counter()
-        self._depth += 1
-
-    def on_end(self, event):
-        self._depth -= 1
-        if self._depth == 0:
-            self.seconds += time.perf_counter() - self._start
-
-
 def _run_entry(entry):
     """``(result, seconds, compile_seconds)`` of one entry."""
-    timer = _CompileTimer()
     start = time.perf_counter()
-    with numba_event.install_listener("numba:compile", timer):
+    with CompileTimer() as timer:
         result = entry.run()
     total = time.perf_counter() - start
     return result, total - timer.seconds, timer.seconds

@@ -13,6 +13,8 @@ The private modules and the families that use them
 * ``_torch``, ``_skorch``: torch import, seeding, devices and skorch training,
   in ``neural_network``, ``linear_model``, ``events`` (and ``single_index`` for
   ``_torch``);
+* ``_compile_timer``: ``CompileTimer``, numba's compilation time apart from
+  run time, for the tour and the benchmarks;
 * ``_estimator_checks``: ``expected_failed_checks``, the scikit-learn checks each
   estimator fails by design and why (the table lives in
   ``sklearn_iclr/_expected_failed_checks.py``), for users' and the project's
@@ -23,6 +25,7 @@ The private modules and the families that use them
 """
 
 from ._budget import check_work_budget
+from ._compile_timer import CompileTimer
 from ._estimator_checks import expected_failed_checks
 from ._skorch import (
     build_mlp,
@@ -36,6 +39,7 @@ from ._warnings import warn_user
 from .discovery import all_estimators
 
 __all__ = [
+    "CompileTimer",
     "all_estimators",
     "build_mlp",
     "check_work_budget",
