@@ -5,7 +5,9 @@ HTML build on a loopback port, opens the index, one user-guide page, one API
 page and one benchmark page at 1280 and 390 CSS pixels wide, and fails when a
 page
 
-* scrolls horizontally (the document is wider than the window),
+* scrolls horizontally (the document is wider than the window), or has an
+  element that reaches past the window's right edge and is cut there (tables,
+  code blocks and the sidebars scroll on their own and are left out),
 * has an image that did not load (``naturalWidth == 0``), or a benchmark
   page shows no figure,
 * logs a console error (``SEVERE`` in Chromium's browser log); a resource of
@@ -65,7 +67,8 @@ return {
                 && getComputedStyle(e).position !== "fixed"
                 && !e.closest(".pst-scrollable-table-container, pre, .highlight,"
                               + " .table-wrapper, .bd-toc, .bd-sidebar"))
-        .slice(0, 3).map(e => e.tagName + "." + e.className),
+        .slice(0, 3).map(e => e.tagName + "." + e.className + " '"
+                         + e.textContent.trim().slice(0, 40) + "'"),
 };
 """
 
@@ -113,8 +116,10 @@ def check_page(driver, base, page, name, width, shots):
     if state["scrollWidth"] > state["clientWidth"] + 1:
         problems.append(
             f"scrolls horizontally: {state['scrollWidth']} px in a "
-            f"{state['clientWidth']} px window, widest: {state['wide']}"
+            f"{state['clientWidth']} px window"
         )
+    if state["wide"]:
+        problems.append(f"content cut at the window's edge: {state['wide']}")
     if state["broken"]:
         problems.append(f"images not loaded: {state['broken']}")
     if name == "benchmark" and state["figures"] == 0:

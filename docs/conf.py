@@ -41,6 +41,7 @@ html_theme = "pydata_sphinx_theme"
 # "Search Ctrl+K" field. Not checked in a browser here; see tests/test_docs_conf.py.
 html_title = project
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 html_favicon = "_static/favicon.svg"
 # Without a stored choice the theme reads an empty mode and logs a console
 # error ("Got invalid theme mode"); the browser check of CI found it.
