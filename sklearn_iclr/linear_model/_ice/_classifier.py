@@ -22,7 +22,6 @@ from ...utils import check_work_budget, warn_user
 from ...utils._compat import Interval, StrOptions, _fit_context
 from ...utils.validation import check_binary_target, check_nonnegative_sample_weight
 from ._search import (
-    MERGE_TOL,
     affine_coordinates,
     combinations_array,
     constant_labels,
@@ -31,6 +30,7 @@ from ._search import (
     exhaustive_chunks_bytes,
     scan_pencils,
 )
+from ._tolerances import MERGE_TOL
 
 # Examinations per second and core for the time estimate of a refused search,
 # counted as the budget is (D * C(N, D), before pruning): the compiled, pruned
