@@ -339,11 +339,12 @@ def _owned_and_full_groups(X, every=1):
         prefix[:] = _kernel._prefix(
             Z, ZT, pencil, d, units, frame, projected, projector
         )
-        n_swept, widest = _kernel._angles(
+        n_swept, widest, rounding = _kernel._angles(
             Z, ZT, pencil, d, work, prefix, projected, no_foreign, units
         )
         if n_swept <= 0 or last == m - 1:
             continue
+        _kernel._slacks(work[0], work[7], rounding, work[1])
         arguments = (signed_weight, last, n_swept, widest, work, owork, oiwork)
         owned = written(_kernel._sweep_owned(*arguments))
         dense = written(_kernel._dense_owned(*arguments))

@@ -465,31 +465,40 @@ def _pencil_bound(
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _pseudo_angles(px, py, pz, e1, e2, rounding, angle, slack, direction):
+def _pseudo_angles(px, py, pz, e1, e2, angle, norm, direction):
     """For every point, the pseudo-angle in [0, 2) at which the plane rotating
-    about the pencil's axis meets it (+inf on the pencil's flat), the bound on
-    its rounding error and the orientation (+-1) of its side before that: in
-    the frame (e1, e2) of the axis, (alpha, beta) folded to beta >= 0, the
-    angle 1 - alpha / (|alpha| + |beta|). Branch-free (vectorised)."""
+    about the pencil's axis meets it (+inf on the pencil's flat), its 1-norm
+    in the frame (e1, e2) of the axis (the rounding bound of the angle is
+    inversely proportional to it, see ``_slacks``) and the orientation (+-1)
+    of its side before the plane meets it: (alpha, beta) folded to beta >= 0,
+    the angle 1 - alpha / (|alpha| + |beta|). Branch-free (vectorised)."""
     for i in range(px.shape[0]):
         alpha = px[i] * e1[0] + py[i] * e1[1] + pz[i] * e1[2]
         beta = px[i] * e2[0] + py[i] * e2[1] + pz[i] * e2[2]
         back = (beta < 0.0) | ((beta == 0.0) & (alpha < 0.0))
         fold = -1.0 if back else 1.0
         alpha *= fold
-        norm = abs(alpha) + abs(beta)
-        flat = norm <= FLAT_TOL
+        r = abs(alpha) + abs(beta)
         direction[i] = fold
-        angle[i] = np.inf if flat else 1.0 - alpha / norm
-        slack[i] = rounding if flat else rounding / norm
+        norm[i] = r
+        angle[i] = np.inf if r <= FLAT_TOL else 1.0 - alpha / r
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _slacks(angle, norm, rounding, slack):
+    """The rounding bound of every angle of ``_pseudo_angles`` (``rounding``
+    on the pencil's flat), for the sweeps that compare angles one by one."""
+    for i in range(angle.shape[0]):
+        slack[i] = rounding if angle[i] == np.inf else rounding / norm[i]
 
 
 @njit(cache=True, nogil=True)
 def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
-    """The pseudo-angle, its rounding bound and the fold of every point about
-    one pencil's axis, into ``work[0]``, ``work[1]`` and ``work[5]``.
+    """The pseudo-angle, its norm and the fold of every point about one
+    pencil's axis, into ``work[0]``, ``work[7]`` and ``work[5]``.
 
-    Returns ``(n_swept, largest slack of a swept point)``; ``n_swept`` is -1
+    Returns ``(n_swept, largest rounding bound of a swept angle, the
+    pencil's rounding)`` (``_slacks`` writes the bounds); ``n_swept`` is -1
     when the pencil's points are affinely dependent, and, with ``foreign``
     (a work array of m integers), -2 when the pencil's flat holds more points
     than its own d - 1 and the pencil does not own them (``_owns``): every
@@ -516,25 +525,28 @@ def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
         residual = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
         least = min(prefix[1], residual)
         if not least > RANK_TOL * largest:
-            return -1, 0.0
+            return -1, 0.0, 0.0
         condition = largest / least
         # e1: the standard axis least aligned with u, minus its u component.
         e1, e2 = _axis_frame(u0 / residual, u1 / residual, u2 / residual)
-    angle, slack, direction = work[0, :m], work[1, :m], work[5, :m]
+    angle, norm, direction = work[0, :m], work[7, :m], work[5, :m]
     rounding = ROUNDING * width * condition
     if d == 1:
         # The points (x, 1) themselves: (alpha, beta) = (x, 1); the third
         # coordinate is multiplied by the zeros of e1 and e2.
-        _pseudo_angles(ZT[0], ZT[1], ZT[1], e1, e2, rounding, angle, slack, direction)
+        _pseudo_angles(ZT[0], ZT[1], ZT[1], e1, e2, angle, norm, direction)
     else:
         px, py, pz = projected[0], projected[1], projected[2]
-        _pseudo_angles(px, py, pz, e1, e2, rounding, angle, slack, direction)
+        _pseudo_angles(px, py, pz, e1, e2, angle, norm, direction)
     n_swept = 0
-    widest_slack = 0.0
+    least_norm = np.inf
     for i in range(m):
         swept = angle[i] != np.inf
         n_swept += swept
-        widest_slack = max(widest_slack, slack[i] if swept else 0.0)
+        least_norm = min(least_norm, norm[i] if swept else np.inf)
+    # The largest bound, rounding / norm, of the least norm (division is
+    # monotone, so this is the largest of the bounds ``_slacks`` writes).
+    widest_slack = rounding / least_norm if n_swept > 0 else 0.0
     if foreign.shape[0] > 0 and m - n_swept > d - 1:
         n_flat = np.int64(0)  # not a literal (module docstring)
         for i in range(m):
@@ -543,8 +555,8 @@ def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
                 n_flat += 1
         flat = foreign[:n_flat]  # ascending, as ``_owns`` needs
         if not _owns(Z, flat, n_flat, pencil, d, units):
-            return -2, 0.0
-    return n_swept, widest_slack
+            return -2, 0.0, 0.0
+    return n_swept, widest_slack, rounding
 
 
 @njit(cache=True, nogil=True)
@@ -553,16 +565,20 @@ def _sweep(
 ):
     """Sweep one pencil into the work arrays: ``_angles``, then ``_order``.
     Returns ``n_swept`` (negative: see ``_angles``)."""
-    n_swept, _ = _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units)
+    n_swept, _, rounding = _angles(
+        Z, ZT, pencil, d, work, prefix, projected, foreign, units
+    )
     if n_swept < 0:
         return n_swept
+    _slacks(work[0], work[7], rounding, work[1])
     _order(signed_weight, n_swept, work, iwork)
     return n_swept
 
 
 @njit(cache=True, nogil=True)
 def _order(signed_weight, n_swept, work, iwork):
-    """Sort the angles of ``_angles`` and group and prefix-sum them.
+    """Sort the angles of ``_angles`` and group and prefix-sum them (their
+    rounding bounds, ``work[1]``, written by ``_slacks``).
 
     Afterwards, for positions ``j`` along the sweep: ``iwork[1, j]`` the
     point met (points on the pencil's flat last), ``work[2, j]`` its side
@@ -801,7 +817,8 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     those of ``_order``. That holds when ``_order``'s start, the widest gap,
     is a break between groups, which is certain when ``2 / n_swept`` exceeds
     twice the largest rounding bound plus ``2 * ANGLE_TOL``; otherwise -1 is
-    returned (``scan`` then sweeps the pencil in full).
+    returned (``scan`` then sweeps the pencil in full). The rounding bounds,
+    ``work[1]``, are ``_slacks``'.
 
     Returns the number of groups written: ``owork[8, g]`` the off-plane cost
     of group ``g`` in the cheaper orientation, ``oiwork[1, g]`` its number of
@@ -1026,7 +1043,7 @@ class Workspace(NamedTuple):
     prefix: np.ndarray
     #: (m,): every point's distance from the prefix's flat (``_norms``).
     norms: np.ndarray
-    #: (7, m + 1) and (4, m + 1) int: the rows of ``_angles`` and ``_order``.
+    #: (8, m + 1) and (4, m + 1) int: the rows of ``_angles`` and ``_order``.
     sweep: np.ndarray
     sweep_index: np.ndarray
     #: (15, 2m + 2) and (10, 8m + 32) int: the rows of ``_dense_owned`` and
@@ -1058,7 +1075,7 @@ def workspace(Z, d, owned, bounded):
         np.empty((3, m)),
         np.empty(2),
         np.empty(m),
-        np.empty((7, m + 1)),
+        np.empty((8, m + 1)),
         np.empty((4, m + 1), dtype=np.int64),
         np.empty((15, 2 * m_owned + 2)),
         np.empty((10, 8 * m_owned + 32), dtype=np.int64),
@@ -1244,7 +1261,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                     window_pruned += 1
                     b += 1
                     continue
-        n_swept, widest_slack = _angles(
+        n_swept, widest_slack, rounding = _angles(
             Z, ZT, pencil, d, work, prefix, projected, foreign, units
         )
         b += 1
@@ -1259,6 +1276,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                 signed_weight, last, n_swept, widest_slack, work, owork, oiwork
             )
             if n_groups < 0:
+                _slacks(work[0], work[7], rounding, work[1])
                 n_groups = _sweep_owned(
                     signed_weight, last, n_swept, widest_slack, work, owork, oiwork
                 )
@@ -1267,6 +1285,8 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                 g_size[g] = oiwork[1, g]
                 g_least[g] = oiwork[2, g]
         if n_groups < 0:
+            if not owned:
+                _slacks(work[0], work[7], rounding, work[1])
             _order(signed_weight, n_swept, work, iwork)
             n_groups = _groups(
                 iwork, work, n_swept, signed_weight, g_lower, g_size, g_least, g_heavier
