@@ -282,6 +282,21 @@ def _norms(projected, norms):
 
 
 @njit(cache=True, nogil=True)
+def _on_flat_below(norms, first):
+    """Whether a point of index below ``first``, the prefix's least, lies on
+    the prefix's flat: within ``FLAT_TOL / 2``, which puts it on the flat of
+    every pencil of the prefix (``_pseudo_angles`` measures its distance
+    from the pencil's axis in the 1-norm, at most sqrt(2) times this). Its
+    index is then the least of every such flat, and the greedy owner of a
+    flat starts with its least point (``_owns``): no pencil of the prefix
+    owns any of its planes."""
+    found = 0
+    for j in range(first):
+        found += norms[j] <= 0.5 * FLAT_TOL
+    return found > 0
+
+
+@njit(cache=True, nogil=True)
 def _on_line_below(projected, norms, last):
     """Whether a point of lower index than ``last`` lies on the line through
     the prefix's flat and ``last`` (the pencil's flat): then the pencil owns
@@ -1206,6 +1221,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     # With pruning, pencils that own none of their planes are not sorted.
     foreign = np.empty(m if prune & _FOREIGN and check_owner else 0, dtype=np.int64)
     bounded = bounding  # the bound is on in this window of prefixes
+    foreign_prefix = False  # no pencil of the prefix owns a plane
     window_prefixes, window_pruned, resting = 0, 0, 0
     b = start
     while b < n_pencils and n_tied + m <= capacity:
@@ -1216,22 +1232,25 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
             )
             if foreign.shape[0] > 0 and d > 2:
                 _norms(projected, norms)
-            if bounding and window_prefixes == BOUND_WINDOW:
+                foreign_prefix = _on_flat_below(norms, pencil[0])
+            if bounding and not foreign_prefix:
+                if window_prefixes == BOUND_WINDOW:
+                    if bounded:
+                        bounded = window_pruned >= 2 * BOUND_WINDOW
+                    else:
+                        resting += 1
+                        bounded = resting == BOUND_REST
+                        resting = 0 if bounded else resting
+                    window_prefixes, window_pruned = 0, 0
+                window_prefixes += 1
                 if bounded:
-                    bounded = window_pruned >= 2 * BOUND_WINDOW
-                else:
-                    resting += 1
-                    bounded = resting == BOUND_REST
-                    resting = 0 if bounded else resting
-                window_prefixes, window_pruned = 0, 0
-            window_prefixes += 1
-            if bounded:
-                n_forced, forced = _lines(
-                    projected, signed_weight, pencil, d, lwork, liwork
-                )
+                    n_forced, forced = _lines(
+                        projected, signed_weight, pencil, d, lwork, liwork
+                    )
         last = pencil[d - 2] if d > 1 else -1
-        if owned and last == m - 1:
-            # No point above the pencil's largest: it owns no plane.
+        if foreign_prefix or (owned and last == m - 1):
+            # A point below the prefix on its flat (``_on_flat_below``), or no
+            # point above the pencil's largest: the pencil owns no plane.
             n_foreign += 1
             b += 1
             continue
