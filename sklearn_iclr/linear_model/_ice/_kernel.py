@@ -282,18 +282,24 @@ def _norms(projected, norms):
 
 
 @njit(cache=True, nogil=True)
-def _on_flat_below(norms, first):
-    """Whether a point of index below ``first``, the prefix's least, lies on
-    the prefix's flat: within ``FLAT_TOL / 2``, which puts it on the flat of
-    every pencil of the prefix (``_pseudo_angles`` measures its distance
-    from the pencil's axis in the 1-norm, at most sqrt(2) times this). Its
-    index is then the least of every such flat, and the greedy owner of a
-    flat starts with its least point (``_owns``): no pencil of the prefix
-    owns any of its planes."""
-    found = 0
-    for j in range(first):
-        found += norms[j] <= 0.5 * FLAT_TOL
-    return found > 0
+def _prefix_owns(Z, norms, pencil, d, flat, units):
+    """Whether the greedy owner (``_owns``) of the flat of a pencil of this
+    prefix can start with the prefix's own d - 2 points. The points within
+    ``FLAT_TOL / 2`` of the prefix's flat lie on the flat of every pencil of
+    the prefix (``_pseudo_angles`` measures the distance from the pencil's
+    axis in the 1-norm, at most sqrt(2) times this); when the greedy choice
+    among those up to the prefix's largest (``flat``, a work array) takes
+    another point, it takes it from every such flat, whatever else lies on
+    it (the choices before that point are the same), and no pencil of the
+    prefix owns any of its planes."""
+    top = pencil[d - 3]
+    n_flat = np.int64(0)  # not a literal (module docstring)
+    for j in range(top + 1):
+        flat[n_flat] = j
+        n_flat += norms[j] <= 0.5 * FLAT_TOL
+    if n_flat <= d - 2:  # the prefix's own points only
+        return True
+    return _owns(Z, flat, n_flat, pencil, d - 1, units)
 
 
 @njit(cache=True, nogil=True)
@@ -1232,7 +1238,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
             )
             if foreign.shape[0] > 0 and d > 2:
                 _norms(projected, norms)
-                foreign_prefix = _on_flat_below(norms, pencil[0])
+                foreign_prefix = not _prefix_owns(Z, norms, pencil, d, flat, units)
             if bounding and not foreign_prefix:
                 if window_prefixes == BOUND_WINDOW:
                     if bounded:
@@ -1249,8 +1255,9 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                     )
         last = pencil[d - 2] if d > 1 else -1
         if foreign_prefix or (owned and last == m - 1):
-            # A point below the prefix on its flat (``_on_flat_below``), or no
-            # point above the pencil's largest: the pencil owns no plane.
+            # Another point in the owner of the prefix's flat
+            # (``_prefix_owns``), or no point above the pencil's largest: the
+            # pencil owns no plane.
             n_foreign += 1
             b += 1
             continue
