@@ -322,7 +322,7 @@ def _owned_and_full_groups(X, every=1):
     Z = np.ascontiguousarray(np.column_stack([Y, np.ones(m)]))
     signed_weight = y * w
     ws = _kernel.workspace(Z, d, True, False)
-    ZT, units, frame, projector, projected, prefix = ws[:6]
+    ZT, units, frame, columns, projected, prefix = ws[:6]
     work, iwork, owork, oiwork = ws.sweep, ws.sweep_index, ws.owned, ws.owned_index
     no_foreign = np.empty(0, dtype=np.int64)
     g_lower, g_size = np.empty(m + 1), np.empty(m + 1, dtype=np.int64)
@@ -336,9 +336,7 @@ def _owned_and_full_groups(X, every=1):
 
     for pencil in combinations_array(m, d - 1)[::every]:
         last = pencil[-1]
-        prefix[:] = _kernel._prefix(
-            Z, ZT, pencil, d, units, frame, projected, projector
-        )
+        prefix[:] = _kernel._prefix(Z, ZT, pencil, d, units, frame, projected, columns)
         n_swept, widest, rounding = _kernel._angles(
             Z, ZT, pencil, d, work, prefix, projected, no_foreign, units
         )

@@ -1,7 +1,8 @@
 """The compiled pencil sweep of :class:`ICEClassifier` (numba).
 
 One pencil at a time: an orthonormal basis of the 2-dimensional null space of
-its d - 1 homogeneous points (modified Gram-Schmidt), the pseudo-angle at
+its d - 1 homogeneous points (a Householder QR of the first d - 2, shared by
+the pencils of that prefix, then a rotation about the last), the pseudo-angle at
 which the rotating plane meets every other point, a sort, the grouping of
 points met at the same angle (within ``ANGLE_TOL`` plus a bound on the
 rounding error of both angles), and the weighted off-plane errors of every
@@ -119,81 +120,80 @@ def _project_out(basis, count, target, row, width):
 
 
 @njit(cache=True, nogil=True)
-def _gram_schmidt_pass(units, n_units, basis, slot, width):
-    """One Gram-Schmidt pass of ``basis[slot]`` against the units and the
-    earlier slots; return its squared norm."""
-    _project_out(units, n_units, basis, slot, width)
-    _project_out(basis, slot, basis, slot, width)
-    norm = 0.0
-    for c in range(width):
-        norm += basis[slot, c] * basis[slot, c]
-    return norm
+def _reflect(v, start, x, width):
+    """Apply the Householder reflection I - 2 v v^T (``v`` a unit vector,
+    zero before ``start``) to ``x`` in place."""
+    dot = 0.0
+    for c in range(start, width):
+        dot += v[c] * x[c]
+    for c in range(start, width):
+        x[c] -= 2.0 * dot * v[c]
 
 
 @njit(cache=True, nogil=True)
-def _prefix(Z, ZT, pencil, d, units, frame, projected, projector):
+def _prefix(Z, ZT, pencil, d, units, frame, projected, columns):
     """Project the points onto the null space of the pencil's first d - 2
-    points: an orthonormal ``frame`` of 3 vectors (modified Gram-Schmidt of
-    those points, then a greedy completion by the columns of the projector
-    onto their complement; ``projector`` is a (d + 1, d + 1) work array), and
+    points: an orthonormal ``frame`` of 3 vectors, the last columns of Q in
+    the Householder QR of those points (``columns``, a (d + 1, d + 1) work
+    array, holds them, one per row, and ``units`` the reflectors), and
     ``projected`` (3, m), the coordinates of every point in it. Returns
-    (largest norm, least Gram-Schmidt residual) of the prefix's points."""
+    (largest norm, least |R_kk|) of the prefix's points: |R_kk| is the
+    residual of point k against the earlier ones."""
     width = d + 1
+    n = d - 2
     largest, least = 0.0, np.inf
-    for k in range(d - 2):
+    for k in range(n):
         row = Z[pencil[k]]
         norm = 0.0
         for c in range(width):
-            units[k, c] = row[c]
+            columns[k, c] = row[c]
             norm += row[c] * row[c]
         largest = max(largest, np.sqrt(norm))
-        for _ in range(2):  # twice is enough (Kahan-Parlett)
-            _project_out(units, k, units, k, width)
-        residual = 0.0
-        for c in range(width):
-            residual += units[k, c] * units[k, c]
-        residual = np.sqrt(residual)
+    for k in range(n):
+        v, column = units[k], columns[k]
+        norm = 0.0
+        for c in range(k, width):
+            norm += column[c] * column[c]
+        residual = np.sqrt(norm)
         least = min(least, residual)
-        if residual > 0.0:
-            for c in range(width):
-                units[k, c] /= residual
-    # Complete with the standard vectors of largest residual, greedily. The
-    # residual of e_c against the units and the slots chosen so far is
-    # column c of the projector onto their complement, its squared norm the
-    # diagonal entry: one projector, deflated by each chosen slot.
-    n_units = d - 2
-    for r in range(width):
+        # v: column k below row k, less -sign * its norm in row k, normalised
+        # (zero, the identity, for a dependent point).
         for c in range(width):
-            entry = 1.0 if r == c else 0.0
-            for k in range(n_units):
-                entry -= units[k, r] * units[k, c]
-            projector[r, c] = entry
-    chosen = 0
+            v[c] = column[c] if c >= k else 0.0
+        v[k] += residual if column[k] >= 0.0 else -residual
+        norm = 0.0
+        for c in range(k, width):
+            norm += v[c] * v[c]
+        if norm > 0.0:
+            scale = 1.0 / np.sqrt(norm)
+            for c in range(k, width):
+                v[c] *= scale
+        for later in range(k + 1, n):
+            _reflect(v, k, columns[later], width)
+    # Q e_c for the last 3 columns c: the reflections in reverse order.
     for slot in range(3):
-        best_norm, best_e = -1.0, 0
-        for e in range(width):
-            if not chosen >> e & 1 and projector[e, e] > best_norm:
-                best_norm, best_e = projector[e, e], e
-        chosen |= 1 << best_e
+        f = frame[slot]
         for c in range(width):
-            frame[slot, c] = projector[c, best_e]
-        # Once more against the units and the earlier slots (Kahan-Parlett).
-        norm = np.sqrt(_gram_schmidt_pass(units, n_units, frame, slot, width))
-        for c in range(width):
-            frame[slot, c] /= norm
-        for r in range(width):
-            for c in range(width):
-                projector[r, c] -= frame[slot, r] * frame[slot, c]
-    m = ZT.shape[1]
-    for slot in range(3):
-        out = projected[slot]
-        for i in range(m):
-            out[i] = 0.0
-        for c in range(width):
-            f = frame[slot, c]
-            column = ZT[c]
-            for i in range(m):
-                out[i] += column[i] * f
+            f[c] = 0.0
+        f[n + slot] = 1.0
+        for k in range(n - 1, -1, -1):
+            _reflect(units[k], k, f, width)
+    # projected = frame @ Z.T, by coordinate (the compiler vectorises over
+    # the points).
+    p0, p1, p2 = projected[0], projected[1], projected[2]
+    for c in range(width):
+        column = ZT[c]
+        f0, f1, f2 = frame[0, c], frame[1, c], frame[2, c]
+        if c == 0:
+            for i in range(column.shape[0]):
+                p0[i] = column[i] * f0
+                p1[i] = column[i] * f1
+                p2[i] = column[i] * f2
+        else:
+            for i in range(column.shape[0]):
+                p0[i] += column[i] * f0
+                p1[i] += column[i] * f1
+                p2[i] += column[i] * f2
     return largest, least
 
 
@@ -1051,13 +1051,14 @@ class Workspace(NamedTuple):
 
     #: (d + 1, m): the homogeneous points by coordinate.
     ZT: np.ndarray
-    #: (max(d - 1, 1), d + 1): Gram-Schmidt units (``_prefix``, ``_owns``).
+    #: (max(d - 1, 1), d + 1): Householder reflectors (``_prefix``) and
+    #: Gram-Schmidt units (``_owns``).
     units: np.ndarray
     #: (3, d + 1): the prefix frame, an orthonormal basis of the null space
-    #: of the pencil's first d - 2 points, and (d + 1, d + 1) the projector
-    #: that completes it (``_prefix``).
+    #: of the pencil's first d - 2 points, and (d + 1, d + 1) the work array
+    #: of its Householder QR (``_prefix``).
     frame: np.ndarray
-    projector: np.ndarray
+    columns: np.ndarray
     #: (3, m): every point in the prefix frame, and (2,) the largest norm and
     #: least Gram-Schmidt residual of the prefix's points (``_prefix``).
     projected: np.ndarray
@@ -1201,7 +1202,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
         ZT,
         units,
         frame,
-        projector,
+        columns,
         projected,
         prefix,
         norms,
@@ -1234,7 +1235,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
         pencil = pencils[b]
         if d > 1 and (b == start or _new_prefix(pencils, b, d)):
             prefix[0], prefix[1] = _prefix(
-                Z, ZT, pencil, d, units, frame, projected, projector
+                Z, ZT, pencil, d, units, frame, projected, columns
             )
             if foreign.shape[0] > 0 and d > 2:
                 _norms(projected, norms)
@@ -1420,7 +1421,7 @@ def plane_labels(Z, signed_weight, pencil, d, point):
     work, iwork = ws.sweep, ws.sweep_index
     if d > 1:
         ws.prefix[0], ws.prefix[1] = _prefix(
-            Z, ws.ZT, pencil, d, ws.units, ws.frame, ws.projected, ws.projector
+            Z, ws.ZT, pencil, d, ws.units, ws.frame, ws.projected, ws.columns
         )
     foreign = np.empty(0, dtype=np.int64)
     n_swept = _sweep(
