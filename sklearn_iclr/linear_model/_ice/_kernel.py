@@ -783,20 +783,26 @@ def _dense_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
         n_leaders += n_reach == 0
     if n_loose > 0:
         return -1
-    n_out = 0
+    # The planes' costs in one orientation and sizes; the weight on the
+    # plane of the groups of more than one point (compacted, as above).
+    plus_out, tied = owork[0], oiwork[4]
+    n_tied = np.int64(0)  # not a literal (module docstring)
     for t in range(n_leaders):
         point = leaders[t]
-        theta = angle[point]
-        plus, n_near = _plane_cost(angle, off_c, off_w, theta, reach)
-        near_weight = weight[point]
-        if n_near > 1:  # a tied group
-            near_weight = _near_weight(angle, weight, theta, reach)
-        minus = total - near_weight - plus
-        lower_out[n_out] = plus if plus < minus else minus
-        size_out[n_out] = n_near + n_flat
-        least_out[n_out] = point
-        n_out += 1
-    return n_out
+        plus, n_near = _plane_cost(angle, off_c, off_w, angle[point], reach)
+        plus_out[t] = plus
+        lower_out[t] = weight[point]
+        size_out[t] = n_near + n_flat
+        least_out[t] = point
+        tied[n_tied] = t
+        n_tied += n_near > 1
+    for u in range(n_tied):
+        t = tied[u]
+        lower_out[t] = _near_weight(angle, weight, angle[least_out[t]], reach)
+    for t in range(n_leaders):
+        minus = total - lower_out[t] - plus_out[t]
+        lower_out[t] = min(plus_out[t], minus)
+    return n_leaders
 
 
 @njit(cache=True, nogil=True, inline="always")
