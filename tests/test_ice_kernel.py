@@ -34,16 +34,21 @@ AGREE = settings(
 
 
 @st.composite
-def tied_problems(draw, max_points=24, max_dim=3, levels=4):
+def tied_problems(draw, max_points=24, max_dim=3, levels=4, real_weights=False):
     """Distinct points on a small integer grid (many coplanar), labels and
-    positive integer weights."""
+    positive integer weights (``real_weights``: floats from 0.1 to 3, whose
+    sums depend on their order)."""
     d = draw(st.integers(1, max_dim))
     n = draw(st.integers(2, max_points))
     grid = draw(arrays(np.int64, (n, d), elements=st.integers(0, levels - 1)))
     X = np.unique(grid.astype(float), axis=0)
     m = len(X)
     y = draw(arrays(np.int8, m, elements=st.sampled_from([-1, 1])))
-    w = draw(arrays(np.int64, m, elements=st.integers(1, 3))).astype(float)
+    if real_weights:
+        weights = st.floats(0.1, 3.0, allow_nan=False, allow_infinity=False)
+        w = draw(arrays(np.float64, m, elements=weights))
+    else:
+        w = draw(arrays(np.int64, m, elements=st.integers(1, 3))).astype(float)
     return X, y, w
 
 
@@ -89,6 +94,21 @@ def test_compiled_and_numpy_sweeps_find_the_same_optimum(problem):
     # Each labelling realises its reported cost.
     assert weighted_cost(compiled_labels, y, w) == compiled_cost
     assert weighted_cost(numpy_labels, y, w) == numpy_cost
+
+
+@AGREE
+@given(tied_problems(real_weights=True))
+def test_compiled_and_numpy_sweeps_agree_on_real_valued_weights(problem):
+    """The compiled sweep sums weights in any order (``fastmath`` reassociation,
+    exact for integer weights only): with real-valued weights its optimum is
+    the numpy oracle's up to rounding, and each labelling realises its cost."""
+    X, y, w = problem
+    rounding = 1e-12 * w.sum()
+    compiled_cost, compiled_labels = solve_exact(X, y, w)
+    numpy_cost, numpy_labels = solve_exact(X, y, w, compiled=False)
+    assert abs(compiled_cost - numpy_cost) <= rounding
+    assert abs(weighted_cost(compiled_labels, y, w) - compiled_cost) <= rounding
+    assert abs(weighted_cost(numpy_labels, y, w) - numpy_cost) <= rounding
 
 
 @AGREE
@@ -306,9 +326,10 @@ def test_bound_windows_change_nothing_on_a_degree_two_fit():
     assert stats["pruned"] > 0
 
 
-def _owned_and_full_groups(X, every=1):
+def _owned_and_full_groups(X, every=1, real_weights=False):
     """Per pencil (every ``every``-th) of distinct points ``X``, with random
-    labels and integer weights: its number of eligible points (above its
+    labels and integer weights (``real_weights``: floats from 0.1 to 3):
+    its number of eligible points (above its
     largest), the groups of ``_sweep_owned`` (None where it declines), of
     ``_dense_owned`` (None where it declines) and those of the full sweep
     (``_order``, ``_groups``) made of eligible points, as sorted (cost,
@@ -316,7 +337,10 @@ def _owned_and_full_groups(X, every=1):
     ``scan``."""
     rng = np.random.default_rng(1)
     y = rng.choice([-1, 1], len(X)).astype(np.int8)
-    w = rng.integers(1, 4, len(X)).astype(float)
+    if real_weights:
+        w = rng.uniform(0.1, 3.0, len(X))
+    else:
+        w = rng.integers(1, 4, len(X)).astype(float)
     Y = affine_coordinates(X)
     m, d = Y.shape
     Z = np.ascontiguousarray(np.column_stack([Y, np.ones(m)]))
@@ -361,6 +385,16 @@ def _owned_and_full_groups(X, every=1):
         yield n_eligible, owned, dense, sorted(full)
 
 
+def _assert_same_groups(found, full, tolerance=0.0):
+    """Two sweeps' groups, (cost, size, least point): the same least points
+    and sizes, and costs within ``tolerance``."""
+    found = sorted(found, key=lambda group: group[2])
+    full = sorted(full, key=lambda group: group[2])
+    assert [group[1:] for group in found] == [group[1:] for group in full]
+    for (cost, *_), (full_cost, *_) in zip(found, full, strict=True):
+        assert abs(cost - full_cost) <= tolerance
+
+
 def _integer_grid(m_points, dimension=3, levels=10):
     """``m_points`` distinct points of {0, ..., levels - 1}^dimension, shuffled."""
     rng = np.random.default_rng(1)
@@ -385,6 +419,7 @@ def test_owned_sweep_equals_the_full_sweep_pencil_by_pencil_on_a_large_grid():
     assert n_table > 5000
 
 
+@pytest.mark.parametrize("real_weights", [False, True], ids=["integer", "real"])
 @pytest.mark.parametrize(
     ("X", "every", "least_dense"),
     [
@@ -395,13 +430,17 @@ def test_owned_sweep_equals_the_full_sweep_pencil_by_pencil_on_a_large_grid():
     ],
     ids=["grid D=3", "binary D=5"],
 )
-def test_dense_owned_equals_the_full_sweep_pencil_by_pencil(X, every, least_dense):
+def test_dense_owned_equals_the_full_sweep_pencil_by_pencil(
+    X, every, least_dense, real_weights
+):
     """``_dense_owned`` finds the groups of the full sweep, wherever it does
-    not decline, on tied data."""
+    not decline, on tied data: the same costs with integer weights, costs
+    within rounding with real-valued ones (its sums are reassociated)."""
     n_dense = 0
-    for _, _, dense, full in _owned_and_full_groups(X, every=every):
+    tolerance = 1e-12 * 3.0 * len(X) if real_weights else 0.0
+    for _, _, dense, full in _owned_and_full_groups(X, every, real_weights):
         if dense is not None:
-            assert dense == full
+            _assert_same_groups(dense, full, tolerance)
             n_dense += 1
     assert n_dense >= least_dense
 
