@@ -506,10 +506,12 @@ def _pseudo_angles(px, py, pz, e1, e2, angle, norm, direction):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _slacks(angle, norm, rounding, slack):
-    """The rounding bound of every angle of ``_pseudo_angles`` (``rounding``
-    on the pencil's flat), for the sweeps that compare angles one by one."""
-    for i in range(angle.shape[0]):
+def _slacks(work, m, rounding):
+    """The rounding bound of every angle of ``_pseudo_angles`` into
+    ``work[1]`` (``rounding`` on the pencil's flat), for the sweeps that
+    compare angles one by one."""
+    angle, norm, slack = work[0], work[7], work[1]
+    for i in range(m):
         slack[i] = rounding if angle[i] == np.inf else rounding / norm[i]
 
 
@@ -591,7 +593,7 @@ def _sweep(
     )
     if n_swept < 0:
         return n_swept
-    _slacks(work[0], work[7], rounding, work[1])
+    _slacks(work, Z.shape[0], rounding)
     _order(signed_weight, n_swept, work, iwork)
     return n_swept
 
@@ -1319,7 +1321,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                 signed_weight, last, n_swept, widest_slack, work, owork, oiwork
             )
             if n_groups < 0:
-                _slacks(work[0], work[7], rounding, work[1])
+                _slacks(work, m, rounding)
                 n_groups = _sweep_owned(
                     signed_weight, last, n_swept, widest_slack, work, owork, oiwork
                 )
@@ -1329,7 +1331,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                 g_least[g] = oiwork[2, g]
         if n_groups < 0:
             if not owned:
-                _slacks(work[0], work[7], rounding, work[1])
+                _slacks(work, m, rounding)
             _order(signed_weight, n_swept, work, iwork)
             n_groups = _groups(
                 iwork, work, n_swept, signed_weight, g_lower, g_size, g_least, g_heavier
