@@ -21,7 +21,8 @@ Two tables, measured in one process on the same data:
    the planes it owns) against the full one and against the same skipping
    rules with every plane evaluated in each of its pencils.
 4. ``compile``: first call in a fresh process with an empty numba cache
-   (compilation), a fresh process with the cache filled, and a warm call.
+   (compilation), a fresh process with the cache filled, and a warm call,
+   for the current code and (not with ``--quick``) the baseline.
 5. ``ties``: N = 1000 distinct points of an integer grid in D = 3 (heavy
    ties), ICE with 1 and 2 threads against HiGHS under a time limit.
 6. ``big`` (not in the default set): D = 6, N = 90 integer-coded data, 2
@@ -37,8 +38,14 @@ Two tables, measured in one process on the same data:
    time, next to HiGHS, with many features (1000 x 200) and on the binarized
    diabetes data.
 10. ``cost`` (not in the default set): the kernel calls of a set of problems,
-   timed one by one, and the least-squares fit of the cost model's constants
-   (``_cost_model.chunk_seconds``) with the spread of its ratios.
+    timed one by one, and the least-squares fit of the cost model's constants
+    (``_cost_model.chunk_seconds``) with the spread of its ratios.
+11. ``baseline`` (not in the default set): CPU ns per examination of the
+    pruned compiled sweep, the current code against the baseline (``BASELINE``,
+    a git revision extracted to a temporary folder), each in a process of its
+    own, alternating, on Caesarian and synthetic D = 3, 4, 5.
+12. ``highs`` (not in the default set): Caesarian, exact fit on one thread
+    (current and baseline code) against HiGHS alone, CPU time, alternating.
 
 Run ``python benchmarks/bench_ice.py`` (MILP limit 300 s per data set) or
 ``--quick`` (a smoke run: Voice path only, 5 s MILP limit, a small scaling grid).
@@ -48,6 +55,7 @@ import itertools
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -75,9 +83,15 @@ from sklearn_iclr.linear_model._ice._kernel import Prune
 from sklearn_iclr.linear_model._ice._search import (
     affine_coordinates,
     combinations_array,
+    count_examinations,
     scan_pencils,
 )
 from sklearn_iclr.utils import estimate_seconds
+
+# The kernel the ``baseline`` and ``highs`` tables (and the ``compile`` table's
+# baseline rows) time next to the current one: main before the kernel work of
+# issue #41 (the seventh round of #16).
+BASELINE = "e955c29"
 
 # Training accuracy (%) reported in the paper, on de-duplicated data with
 # N(0, 1e-8) jitter: (ICE, SVM, LR, LDA).
@@ -427,31 +441,42 @@ print(imported - start, first - imported, warm - first)
 """
 
 
-def compile_time(quick):
+def compile_time(quick, baseline):
+    """Fresh processes, each with a new empty numba cache and then with that
+    cache filled; the baseline's and the current code's alternate."""
     rows = []
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=root)
-        for run in ("empty cache (compiles)", "cache filled"):
-            out = subprocess.run(
-                [sys.executable, "-c", _FIT_SCRIPT],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-                cwd=root,
-            ).stdout.split()
-            imported, first, warm = map(float, out)
-            rows.append(
-                {
-                    "process": run,
-                    "import_s": imported,
-                    "first_fit_s": first,
-                    "warm_fit_s": warm,
-                    "first - warm (s)": first - warm,
-                }
-            )
-            print(rows[-1], flush=True)
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as folder:
+        versions = {"current": _ROOT}
+        if not quick:
+            versions = {"baseline": _baseline_tree(baseline, folder), **versions}
+        for repeat in range(1 if quick else 2):
+            for version, root in versions.items():
+                cache = tempfile.mkdtemp(dir=folder)
+                env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=root)
+                for run in ("empty cache (compiles)", "cache filled"):
+                    if run == "cache filled" and repeat > 0:
+                        continue
+                    out = subprocess.run(
+                        [sys.executable, "-c", _FIT_SCRIPT],
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                        cwd=root,
+                    ).stdout.split()
+                    imported, first, warm = map(float, out)
+                    rows.append(
+                        {
+                            "code": version,
+                            "process": run,
+                            "import_s": imported,
+                            "first_fit_s": first,
+                            "warm_fit_s": warm,
+                            "first - warm (s)": first - warm,
+                        }
+                    )
+                    print(rows[-1], flush=True)
     report(
         "ice_compile",
         rows,
@@ -459,7 +484,253 @@ def compile_time(quick):
             "Voice path exact fit in a fresh process: numba compilation vs the "
             "on-disk cache (NUMBA_CACHE_DIR = a new temporary folder), wall s"
         ),
-        meta={"quick": quick},
+        meta={
+            "quick": quick,
+            "baseline": None if quick else baseline,
+            "load_average": [load, os.getloadavg()[0]],
+        },
+    )
+
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _baseline_tree(revision, folder):
+    """The package at git ``revision``, extracted under ``folder`` (its own
+    numba cache, its own imports); returns the folder to put on PYTHONPATH."""
+    root = os.path.join(folder, "baseline")
+    os.makedirs(root)
+    archive = subprocess.run(
+        ["git", "archive", revision, "sklearn_iclr"],
+        capture_output=True,
+        check=True,
+        cwd=_ROOT,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", root], input=archive, check=True)
+    return root
+
+
+# A process that times the sweep or the fit of one code version on request:
+# one line in ("scan NAME" or "fit NAME"), one JSON line out. The data are
+# prepared once, by the current code, in an .npz file (argv[1]).
+_WORKER_SCRIPT = """
+import json, sys, time
+import numpy as np
+from threadpoolctl import threadpool_limits
+from sklearn_iclr.linear_model import ICEClassifier
+from sklearn_iclr.linear_model._ice._search import combinations_array, scan_pencils
+
+data = np.load(sys.argv[1])
+
+
+def scan(name):
+    Y, y, w = (data[name + key] for key in ("__Y", "__labels", "__weights"))
+    pencils = combinations_array(len(Y), Y.shape[1] - 1)
+    start = time.process_time()
+    cost, _, _, examined = scan_pencils(Y, y, w, pencils, float(data[name + "__bound"]))
+    return {"cpu_s": time.process_time() - start, "cost": cost, "examined": examined}
+
+
+# The sweep alone, where the code has a portfolio (solver="sweep").
+params = {"search": "exact", "n_jobs": 1}
+if "solver" in ICEClassifier().get_params():
+    params["solver"] = "sweep"
+
+
+def fit(name):
+    X, y = data[name + "__X"], data[name + "__y"]
+    start = time.process_time()
+    model = ICEClassifier(**params).fit(X, y)
+    return {"cpu_s": time.process_time() - start, "errors": int(model.n_errors_)}
+
+
+with threadpool_limits(limits=1):
+    for line in sys.stdin:
+        command, name = line.split()
+        print(json.dumps({"scan": scan, "fit": fit}[command](name)), flush=True)
+"""
+
+
+class _Worker:
+    """A ``_WORKER_SCRIPT`` process on the code under ``root``."""
+
+    def __init__(self, root, data_file):
+        env = dict(os.environ, PYTHONPATH=root)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _WORKER_SCRIPT, data_file],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=root,
+        )
+
+    def __call__(self, command, name):
+        self.process.stdin.write(f"{command} {name}\n")
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def _worker_data(sets, folder):
+    """The data sets, as the estimator's search sees them and raw, in one
+    .npz file for the workers."""
+    arrays = {}
+    for name, (X, y) in sets.items():
+        key = name.replace(" ", "_").replace("=", "")
+        Y, labels, weight = search_problem(X, y)
+        arrays[key + "__Y"], arrays[key + "__labels"] = Y, labels
+        arrays[key + "__weights"] = weight
+        arrays[key + "__bound"] = np.sum(
+            weight[_surrogate(Y, labels, weight)[0] != labels]
+        )
+        arrays[key + "__X"], arrays[key + "__y"] = X, y
+    path = os.path.join(folder, "data.npz")
+    np.savez(path, **arrays)
+    return path
+
+
+def _alternate(workers, command, name, rounds):
+    """CPU seconds of ``command`` on ``name`` in each worker, the workers
+    taking turns (the first of each round alternates), after one untimed
+    call each (the kernel's compilation or cache load)."""
+    names = list(workers)
+    for worker in workers.values():
+        worker(command, name)
+    times, results = {w: [] for w in names}, {}
+    for round_ in range(rounds):
+        for w in names[round_ % 2 :] + names[: round_ % 2]:
+            results[w] = workers[w](command, name)
+            times[w].append(results[w]["cpu_s"])
+    return times, results
+
+
+def kernel_baseline(quick, baseline):
+    """ns per examination of the pruned sweep (all pencils, the estimator's
+    starting bound, sub-problems included), baseline against current code,
+    same run, counted as the budget counts (D * C(N, D))."""
+    sets = {"caesarian": load_caesarian(return_X_y=True)}
+    for d, n in ((3, 120), (4, 50), (5, 30)):
+        sets[f"synthetic D={d}"] = synthetic(n, d)
+    if quick:
+        sets = {"synthetic D=3": synthetic(40, 3)}
+    rounds = 2 if quick else 8
+    rows = []
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as folder:
+        data_file = _worker_data(sets, folder)
+        workers = {
+            "baseline": _Worker(_baseline_tree(baseline, folder), data_file),
+            "current": _Worker(_ROOT, data_file),
+        }
+        try:
+            for name, (X, y) in sets.items():
+                key = name.replace(" ", "_").replace("=", "")
+                times, results = _alternate(workers, "scan", key, rounds)
+                assert results["baseline"]["cost"] == results["current"]["cost"]
+                Y = search_problem(X, y)[0]
+                count = count_examinations(*Y.shape)
+                ratios = [
+                    c / b
+                    for c, b in zip(times["current"], times["baseline"], strict=True)
+                ]
+                spread = f"{min(ratios):.3f}-{max(ratios):.3f}"
+                rows.append(
+                    {
+                        "data": name,
+                        "N": Y.shape[0],
+                        "D": Y.shape[1],
+                        "examinations (D C(N, D))": count,
+                        "baseline_ns/exam": 1e9
+                        * statistics.median(times["baseline"])
+                        / count,
+                        "current_ns/exam": 1e9
+                        * statistics.median(times["current"])
+                        / count,
+                        "current/baseline": statistics.median(ratios),
+                        "current/baseline range": spread,
+                        "baseline_examined": results["baseline"]["examined"],
+                        "current_examined": results["current"]["examined"],
+                    }
+                )
+                print(rows[-1], flush=True)
+        finally:
+            for worker in workers.values():
+                worker.close()
+    report(
+        "ice_kernel_baseline",
+        rows,
+        title=(
+            f"Pruned compiled sweep, CPU ns per examination (1 thread, {rounds} "
+            f"alternating rounds, medians), current code vs {baseline}"
+        ),
+        meta={
+            "quick": quick,
+            "baseline": baseline,
+            "rounds": rounds,
+            "load_average": [load, os.getloadavg()[0]],
+        },
+    )
+
+
+def caesarian_highs(quick, baseline):
+    """Caesarian: the exact fit on one thread (baseline and current code, in
+    processes of their own) and HiGHS alone on the MILP of the
+    ``real`` table, CPU time, taking turns; paired ratios."""
+    X, y = load_caesarian(return_X_y=True)
+    if quick:
+        X, y = X[:40], y[:40]
+    rounds = 2 if quick else 8
+    rows = []
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as folder:
+        data_file = _worker_data({"caesarian": (X, y)}, folder)
+        workers = {
+            "baseline": _Worker(_baseline_tree(baseline, folder), data_file),
+            "current": _Worker(_ROOT, data_file),
+        }
+        try:
+            for worker in workers.values():
+                worker("fit", "caesarian")
+            for round_ in range(rounds):
+                row = {"round": round_ + 1}
+                for name, worker in workers.items():
+                    result = worker("fit", "caesarian")
+                    row[f"{name}_fit_cpu_s"] = result["cpu_s"]
+                    row[f"{name}_errors"] = result["errors"]
+                with threadpool_limits(limits=1):
+                    cpu = time.process_time()
+                    fun, _, proven = milp_01_loss(X, y, 300)
+                    row["highs_cpu_s"] = time.process_time() - cpu
+                assert proven and round(fun) == row["current_errors"]
+                for name in workers:
+                    row[f"highs/{name}"] = row["highs_cpu_s"] / row[f"{name}_fit_cpu_s"]
+                row["load"] = os.getloadavg()[0]
+                rows.append(row)
+                print(row, flush=True)
+        finally:
+            for worker in workers.values():
+                worker.close()
+    summary = {"round": "median"}
+    for key in rows[0]:
+        if key != "round":
+            summary[key] = statistics.median(row[key] for row in rows)
+    rows.append(summary)
+    report(
+        "ice_kernel_highs",
+        rows,
+        title=(
+            "Caesarian: exact fit on 1 thread (current and baseline code) vs "
+            "HiGHS alone, process CPU s, taking turns"
+        ),
+        meta={
+            "quick": quick,
+            "baseline": baseline,
+            "load_average": [load, os.getloadavg()[0]],
+        },
     )
 
 
@@ -1035,8 +1306,13 @@ def _options(parser):
         default="real,scaling,kernel,compile,ties",
         help=(
             "comma-separated: real, scaling, kernel, compile, ties, big, dask, "
-            "suite, heuristic, cost"
+            "suite, heuristic, cost, baseline, highs"
         ),
+    )
+    parser.add_argument(
+        "--baseline",
+        default=BASELINE,
+        help=f"git revision timed next to the current code (default {BASELINE})",
     )
 
 
@@ -1047,7 +1323,11 @@ def main(argv=None):
     if args.milp_limit is not None:
         time_limit = args.milp_limit
     if "compile" in tables:
-        compile_time(args.quick)
+        compile_time(args.quick, args.baseline)
+    if "baseline" in tables:
+        kernel_baseline(args.quick, args.baseline)
+    if "highs" in tables:
+        caesarian_highs(args.quick, args.baseline)
     if "kernel" in tables:
         kernel(args.quick)
     if "real" in tables:
