@@ -1096,6 +1096,7 @@ def suite(quick, limit):
         row["measured/predicted"] = measured / predicted
         row["predicted_MiB"] = sweep.get("predicted_bytes", np.nan) / 2**20
         row["sweep_MiB"] = sweep.get("memory", np.nan) / 2**20
+        row["measured/predicted MiB"] = row["sweep_MiB"] / row["predicted_MiB"]
         row["portfolio_MiB"] = portfolio.get("memory", np.nan) / 2**20
         row["load_before"] = load_before
         row["load_after"] = os.getloadavg()[0]
