@@ -41,9 +41,9 @@ Two tables, measured in one process on the same data:
     timed one by one, and the least-squares fit of the cost model's constants
     (``_cost_model.chunk_seconds``) with the spread of its ratios.
 11. ``baseline`` (not in the default set): CPU ns per examination of the
-    pruned compiled sweep, the current code against the baseline (``BASELINE``,
-    a git revision extracted to a temporary folder), each in a process of its
-    own, alternating, on Caesarian and synthetic D = 3, 4, 5.
+    compiled sweep, pruned and full, the current code against the baseline
+    (``BASELINE``, a git revision extracted to a temporary folder), each in a
+    process of its own, alternating, on Caesarian and synthetic D = 3, 4, 5.
 12. ``highs`` (not in the default set): Caesarian, exact fit on one thread
     (current and baseline code) against HiGHS alone, CPU time, alternating.
 
@@ -523,12 +523,17 @@ from sklearn_iclr.linear_model._ice._search import combinations_array, scan_penc
 data = np.load(sys.argv[1])
 
 
-def scan(name):
+def scan(name, prune=True):
     Y, y, w = (data[name + key] for key in ("__Y", "__labels", "__weights"))
     pencils = combinations_array(len(Y), Y.shape[1] - 1)
+    bound = float(data[name + "__bound"])
     start = time.process_time()
-    cost, _, _, examined = scan_pencils(Y, y, w, pencils, float(data[name + "__bound"]))
+    cost, _, _, examined = scan_pencils(Y, y, w, pencils, bound, prune=prune)
     return {"cpu_s": time.process_time() - start, "cost": cost, "examined": examined}
+
+
+def full(name):
+    return scan(name, prune=False)
 
 
 # The sweep alone, where the code has a portfolio (solver="sweep").
@@ -547,7 +552,8 @@ def fit(name):
 with threadpool_limits(limits=1):
     for line in sys.stdin:
         command, name = line.split()
-        print(json.dumps({"scan": scan, "fit": fit}[command](name)), flush=True)
+        commands = {"scan": scan, "full": full, "fit": fit}
+        print(json.dumps(commands[command](name)), flush=True)
 """
 
 
@@ -609,9 +615,11 @@ def _alternate(workers, command, name, rounds):
 
 
 def kernel_baseline(quick, baseline):
-    """ns per examination of the pruned sweep (all pencils, the estimator's
-    starting bound, sub-problems included), baseline against current code,
-    same run, counted as the budget counts (D * C(N, D))."""
+    """CPU ns per examination of the compiled sweep (all pencils, the
+    estimator's starting bound, sub-problems included), baseline against
+    current code, same run: the pruned sweep per examination as the budget
+    counts them (D * C(N, D)), and the full sweep (no pruning) per candidate
+    plane it examines, the kernel table's unit."""
     sets = {"caesarian": load_caesarian(return_X_y=True)}
     for d, n in ((3, 120), (4, 50), (5, 30)):
         sets[f"synthetic D={d}"] = synthetic(n, d)
@@ -629,34 +637,45 @@ def kernel_baseline(quick, baseline):
         try:
             for name, (X, y) in sets.items():
                 key = name.replace(" ", "_").replace("=", "")
-                times, results = _alternate(workers, "scan", key, rounds)
-                assert results["baseline"]["cost"] == results["current"]["cost"]
-                Y = search_problem(X, y)[0]
-                count = count_examinations(*Y.shape)
-                ratios = [
-                    c / b
-                    for c, b in zip(times["current"], times["baseline"], strict=True)
-                ]
-                spread = f"{min(ratios):.3f}-{max(ratios):.3f}"
-                rows.append(
-                    {
-                        "data": name,
-                        "N": Y.shape[0],
-                        "D": Y.shape[1],
-                        "examinations (D C(N, D))": count,
-                        "baseline_ns/exam": 1e9
-                        * statistics.median(times["baseline"])
-                        / count,
-                        "current_ns/exam": 1e9
-                        * statistics.median(times["current"])
-                        / count,
-                        "current/baseline": statistics.median(ratios),
-                        "current/baseline range": spread,
-                        "baseline_examined": results["baseline"]["examined"],
-                        "current_examined": results["current"]["examined"],
-                    }
-                )
-                print(rows[-1], flush=True)
+                for command, sweep in (("scan", "pruned"), ("full", "full")):
+                    times, results = _alternate(workers, command, key, rounds)
+                    baseline_run, current = results["baseline"], results["current"]
+                    assert baseline_run["cost"] == current["cost"]
+                    if sweep == "pruned":
+                        count = count_examinations(*search_problem(X, y)[0].shape)
+                        unit = "D C(N, D)"
+                    else:
+                        assert baseline_run["examined"] == current["examined"]
+                        count, unit = current["examined"], "examined"
+                    ratios = [
+                        c / b
+                        for c, b in zip(
+                            times["current"], times["baseline"], strict=True
+                        )
+                    ]
+                    rows.append(
+                        {
+                            "data": name,
+                            "N": len(np.unique(X, axis=0)),
+                            "D": X.shape[1],
+                            "sweep": sweep,
+                            "per": unit,
+                            "examinations": count,
+                            "baseline_ns/exam": 1e9
+                            * statistics.median(times["baseline"])
+                            / count,
+                            "current_ns/exam": 1e9
+                            * statistics.median(times["current"])
+                            / count,
+                            "current/baseline": statistics.median(ratios),
+                            "current/baseline range": (
+                                f"{min(ratios):.3f}-{max(ratios):.3f}"
+                            ),
+                            "baseline_examined": baseline_run["examined"],
+                            "current_examined": current["examined"],
+                        }
+                    )
+                    print(rows[-1], flush=True)
         finally:
             for worker in workers.values():
                 worker.close()
@@ -664,7 +683,7 @@ def kernel_baseline(quick, baseline):
         "ice_kernel_baseline",
         rows,
         title=(
-            f"Pruned compiled sweep, CPU ns per examination (1 thread, {rounds} "
+            f"Compiled sweep, CPU ns per examination (1 thread, {rounds} "
             f"alternating rounds, medians), current code vs {baseline}"
         ),
         meta={
