@@ -1058,6 +1058,16 @@ def _fit_in_child(suite_name, name, mode, limit):
     return result
 
 
+def _reference_product():
+    """CPU seconds per multiply-add of the cost table's reference product, on
+    one BLAS thread as the reference is (with two, idle threads spinning on
+    a loaded machine counted 14x more CPU)."""
+    from bench_cost import anchor_seconds
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return anchor_seconds()
+
+
 def _outcome(run, limit):
     if "refused" in run:
         return "refused"
@@ -1068,8 +1078,6 @@ def _outcome(run, limit):
 
 def suite(quick, limit):
     """Each instance by the sweep alone, HiGHS alone and the portfolio."""
-    from bench_cost import anchor_seconds
-
     from sklearn_iclr.utils._cost import REFERENCE_MULTIPLY_ADDS_PER_SECOND
 
     instances, suite_name = (QUICK_SUITE, "QUICK_SUITE") if quick else (SUITE, "SUITE")
@@ -1077,12 +1085,12 @@ def suite(quick, limit):
     for name in instances:
         X, y = instances[name]()
         load_before = os.getloadavg()[0]
-        anchor = [anchor_seconds()]
+        anchor = [_reference_product()]
         runs = {
             mode: _fit_in_child(suite_name, name, mode, limit)
             for mode in ("sweep", "milp", "portfolio")
         }
-        anchor.append(anchor_seconds())
+        anchor.append(_reference_product())
         # CPU seconds here in reference seconds, the cost model's unit.
         to_reference = 1.0 / (np.mean(anchor) * REFERENCE_MULTIPLY_ADDS_PER_SECOND)
         proven = [
@@ -1195,7 +1203,6 @@ def cost(quick):
     relative error (non-negative); print the fit and the spread of the
     predicted/measured ratios. The constants in ``_cost_model`` are copied
     from a full run of this table."""
-    from bench_cost import anchor_seconds
     from scipy.optimize import nnls
 
     from sklearn_iclr.linear_model._ice import _cost_model, _search
@@ -1239,7 +1246,7 @@ def cost(quick):
     for n, d, levels in [(60, 4, 4), (40, 5, 3), (30, 6, 3)]:
         problems[f"grid {n}x{d}"] = integer_table(n, d, levels)
     _search._kernel.scan = timed
-    anchor = [anchor_seconds()]
+    anchor = [_reference_product()]
     try:
         scan_pencils(*search_problem(*synthetic(10, 2)), combinations_array(10, 1))
         calls.clear()
@@ -1254,7 +1261,7 @@ def cost(quick):
                 bound = cost_found if found is not None else bound
     finally:
         _search._kernel.scan = scan
-    anchor.append(anchor_seconds())
+    anchor.append(_reference_product())
     # CPU seconds here to reference seconds (the cost table's unit), by the
     # reference matrix product timed before and after.
     to_reference = 1.0 / (np.mean(anchor) * REFERENCE_MULTIPLY_ADDS_PER_SECOND)
