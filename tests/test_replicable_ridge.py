@@ -693,3 +693,70 @@ def test_small_samples_keep_the_fixed_scale_reserve(lattice_budgets):
         ReplicableLinearRegressor(rho=rho, random_state=0).fit(X, y)
     expected = 0.75 * rho - 2.0 / np.sqrt(n) - 1.5 / np.sqrt(n * d)
     assert budgets[0] == pytest.approx(expected, rel=1e-12)
+
+
+def _fallback_advice(X, y):
+    """The n named by the fallback warning (None for "won't help") and the text."""
+    import re
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = ReplicableLinearRegressor(random_state=0).fit(X, y)
+    assert est.constant_fallback_
+    (message,) = [str(w.message) for w in caught if "falls back" in str(w.message)]
+    found = re.search(r"About n >= ([0-9.e+]+) samples", message)
+    return (float(found[1]) if found else None), message
+
+
+def test_fallback_advice_does_not_depend_on_the_units_of_X():
+    # Issue #38: on diabetes (same seed, same constant fit) the advice was
+    # n >= 1.9e5 as shipped, "more samples won't help" at X * 1e-3, 5.8e6 at
+    # X * 1e3 and 3.9e6 after StandardScaler. It extrapolated the standard
+    # errors of the alpha-shrunk ridge at n = 442 as if the shrinkage stayed;
+    # the n of least squares is unit-free (5.7e6 measured; bootstrap-enlarged
+    # diabetes still falls back at 3e5 and keeps the linear model at 1e6).
+    from sklearn.datasets import load_diabetes
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_diabetes(return_X_y=True)
+    versions = {
+        "shipped": X,
+        "x1e-3": X * 1e-3,
+        "x1e3": X * 1e3,
+        "standardized": StandardScaler().fit_transform(X),
+    }
+    advice = {name: _fallback_advice(Xv, y) for name, Xv in versions.items()}
+    needed = [n for n, _ in advice.values()]
+    assert all(n is not None for n in needed)
+    assert max(needed) / min(needed) < 1.1
+    assert 1e6 < needed[0] < 3e7
+    # Where alpha=1 still shrinks the slopes at that n, the message says so.
+    assert "heavy for X in these units" in advice["x1e-3"][1]
+    assert "heavy" not in advice["x1e3"][1]
+
+
+def test_huge_fixed_grid_width_fits_without_overflow():
+    # Issue #38: grid_width=1e200 raised OverflowError from width**2 (the
+    # constant model, which a fixed width never falls back to, was priced).
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = ReplicableLinearRegressor(grid_width=1e200, random_state=0).fit(X, y)
+        assert np.all(np.isfinite(est.coef_)) and np.isfinite(est.intercept_)
+        assert est.grid_width_ == 1e200 and not est.constant_fallback_
+        assert np.all(np.isfinite(est.predict(X)))
+
+
+def test_tiny_rho_falls_back_instead_of_overflowing():
+    # rho=1e-20 rounded the constant's budget to 0: "cannot convert float
+    # infinity to integer". Below float64's reach the error names rho.
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.warns(UserWarning, match="falls back"):
+        est = ReplicableLinearRegressor(rho=1e-20, random_state=0).fit(X, y)
+    assert est.constant_fallback_ and np.isfinite(est.intercept_)
+    with pytest.raises(ValueError, match="rho is too small"):
+        ReplicableLinearRegressor(rho=1e-320, random_state=0).fit(X, y)

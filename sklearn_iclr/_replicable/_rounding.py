@@ -255,8 +255,15 @@ def rounding_budget(rho, reserve, design_share, warn=True):
                 "more samples or a larger rho (or fixed grid widths)."
             )
         budget = MIN_ROUNDING_SHARE * design
-    # Clean figures (15 decimals); a budget below that resolution (rho of
-    # 1e-12 or less) keeps its value instead of rounding to zero.
+    return _clean_budget(budget)
+
+
+def _clean_budget(budget):
+    """``budget`` to 15 decimals (clean figures), unless that rounds it away.
+
+    A budget below that resolution (rho of about 1e-12 or less) keeps its
+    value instead of becoming zero.
+    """
     rounded = round(budget, 15)
     return rounded if rounded >= 1e-12 else float(budget)
 
@@ -440,7 +447,7 @@ def best_log2_spacing(design, event_rate, spacings=_SPACINGS, nested=False):
         loss = mean_square * (mean_inverse / budget) ** 2
         if loss < best[0]:
             best = (loss, float(spacing), float(budget))
-    return best[1], round(best[2], 15)
+    return best[1], _clean_budget(best[2])
 
 
 def lattice_width(

@@ -27,6 +27,7 @@ from ..utils import warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._dask import any_dask, map_rows, validate_dask_data
 from ..utils.validation import check_nonnegative_sample_weight
+from ._replicable_ridge_advice import RidgeAtSampleSize
 
 # The failure budget's calibration (user guide, "Replicable ridge regression in
 # detail"): the design spends 0.75 of rho in expectation (the width rule uses
@@ -106,34 +107,6 @@ def _clipped_squares(values, sample_weight):
     if limit <= 0:
         return values**2
     return np.minimum(magnitude, limit) ** 2
-
-
-def _samples_needed(n_samples, rounding_loss, gain, budget_at, share=0.1):
-    """Least n at which the rounding loss falls to ``share`` of ``gain``.
-
-    The rounding loss scales like the squared lattice scale, ``se^2 / B^2``,
-    so like ``1 / (n B(n)^2)`` with ``B(n)`` the rounding budget at ``n``.
-    Returns ``inf`` when the linear model gains nothing over the constant.
-    """
-    if gain <= 0 or not np.isfinite(rounding_loss):
-        return np.inf
-    target = share * gain
-    if rounding_loss <= target:
-        return float(n_samples)
-    budget_0 = budget_at(n_samples)
-
-    def loss(n):
-        return rounding_loss * (n_samples / n) * (budget_0 / budget_at(n)) ** 2
-
-    low, high = float(n_samples), 2.0 * n_samples
-    while loss(high) > target:
-        low, high = high, 2.0 * high
-        if high > 1e18:
-            return np.inf
-    for _ in range(40):
-        middle = np.sqrt(low * high)
-        low, high = (middle, high) if loss(middle) > target else (low, middle)
-    return float(np.ceil(high))
 
 
 def _weighted_abs_deviation(X, sw, offset, chunk=8192):
@@ -652,12 +625,10 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 + (error_var[-1] if self.fit_intercept else 0.0)
             )
 
-        linear_loss = rounded_loss(lattice.coordinate_variance(width))
-        constant = self._constant_model(
-            n_samples, data.target(self.fit_intercept, auto), offsets
-        )
         use_linear, choice_cost = True, 0.0
         if auto:
+            target = data.target(self.fit_intercept, auto)
+            constant = self._constant_model(n_samples, target, offsets)
             # Both losses are compared in expectation over the shared offsets
             # of their log2-rounded widths (E[r^2] times the width asked for),
             # not at the rounded widths: those jump by a grid step where the
@@ -696,13 +667,20 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             self.grid_width_ = float(np.ldexp(constant["width"], y_exp))
             self.intercept_grid_width_ = self.grid_width_
             cost = constant["cost"]
-            self._warn_fallback(
+            advice = RidgeAtSampleSize(
+                ridge["hessian"] - alpha * np.eye(n_features),
+                ridge["cross"],
+                target["sum_sq"],
                 n_samples,
-                clipped_cost,
-                residual_var,
-                linear_loss,
-                constant,
-                (ideal_width / width) ** 2,
+                alpha,
+                self._unrounded_scale(mean, variance, scale),
+                offset_0,
+                moment,
+                clipped_total / max(data.residual_sum_sq(), _TINY),
+                lattice,
+            )
+            self._warn_fallback(
+                n_samples, clipped_cost, advice, linear_mean_loss, constant
             )
         self.coef_ = np.ldexp(coef_out, y_exp - x_exp)
         self.intercept_ = float(np.ldexp(intercept_out, y_exp))
@@ -712,7 +690,9 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     def _constant_model(self, n_samples, target, offsets):
         """The replicable constant: the mean of ``y`` rounded on its own grid.
 
-        Without an intercept the constant is zero (nothing to round).
+        Only the automatic width falls back to it (a fixed width keeps the
+        linear model). Without an intercept the constant is zero (nothing to
+        round).
         ``target`` holds the sums of ``y`` (see ``_InMemoryRidgeData.target``).
         """
         if not self.fit_intercept:
@@ -730,54 +710,46 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         var_y = float(target["sum_sq"] / max(n_samples - 1.0, 1.0))
         lattice = shifted_lattice(1, self.rounding)
         se = np.array([np.sqrt(var_y / n_samples)])
-        if self.grid_width == "auto":
-            # The width follows sd(y) and is rounded in log2; at small n the
-            # chance that the two runs' widths round apart, about
-            # _CONSTANT_WIDTH_NOISE / (h sqrt(n)) on a grid of spacing h, would
-            # take the whole budget at h = 1 (diabetes, n = 353, rho = 0.05:
-            # about 0.06 against 0.0375). The spacing is chosen from n and rho
-            # alone (both runs agree on it) to minimise the expected squared
-            # error of the rounded mean at the design disagreement. The grids
-            # of the mean are nested across widths (one shared anchor, integer
-            # spacing, round_nested): a width event costs 1 - 2^-h of itself.
-            spacing, budget = best_log2_spacing(
-                DESIGN_SHARE * self.rho,
-                _CONSTANT_WIDTH_NOISE / np.sqrt(n_samples),
-                nested=True,
-            )
-            # terms_cost is the log2 width cost on a grid of spacing 1, and
-            # the cost is inversely proportional to the spacing; a cost capped
-            # at 1 (a degenerate sum of squares) stays 1.
-            cost_at_unit_spacing = target["terms_cost"]
-            width_cost = (
-                (1.0 - 2.0**-spacing) * cost_at_unit_spacing / spacing
-                if cost_at_unit_spacing < 1.0
-                else 1.0
-            )
-            _, ideal = lattice_width(
-                lattice.expected_crossing_rate(se, 1.0),
-                budget,
-                offsets["constant_width"][0],
-                abs(mean),
-                FLOOR_MAGNITUDE,
-                spacing=spacing,
-            )
-            value, width = round_nested(
-                mean,
-                ideal,
-                spacing,
-                offsets["constant_width"][0],
-                anchor_bits(offsets["anchor"]),
-            )
-            # The squared width over the shared offset of its log2 grid.
-            mean_square_width = log2_ratio_moments(spacing)[1] * ideal**2
-        else:
-            ideal = width = float(self.grid_width)
-            width_cost = 0.0
-            mean_square_width = width**2
-            value = float(
-                lattice.round(np.array([mean]), width, offsets["constant"])[0]
-            )
+        # The width follows sd(y) and is rounded in log2; at small n the
+        # chance that the two runs' widths round apart, about
+        # _CONSTANT_WIDTH_NOISE / (h sqrt(n)) on a grid of spacing h, would
+        # take the whole budget at h = 1 (diabetes, n = 353, rho = 0.05:
+        # about 0.06 against 0.0375). The spacing is chosen from n and rho
+        # alone (both runs agree on it) to minimise the expected squared
+        # error of the rounded mean at the design disagreement. The grids
+        # of the mean are nested across widths (one shared anchor, integer
+        # spacing, round_nested): a width event costs 1 - 2^-h of itself.
+        spacing, budget = best_log2_spacing(
+            DESIGN_SHARE * self.rho,
+            _CONSTANT_WIDTH_NOISE / np.sqrt(n_samples),
+            nested=True,
+        )
+        # terms_cost is the log2 width cost on a grid of spacing 1, and
+        # the cost is inversely proportional to the spacing; a cost capped
+        # at 1 (a degenerate sum of squares) stays 1.
+        cost_at_unit_spacing = target["terms_cost"]
+        width_cost = (
+            (1.0 - 2.0**-spacing) * cost_at_unit_spacing / spacing
+            if cost_at_unit_spacing < 1.0
+            else 1.0
+        )
+        _, ideal = lattice_width(
+            lattice.expected_crossing_rate(se, 1.0),
+            budget,
+            offsets["constant_width"][0],
+            abs(mean),
+            FLOOR_MAGNITUDE,
+            spacing=spacing,
+        )
+        value, width = round_nested(
+            mean,
+            ideal,
+            spacing,
+            offsets["constant_width"][0],
+            anchor_bits(offsets["anchor"]),
+        )
+        # The squared width over the shared offset of its log2 grid.
+        mean_square_width = log2_ratio_moments(spacing)[1] * ideal**2
         cost = width_cost + lattice.expected_crossing_rate(se, width)
         return {
             "value": value,
@@ -790,49 +762,72 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             "terms_cost": target["terms_cost"],
         }
 
-    def _warn_fallback(
-        self, n_samples, width_cost, residual_var, linear_loss, constant, ratio
-    ):
+    def _warn_fallback(self, n_samples, width_cost, advice, linear_loss, constant):
         """Say that the constant model was fitted, what it costs, what n would do.
 
         ``width_cost`` is the estimated chance of the lattice scale's event at
-        ``n_samples`` (it falls like ``1 / sqrt(n)``); ``ratio`` is ``(ideal
-        width / rounded width)^2``: the rounding loss at the width asked for,
-        before its log2 rounding.
+        ``n_samples`` (it falls like ``1 / sqrt(n)``); ``advice`` is the
+        :class:`RidgeAtSampleSize` of this fit, whose answer does not depend on
+        the units of ``X`` (only ``alpha``'s weight does); ``linear_loss`` and
+        ``constant["mean_loss"]`` are the expected losses the choice compared.
         """
+        var_y = constant["var_y"]
+        if var_y <= 0:
+            return
         cost_root_n = width_cost * np.sqrt(n_samples)
 
         def budget_at(n):
             return self._design_budget(n, cost_root_n / np.sqrt(n))
 
-        var_y = constant["var_y"]
-        if var_y <= 0:
-            return
-        needed = _samples_needed(
-            n_samples,
-            max(linear_loss - residual_var, 0.0) * ratio,
-            var_y - residual_var,
-            budget_at,
-        )
-        need = (
-            f"About n >= {needed:.2g} samples would keep the linear model's "
-            "rounding error under a tenth of what it explains at this rho; "
-            if np.isfinite(needed)
-            else "The linear model explains too little of y here for more "
-            "samples to help; "
-        )
+        # Least squares' n, which the units of X do not move; then this
+        # alpha's, where its penalty (on Ridge's absolute scale) still shrinks
+        # the slopes at that n.
+        needed = advice.samples_needed(n_samples, budget_at, alpha=0.0)
+        needed_alpha = advice.samples_needed(n_samples, budget_at)
+        if not np.isfinite(needed):
+            need = (
+                "The linear model explains too little of y here for more "
+                "samples to help; "
+            )
+        else:
+            need = (
+                f"About n >= {needed:.2g} samples would bring the rounded linear "
+                "model's excess squared error over least squares under a tenth "
+                "of what least squares explains, at this rho"
+            )
+            if needed_alpha > 1.5 * needed:
+                need += (
+                    f" (n >= {needed_alpha:.2g} at alpha={self.alpha}, which is "
+                    "heavy for X in these units: lower alpha)"
+                )
+            need += "; "
         warn_user(
             f"{type(self).__name__}(rho={self.rho}) at n={n_samples:g}: the "
             "rounded linear model is expected to predict worse than the rounded "
             f"mean of y (expected squared error {linear_loss / var_y:.3g} against "
-            f"{constant['loss'] / var_y:.3g} times Var(y)), so the fit falls back "
-            "to the replicable constant model: coef_ is zero and intercept_ is "
-            "the mean of y rounded on a shared grid of width "
+            f"{constant['mean_loss'] / var_y:.3g} times Var(y)), so the fit falls "
+            "back to the replicable constant model: coef_ is zero and intercept_ "
+            "is the mean of y rounded on a shared grid of width "
             f"{constant['width']:.3g}, an expected R^2 of about "
             f"{1.0 - constant['loss'] / var_y:.2g} (about "
             f"{1.0 - constant['mean_loss'] / var_y:.2g} on average over the "
             f"shared randomness). {need}otherwise raise rho."
         )
+
+    def _unrounded_scale(self, mean, variance, scale):
+        """The basis scales before their log2 rounding, where that is one scale.
+
+        The ``"scaled"`` basis's global scale is the geometric mean of the
+        features' standard deviations (rounded on a log2 grid in the fit): the
+        advice uses it unrounded, so that rescaling ``X`` does not move it.
+        """
+        if self.basis_ != "scaled":
+            return scale
+        std = np.sqrt(variance)
+        varying = std > np.maximum(1e-8 * np.abs(mean), _TINY)
+        if not np.any(varying):
+            return scale
+        return np.full(len(scale), 2.0 ** np.log2(std[varying]).mean())
 
     def _reserve(self, n_samples, width_cost):
         """Probability set aside for the data-driven lattice scale and basis.
