@@ -619,7 +619,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         # error variances are uncorrelated) against the rounded mean's.
         moment = variance + (mean - center) ** 2
 
-        def rounded_loss(error_var):
+        def rounded_loss(error_var, scale=scale):
             return residual_var + float(
                 error_var[:n_features] @ (moment / scale**2)
                 + (error_var[-1] if self.fit_intercept else 0.0)
@@ -636,10 +636,21 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             # the width event (a cost the choice's spread does not cover), and
             # would tie the choice to the width's offset, keeping the linear
             # model mostly where its width rounded down and its crossing rate
-            # is above the budget.
+            # is above the budget. For the same reason the global scale of the
+            # "scaled" basis enters unrounded (in expectation over its shared
+            # offset), which also leaves the losses free of X's units.
+            unrounded = self._unrounded_scale(mean, variance, scale)
+            ideal_unrounded = ideal_width
+            if self.basis_ == "scaled":
+                homo_unrounded = homo_se.copy()
+                homo_unrounded[:n_features] *= unrounded / scale
+                ideal_unrounded *= lattice.expected_crossing_rate(
+                    homo_unrounded, 1.0
+                ) / max(lattice.expected_crossing_rate(homo_se, 1.0), _TINY)
             linear_mean_loss = rounded_loss(
-                lattice.coordinate_variance(ideal_width)
-                * log2_ratio_moments(LOG2_SPACING)[1]
+                lattice.coordinate_variance(ideal_unrounded)
+                * log2_ratio_moments(LOG2_SPACING)[1],
+                scale=unrounded,
             )
             use_linear, choice_cost = _choose_linear(
                 constant["mean_loss"],
@@ -673,7 +684,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 target["sum_sq"],
                 n_samples,
                 alpha,
-                self._unrounded_scale(mean, variance, scale),
+                unrounded,
                 offset_0,
                 moment,
                 clipped_total / max(data.residual_sum_sq(), _TINY),
