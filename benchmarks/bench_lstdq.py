@@ -40,7 +40,7 @@ def accuracy_rows(sizes, n_repeats, fqe_iters, n_features=20):
         times = {name: [] for name in errors}
         ses, coverages = [], []
         for rep in range(n_repeats):
-            X, y, X_next, X_init, value = make_linear_mdp_dataset(
+            X, y, X_next, X_init, value, _ = make_linear_mdp_dataset(
                 n, n_features=n_features, n_states=40, gamma=GAMMA,
                 behaviour_shift=0.5, random_state=rep, mdp_random_state=0,
             )  # fmt: skip

@@ -42,8 +42,10 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    gamma : float, default=0.99
-        Discount factor, in [0, 1).
+    gamma : float, default=0.9
+        Discount factor, in [0, 1): the horizon ``1 / (1 - gamma)`` over which
+        rewards are summed (the default is that of the package's MDP
+        generators, which return the ``gamma`` of their exact value).
     alpha : float, default=0.0
         Ridge penalty on ``theta`` (not on the intercept), on the scale of
         :class:`~sklearn.linear_model.Ridge`: the penalty is ``alpha`` against
@@ -123,9 +125,9 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     --------
     >>> from sklearn_iclr.datasets import make_tabular_mdp
     >>> from sklearn_iclr.rl import LSTDQEvaluator
-    >>> X, y, X_next, X_init, value = make_tabular_mdp(
+    >>> X, y, X_next, X_init, value, gamma = make_tabular_mdp(
     ...     2000, n_states=3, gamma=0.5, random_state=0)
-    >>> est = LSTDQEvaluator(gamma=0.5).fit(X, y, X_next=X_next)
+    >>> est = LSTDQEvaluator(gamma=gamma).fit(X, y, X_next=X_next)
     >>> J, se = est.estimate_value(X_init, return_std=True)
     >>> print(f"true {value:.3f}, estimate {J:.3f} +- {se:.3f}")
     true 1.614, estimate 1.623 +- 0.007
@@ -139,7 +141,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
     }
 
-    def __init__(self, gamma=0.99, *, alpha=0.0, fit_intercept=False):
+    def __init__(self, gamma=0.9, *, alpha=0.0, fit_intercept=False):
         self.gamma = gamma
         self.alpha = alpha
         self.fit_intercept = fit_intercept
