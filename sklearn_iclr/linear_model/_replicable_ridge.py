@@ -25,7 +25,15 @@ from .._replicable._rounding import (
 )
 from ..utils import warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
-from ..utils._dask import any_dask, map_rows, validate_dask_data
+from ..utils._dask import (
+    align_rows,
+    any_dask,
+    map_rows,
+    r2_from_sums,
+    r2_sums,
+    reduce_blocks,
+    validate_dask_data,
+)
 from ..utils.validation import check_nonnegative_sample_weight
 from ._replicable_ridge_advice import RidgeAtSampleSize
 
@@ -985,6 +993,41 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         tags.regressor_tags.poor_score = True
         return tags
 
+    def score(self, X, y, sample_weight=None):
+        """R^2 of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Test samples. On Dask input (``X``, ``y`` or ``sample_weight``)
+            the sums are computed blockwise and only a few floats per block
+            reach the client.
+        y : array-like of shape (n_samples,)
+            True values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            The coefficient of determination, as
+            :func:`sklearn.metrics.r2_score`.
+        """
+        check_is_fitted(self)
+        if not any_dask(X, y, sample_weight):
+            return super().score(X, y, sample_weight=sample_weight)
+        X = validate_dask_data(self, X, reset=False)
+        y = align_rows(X, y, "y", ndim=1)
+        if sample_weight is not None:
+            sample_weight = align_rows(X, sample_weight, "sample_weight", ndim=1)
+        sums = reduce_blocks(
+            _r2_block,
+            [X, y, sample_weight],
+            ["X", "y", "sample_weight"],
+            args=(self.coef_, self.intercept_),
+        )
+        return r2_from_sums(sums)
+
     def predict(self, X):
         """Predict with the rounded linear model.
 
@@ -1008,3 +1051,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
 
 def _linear(X, coef, intercept):
     return X @ coef + intercept
+
+
+def _r2_block(X, y, sample_weight, coef, intercept):
+    return r2_sums(y, _linear(X, coef, intercept), sample_weight)

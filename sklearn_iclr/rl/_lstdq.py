@@ -13,6 +13,8 @@ from ..utils._dask import (
     align_rows,
     any_dask,
     map_rows,
+    r2_from_sums,
+    r2_sums,
     reduce_blocks,
     validate_dask_data,
 )
@@ -367,10 +369,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
                 ["X", "y", "X_next", "sample_weight"],
                 args=(self.coef_, self.intercept_, self.gamma),
             )
-            total = sums["t2"] - sums["t"] ** 2 / sums["w"]
-            if total <= 0:
-                return 1.0 if sums["residual"] == 0 else 0.0
-            return float(1.0 - sums["residual"] / total)
+            return r2_from_sums(sums)
         targets = y if X_next is None else y + self.gamma * self._q_values(X_next)
         return r2_score(targets, self._q_values(X), sample_weight=sample_weight)
 
@@ -600,16 +599,9 @@ def _chunk_meat(X, y, X_next, sample_weight, coef, intercept, gamma, fit_interce
 
 
 def _score_sums(X, y, X_next, sample_weight, coef, intercept, gamma):
-    """One block's weighted sums for the R^2 of ``score`` (targets ``t``)."""
+    """One block's sums for the R^2 of ``score`` (targets: Bellman's)."""
     targets = y if X_next is None else y + gamma * (X_next @ coef + intercept)
-    w = np.ones(len(y)) if sample_weight is None else sample_weight
-    error = targets - (X @ coef + intercept)
-    return {
-        "w": w.sum(),
-        "t": w @ targets,
-        "t2": w @ (targets * targets),
-        "residual": w @ (error * error),
-    }
+    return r2_sums(targets, X @ coef + intercept, sample_weight)
 
 
 def _linear(X, coef, intercept):
