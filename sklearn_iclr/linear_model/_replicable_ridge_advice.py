@@ -116,8 +116,11 @@ class RidgeAtSampleSize:
         residual = max(self.target_var - self.explained(n_samples, alpha), 0.0)
         denominator = n_samples * self.eigval + alpha
         with np.errstate(divide="ignore", invalid="ignore"):
+            # (Divided twice: alpha may be up to 1e300, its square overflows.)
             spectrum = np.where(
-                denominator > 0, n_samples * self.eigval / denominator**2, 0.0
+                denominator > 0,
+                n_samples * self.eigval / denominator / denominator,
+                0.0,
             )
         variance = residual * self.clip_ratio
         var_coef = variance * (self.eigvec**2 @ spectrum)
