@@ -1,22 +1,36 @@
 """Scaling out with Dask: LSTDQ and replicable ridge on a LocalCluster.
 
 1. Throughput and memory (tables ``scale_lstdq`` and ``scale_ridge``): n rows
-   of d features generated lazily by Dask (``da.random.default_rng`` seeded,
-   one block of rows per task: the n x d matrix never exists anywhere) and
-   fitted on a ``LocalCluster`` of 1 or 2 worker processes (one thread each;
-   one cluster per worker count serves every n). LSTDQ reads every block
-   twice (the sums, then the TD residuals of the standard error), the ridge
-   three times (Gram moments, residual moments, clipped residuals), and every
-   read generates the block again. Each row gives the wall time, the workers'
-   CPU time, the throughput in rows per wall second and per worker CPU second,
-   and two anchors timed in this process on one chunk (one BLAS thread, CPU
-   time): generating the chunk, and one in-memory ``X.T @ X`` of it, in rows
-   per CPU second. ``vs_gram`` is the throughput per CPU second over the
-   ``X.T @ X`` anchor's (CPU time is what a loaded machine does not inflate),
-   ``speedup`` the 1-worker wall time over this row's at the same n.
-   ``worker_peak_mb`` is the largest resident memory of a worker process and
-   ``client_peak_mb`` that of this process, both sampled every 0.1 s during
-   the fit (psutil): both should stay flat as n grows.
+   of d features fitted on a ``LocalCluster`` of 1 or 2 worker processes (one
+   thread each; one cluster per worker count serves every n), from one of
+   three data sources (``--lstdq-sources``, ``--ridge-sources``):
+
+   * ``resampled``: every block draws its rows (seeded indices) from a pool of
+     ``POOL_ROWS`` transitions that each worker holds once: an out-of-core
+     source whose reads cost a memory copy, like a fast store; the n x d
+     matrix exists nowhere;
+   * ``generated``: every read draws the block's normal variates again
+     (``da.random.default_rng``): out of core too, but each read costs about
+     as much as the fit itself;
+   * ``persisted``: the resampled blocks computed once and held in the
+     workers' memory (``client.persist``, not timed), for n up to
+     ``--persist-up-to``: the fit alone.
+
+   LSTDQ reads every block twice (the sums, then the TD residuals of the
+   standard error), the ridge three times (Gram moments, residual moments,
+   clipped residuals). Each row gives the wall time, the workers' CPU time,
+   the throughput in rows per wall second and per worker CPU second, and
+   anchors timed in this process on one chunk (one BLAS thread, CPU time,
+   rows per CPU second): one read of the chunk from the source, one
+   in-memory ``X.T @ X`` of it and the estimator's in-memory fit of it.
+   ``vs_in_memory`` is the throughput per CPU second over the in-memory
+   fit's, in the same run (CPU time is what a loaded machine does not
+   inflate), ``speedup`` the 1-worker wall time over this row's at the same
+   n and source. ``worker_peak_mb`` is the largest resident memory of a
+   worker process and ``client_peak_mb`` that of this process, both sampled
+   every 0.1 s during the fit (psutil): both should stay flat as n grows.
+   ``load_start`` and ``load_end`` are the 1-minute load averages around the
+   row.
 2. Replicability across partitionings (table ``scale_partitions``): for
    repeated independent data sets, the replicable estimators are fitted in
    memory and on Dask arrays of 1, 7 and 64 chunks (synchronous scheduler,
@@ -26,9 +40,11 @@
    95% interval, next to ``rho``.
 
 Run ``python -m benchmarks scale`` (``--quick`` for a smoke run of seconds;
-the sizes, chunk, features and workers are options, see ``--help``).
+the sizes, sources, chunk, features and workers are options, see
+``--help``).
 """
 
+import functools
 import os
 import resource
 import threading
@@ -49,8 +65,17 @@ GAMMA = 0.9
 def configure(parser):
     parser.add_argument("--lstdq-sizes", type=float, nargs="+", default=[1e6, 1e7, 1e8])
     parser.add_argument("--lstdq-features", type=int, default=64)
+    parser.add_argument(
+        "--lstdq-sources",
+        nargs="+",
+        default=["resampled", "persisted", "generated"],
+        choices=SOURCES,
+    )
     parser.add_argument("--ridge-sizes", type=float, nargs="+", default=[1e6, 1e7, 1e8])
     parser.add_argument("--ridge-features", type=int, default=32)
+    parser.add_argument(
+        "--ridge-sources", nargs="+", default=["generated"], choices=SOURCES
+    )
     parser.add_argument("--chunk", type=int, default=50_000, help="rows per block")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument(
@@ -61,6 +86,18 @@ def configure(parser):
         "up to this n)",
     )
     parser.add_argument(
+        "--persist-up-to",
+        type=float,
+        default=2e6,
+        help="largest n of the persisted source (held in the workers' memory)",
+    )
+    parser.add_argument(
+        "--generated-up-to",
+        type=float,
+        default=1e7,
+        help="largest n of the generated source",
+    )
+    parser.add_argument(
         "--draws", type=int, default=200, help="data sets, partition table"
     )
     parser.add_argument(
@@ -68,10 +105,64 @@ def configure(parser):
     )
 
 
-# --- lazily generated data ---------------------------------------------------------
+# --- data sources -------------------------------------------------------------------
+
+SOURCES = ("resampled", "generated", "persisted")
+# Transitions of the resampled source's pool (held once per worker).
+POOL_ROWS = 100_000
 
 
-def lstdq_data(n, d, chunk, seed=0):
+@functools.cache
+def _lstdq_pool(d, seed=0):
+    """Transitions of a trajectory: row i + 1 is the next state of row i."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((POOL_ROWS + 1, d))
+    theta = rng.normal(size=d) / np.sqrt(d)
+    y = X[:-1] @ theta + rng.standard_normal(POOL_ROWS)
+    return X[:-1].copy(), y, 0.9 * X[1:]
+
+
+@functools.cache
+def _ridge_pool(d, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((POOL_ROWS, d)) + 1.0
+    return X, X @ rng.normal(size=d) + rng.standard_normal(POOL_ROWS)
+
+
+def _take(index, pool):
+    return pool[index]
+
+
+def resampled(pool, n, chunk, seed=0):
+    """Dask arrays whose blocks are rows of ``pool`` drawn with seeded indices.
+
+    The pool arrays are one task each, which every worker fetches once; a
+    block costs its indices and a copy of its rows.
+    """
+    import dask
+    import dask.array as da
+
+    index = da.random.default_rng(seed).integers(0, POOL_ROWS, size=n, chunks=chunk)
+    arrays = []
+    for values in pool:
+        meta = np.empty((0,) + values.shape[1:])
+        shared = dask.delayed(values, pure=True)
+        if values.ndim == 1:
+            arrays.append(index.map_blocks(_take, shared, meta=meta))
+        else:
+            arrays.append(
+                index.map_blocks(
+                    _take,
+                    shared,
+                    new_axis=1,
+                    chunks=(index.chunks[0], values.shape[1:]),
+                    meta=meta,
+                )
+            )
+    return tuple(arrays)
+
+
+def lstdq_generated(n, d, chunk, seed=0):
     """X, y, X_next of logged trajectories, generated block by block.
 
     Row i + 1 of a block is the next state of row i (``X_next`` is ``X``
@@ -95,7 +186,7 @@ def _next_rows(block):
     return out
 
 
-def ridge_data(n, d, chunk, seed=0):
+def ridge_generated(n, d, chunk, seed=0):
     import dask.array as da
 
     rng = da.random.default_rng(seed)
@@ -105,56 +196,60 @@ def ridge_data(n, d, chunk, seed=0):
     return X, X @ beta + Z[:, d]
 
 
-def fit_lstdq(n, d, chunk, data=lstdq_data):
-    X, y, X_next = data(n, d, chunk)
+def data_source(name, source):
+    """``data(n, d, chunk)`` of the estimator ``name`` ("lstdq" or "ridge")."""
+    if source == "generated":
+        return lstdq_generated if name == "lstdq" else ridge_generated
+    make_pool = _lstdq_pool if name == "lstdq" else _ridge_pool
+
+    def data(n, d, chunk):
+        return resampled(make_pool(d), n, chunk)
+
+    return data
+
+
+def fit_lstdq(X, y, X_next):
     est = LSTDQEvaluator(gamma=GAMMA).fit(X, y, X_next=X_next)
+    d = X.shape[1]
     return est.estimate_value(np.zeros((1, d)) + 0.1, return_std=True)
 
 
-def fit_ridge(n, d, chunk, data=ridge_data):
-    X, y = data(n, d, chunk)
+def fit_ridge(X, y):
     return ReplicableLinearRegressor(rho=0.1, random_state=0).fit(X, y).coef_
-
-
-def _in_memory(data):
-    """``data`` computed to numpy arrays (one chunk: the in-memory anchor)."""
-
-    def computed(n, d, chunk):
-        import dask
-
-        return dask.compute(*data(n, d, chunk), scheduler="synchronous")
-
-    return computed
 
 
 # --- measurement -------------------------------------------------------------------
 
 
-def chunk_anchors(n_columns, d, chunk, fit, data):
-    """Rows per CPU second of generating a chunk, of its ``X.T @ X`` and of
-    the estimator's in-memory fit of it."""
-    rng = np.random.default_rng(0)
-    arrays = _in_memory(data)(chunk, d, chunk)
+def _median_cpu(func, repeats=5):
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        func()
+        times.append(time.process_time() - start)
+    return max(float(np.median(times)), 1e-9)
+
+
+def chunk_anchors(fit, data, d, chunk):
+    """Rows per CPU second of one read of a chunk from the source, of its
+    in-memory ``X.T @ X`` and of the estimator's in-memory fit of it."""
+    import dask
+
+    # (The graph is built once: what a worker pays per read is its tasks.)
+    lazy = data(chunk, d, chunk)
+
+    def read():
+        return dask.compute(*lazy, scheduler="synchronous")
+
+    arrays = [np.ascontiguousarray(a) for a in read()]
+    X = arrays[0]
     with threadpool_limits(1):
-        times = []
-        for _ in range(5):
-            start = time.process_time()
-            fit(chunk, d, chunk, data=lambda *_: arrays)
-            times.append(time.process_time() - start)
-        in_memory = chunk / max(float(np.median(times)), 1e-9)
-        times = []
-        for _ in range(5):
-            start = time.process_time()
-            Z = rng.standard_normal((chunk, n_columns))
-            times.append(time.process_time() - start)
-        generate = chunk / max(float(np.median(times)), 1e-9)
-        X = np.ascontiguousarray(Z[:, :d])
-        times = []
-        for _ in range(5):
-            start = time.process_time()
-            X.T @ X
-            times.append(time.process_time() - start)
-    return generate, chunk / max(float(np.median(times)), 1e-9), in_memory
+        rates = {
+            "read": chunk / _median_cpu(read),
+            "gram": chunk / _median_cpu(lambda: X.T @ X),
+            "in_memory": chunk / _median_cpu(lambda: fit(*arrays)),
+        }
+    return rates
 
 
 class _PeakRSS:
@@ -201,43 +296,51 @@ def _cluster(n_workers):
         )
 
 
-def scaling_rows(fit, sizes, d, chunk, clusters, anchors, fewer_workers_up_to):
-    from distributed import Client
+def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
+    """One row per n and worker count: the fit on the cluster, timed."""
+    from distributed import Client, wait
 
-    generate_rate, gram_rate, in_memory_rate = anchors
     rows, walls = [], {}
     workers = sorted(clusters)
     for n in sizes:
         n = int(n)
-        for n_workers in workers if n <= fewer_workers_up_to else workers[-1:]:
+        for n_workers in workers if n <= args.fewer_workers_up_to else workers[-1:]:
             with Client(clusters[n_workers]) as client:
+                arrays = data(n, d, chunk)
+                if source == "persisted":
+                    arrays = client.persist(list(arrays))
+                    wait(arrays)
+                load_start = os.getloadavg()[0]
                 before = client.run(_worker_usage).values()
                 pids = [os.getpid()] + [pid for _, pid in before]
                 with _PeakRSS(pids) as rss:
                     start = time.perf_counter()
-                    fit(n, d, chunk)
+                    fit(*arrays)
                     wall = time.perf_counter() - start
                 usage = client.run(_worker_usage).values()
+                del arrays
             walls[n, n_workers] = wall
             cpu = sum(c for c, _ in usage) - sum(c for c, _ in before)
             rows.append(
                 {
                     "n": n,
                     "d": d,
+                    "source": source,
                     "workers": n_workers,
                     "blocks": -(-n // chunk),
                     "wall_s": wall,
                     "worker_cpu_s": cpu,
                     "rows_per_s": n / wall,
                     "rows_per_cpu_s": ratio(n, cpu),
-                    "generate_rows_per_cpu_s": generate_rate,
-                    "gram_rows_per_cpu_s": gram_rate,
-                    "vs_gram": ratio(ratio(n, cpu), gram_rate),
-                    "in_memory_rows_per_cpu_s": in_memory_rate,
-                    "vs_in_memory": ratio(ratio(n, cpu), in_memory_rate),
+                    "read_rows_per_cpu_s": anchors["read"],
+                    "gram_rows_per_cpu_s": anchors["gram"],
+                    "in_memory_rows_per_cpu_s": anchors["in_memory"],
+                    "vs_in_memory": ratio(ratio(n, cpu), anchors["in_memory"]),
                     "speedup": ratio(walls.get((n, min(workers)), np.nan), wall),
                     "worker_peak_mb": max(rss.peaks[1:]) / 2**20,
                     "client_peak_mb": rss.peaks[0] / 2**20,
+                    "load_start": load_start,
+                    "load_end": os.getloadavg()[0],
                 }
             )
             print(rows[-1], flush=True)
@@ -355,6 +458,7 @@ def main(argv=None):
         "chunk": args.chunk,
         "workers": args.workers,
         "threads_per_worker": 1,
+        "pool_rows": POOL_ROWS,
         "timing": "wall seconds and worker CPU seconds (a loaded machine "
         "inflates wall times, not CPU times)",
     }
@@ -368,12 +472,18 @@ def main(argv=None):
 
 def _run(args, clusters, meta):
     scaled = {
-        "lstdq": (fit_lstdq, lstdq_data, args.lstdq_sizes, args.lstdq_features),
-        "ridge": (fit_ridge, ridge_data, args.ridge_sizes, args.ridge_features),
+        "lstdq": (fit_lstdq, args.lstdq_sizes, args.lstdq_features, args.lstdq_sources),
+        "ridge": (fit_ridge, args.ridge_sizes, args.ridge_features, args.ridge_sources),
     }
     titles = {
-        "lstdq": "LSTDQEvaluator on lazily generated Dask arrays, d = {}",
-        "ridge": "ReplicableLinearRegressor on lazily generated Dask arrays, d = {}",
+        "lstdq": "LSTDQEvaluator on Dask arrays (out of core, in worker memory), "
+        "d = {}",
+        "ridge": "ReplicableLinearRegressor on Dask arrays, d = {}",
+    }
+    limits = {
+        "resampled": np.inf,
+        "generated": args.generated_up_to,
+        "persisted": args.persist_up_to,
     }
     for name in args.tables:
         if name == "partitions":
@@ -386,11 +496,16 @@ def _run(args, clusters, meta):
                 meta={"n_samples": 20_000, "n_features": 4, **meta},
             )
             continue
-        fit, data, sizes, d = scaled[name]
-        anchors = chunk_anchors(d + 1, d, args.chunk, fit, data)
-        rows = scaling_rows(
-            fit, sizes, d, args.chunk, clusters, anchors, args.fewer_workers_up_to
-        )
+        fit, sizes, d, sources = scaled[name]
+        rows = []
+        for source in sources:
+            # The persisted source holds the resampled blocks.
+            data = data_source(name, "resampled" if source == "persisted" else source)
+            anchors = chunk_anchors(fit, data, d, args.chunk)
+            chosen = [n for n in sizes if n <= limits[source]]
+            rows += scaling_rows(
+                fit, data, source, chosen, d, args.chunk, clusters, anchors, args
+            )
         report(f"scale_{name}", rows, title=titles[name].format(d), meta=meta)
 
 
