@@ -328,7 +328,7 @@ class ReplicableCovariance(EmpiricalCovariance):
             if auto:
                 location_cost += width_costs["location"]
                 budget -= location_budget
-        unrounded = data.second_moment(location, centre, moments)
+        unrounded = _second_moment_about(location, centre, mean, moments["second"])
         candidates = _structures(moments, n_samples, upper)
         structure = "full" if self.covariance_type == "auto" else self.covariance_type
         cost = location_cost
@@ -708,11 +708,6 @@ class _InMemoryData:
             for name, values in terms.items()
         }
 
-    def second_moment(self, location, centre, moments):
-        """``(X - location)^T (X - location) / n``."""
-        Z = self.X - location
-        return Z.T @ Z / self.n_samples
-
 
 class _BlockwiseData:
     """The statistics ``_fit_scaled`` needs, blockwise from a Dask array.
@@ -770,12 +765,18 @@ class _BlockwiseData:
         )
         return costs
 
-    def second_moment(self, location, centre, moments):
-        """About ``location``, from the moments about ``centre`` (no pass)."""
-        shift = centre - location
-        deviation = self.mean() - centre
-        cross = np.outer(deviation, shift)
-        return moments["second"] + cross + cross.T + np.outer(shift, shift)
+
+def _second_moment_about(location, centre, mean, second):
+    """``E[(x - location)(x - location)^T]`` from the moment about ``centre``.
+
+    No pass over the data: with ``s = centre - location``,
+    ``E[(x - l)(x - l)^T] = second + (mean - centre) s^T + s (mean - centre)^T
+    + s s^T``; the centre is zero or the mean, and ``s`` is zero or the
+    rounding of the mean, so nothing cancels.
+    """
+    shift = centre - location
+    cross = np.outer(mean - centre, shift)
+    return second + cross + cross.T + np.outer(shift, shift)
 
 
 def _first_pass(X):

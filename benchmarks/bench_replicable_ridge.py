@@ -1,4 +1,4 @@
-"""Replicable ridge regression and covariance: replicability, accuracy, cost.
+"""Replicable ridge regression: replicability, accuracy, cost.
 
 Every figure is measured here with ``sklearn_iclr.metrics.replicability_rate``
 (pairs of independent samples, one shared seed per pair, exact equality) on
@@ -8,7 +8,7 @@ function under the sampler (closed form: independent centred features), so it
 carries no test-set noise. Timings are medians in one process on a shared
 machine; only their ratios to ``Ridge`` are meaningful.
 
-Run: ``python -m benchmarks replicable [--tables rate,accuracy]``
+Run: ``python -m benchmarks replicable_ridge [--tables rate,accuracy]``
 (``--quick`` for a smoke run, ``--out DIR`` for the JSON folder).
 """
 
@@ -21,7 +21,7 @@ from scipy.stats import norm
 from sklearn.linear_model import Ridge
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from sklearn_iclr import ReplicableCovariance, ReplicableLinearRegressor
+from sklearn_iclr import ReplicableLinearRegressor
 from sklearn_iclr._replicable._lattice import shifted_lattice
 from sklearn_iclr.datasets import make_heavy_tailed_regression
 from sklearn_iclr.datasets._heavy_tailed import _default_coef
@@ -126,7 +126,7 @@ def table_replicability():
                 }
             )
     report(
-        "replicable_rate",
+        "replicable_ridge_rate",
         rows,
         title="Replicability (exact equality of coef_ and intercept_), 95% Wilson",
         meta={"sampler": "make_heavy_tailed_regression defaults (df=10)"},
@@ -160,7 +160,7 @@ def table_confirmation():
             }
         )
     report(
-        "replicable_confirmation",
+        "replicable_ridge_confirmation",
         rows,
         title="Independent confirmation runs, rho=0.05, d=5",
     )
@@ -201,7 +201,7 @@ def table_fixed_width():
             }
         )
     report(
-        "replicable_fixed_width",
+        "replicable_ridge_fixed_width",
         rows,
         title="rho=0.05 with a grid width fixed from a pilot sample",
     )
@@ -261,7 +261,7 @@ def table_accuracy():
                 }
             )
     report(
-        "replicable_accuracy",
+        "replicable_ridge_accuracy",
         rows,
         title=f"Population R^2 loss vs Ridge, d={d}, rho={rho} (paired fits)",
         meta={"d": d, "rho": rho, "r2_metric": "exact population R^2"},
@@ -320,7 +320,7 @@ def table_lemma():
             }
         )
     report(
-        "replicable_lemma",
+        "replicable_ridge_lemma",
         rows,
         title=f"Rounding lemma check, n={n}, d={d}, rho={rho}",
     )
@@ -328,7 +328,7 @@ def table_lemma():
 
 
 def table_controls():
-    """Same data, different seeds; heavy tails; mixed units; covariance."""
+    """Same data, different seeds; heavy tails; mixed units."""
     rows = []
     n_pairs = 40 if QUICK else 100
     X, y = sampler(40000, 8)(0)
@@ -381,38 +381,7 @@ def table_controls():
                 "wilson_low": r.ci_low,
             }
         )
-    for d in (3, 8):
-        cov = 0.5 * np.eye(d) + 0.5
-
-        def gaussian(seed, d=d, cov=cov):
-            return np.random.default_rng(seed).multivariate_normal(
-                np.zeros(d), cov, 20000
-            )
-
-        r = replicability_rate(
-            ReplicableCovariance(rho=0.2),
-            gaussian,
-            n_pairs=n_pairs,
-            attributes=("covariance_",),
-            random_state=4,
-            n_jobs=N_JOBS,
-        )
-        est = ReplicableCovariance(rho=0.2, random_state=0).fit(gaussian(0))
-        rows.append(
-            {
-                "experiment": f"ReplicableCovariance d={d}, n=2e4, rho=0.2: identical",
-                "value": r.rate,
-                "wilson_low": r.ci_low,
-            }
-        )
-        rows.append(
-            {
-                "experiment": f"ReplicableCovariance d={d}: max |cov_ - cov|",
-                "value": float(np.abs(est.covariance_ - cov).max()),
-                "wilson_low": float("nan"),
-            }
-        )
-    report("replicable_controls", rows, title="Controls and trade-offs")
+    report("replicable_ridge_controls", rows, title="Controls and trade-offs")
     return rows
 
 
@@ -471,7 +440,7 @@ def table_timing():
                         }
                     )
     report(
-        "replicable_timing",
+        "replicable_ridge_timing",
         rows,
         title=f"Fit time vs Ridge (median of {repeats}, one process)",
     )
@@ -591,7 +560,7 @@ def table_diabetes():
         )
         print(rows[-1], flush=True)
     report(
-        "replicable_diabetes",
+        "replicable_ridge_diabetes",
         rows,
         title="load_diabetes, defaults but rho: 5-fold R^2; bootstrap-half pairs",
         meta={
@@ -645,7 +614,7 @@ def table_diabetes_n():
         )
         print(rows[-1], flush=True)
     report(
-        "replicable_diabetes_n",
+        "replicable_ridge_diabetes_n",
         rows,
         title="Defaults on bootstrap-enlarged diabetes: held-out R^2 against n",
     )
@@ -690,7 +659,7 @@ def table_heavy():
                 }
             )
     report(
-        "replicable_heavy",
+        "replicable_ridge_heavy",
         rows,
         title=f"Gaussian vs heavy-tailed features, n={n}, d={d}, rho={rho}",
     )
@@ -707,7 +676,7 @@ def table_frontier_share():
     """
     return table_frontier(
         points=[("gaussian", 1e9, 0.104), ("student-t(5)", 5.0, 0.104)],
-        name="replicable_frontier_share",
+        name="replicable_ridge_frontier_share",
     )
 
 
@@ -715,11 +684,11 @@ def table_frontier_mid():
     """The frontier's point rho = 0.102 (a design share of 0.765 at rho = 0.1)."""
     return table_frontier(
         points=[("gaussian", 1e9, 0.102), ("student-t(5)", 5.0, 0.102)],
-        name="replicable_frontier_mid",
+        name="replicable_ridge_frontier_mid",
     )
 
 
-def table_frontier(points=None, name="replicable_frontier"):
+def table_frontier(points=None, name="replicable_ridge_frontier"):
     """Replicability against R^2 loss over the knob rho, Gaussian and t(5).
 
     Issue #25 asks for replicability >= 0.9 and a loss <= 0.03 at rho = 0.1
@@ -820,77 +789,8 @@ def table_units():
                     row["scaled_used"] = est.basis_
             row["ridge"] = Ridge().fit(Xf, y).score(Xf, y)
             rows.append(row)
-    report("replicable_units", rows, title="Training R^2 of X * factor, rho=0.2")
+    report("replicable_ridge_units", rows, title="Training R^2 of X * factor, rho=0.2")
     return rows
-
-
-def table_covariance():
-    """ReplicableCovariance on the lattice vs the cube."""
-    rows = []
-    n_pairs = 60 if QUICK else 400
-    for d in (3, 8):
-        cov = 0.5 * np.eye(d) + 0.5
-
-        def gaussian(seed, d=d, cov=cov):
-            return np.random.default_rng(seed).multivariate_normal(
-                np.zeros(d), cov, 20000
-            )
-
-        for rounding in ("lattice", "cube"):
-            est = ReplicableCovariance(rho=0.2, rounding=rounding)
-            r = replicability_rate(
-                est,
-                gaussian,
-                n_pairs=n_pairs,
-                attributes=("covariance_",),
-                random_state=4,
-                n_jobs=N_JOBS,
-            )
-            errors = [
-                np.sum(
-                    (
-                        est.set_params(random_state=k).fit(gaussian(99 + k)).covariance_
-                        - cov
-                    )
-                    ** 2
-                )
-                for k in range(40)
-            ]
-            rows.append(
-                {
-                    "d": d,
-                    "rounding": rounding,
-                    "pairs": n_pairs,
-                    "identical": r.rate,
-                    "wilson_low": r.ci_low,
-                    "frobenius_mse": float(np.mean(errors)),
-                }
-            )
-    report("replicable_covariance", rows, title="ReplicableCovariance, n=2e4, rho=0.2")
-    return rows
-
-
-def table_memory():
-    """Peak traced memory of a 1000 x 1000 covariance fit (issue #25)."""
-    import tracemalloc
-
-    from sklearn.covariance import EmpiricalCovariance
-
-    X = np.random.default_rng(0).normal(size=(1000, 1000))
-    memory = []
-    for name, est in (
-        ("ReplicableCovariance", ReplicableCovariance(random_state=0)),
-        ("EmpiricalCovariance", EmpiricalCovariance()),
-    ):
-        tracemalloc.start()
-        start = time.perf_counter()
-        est.fit(X)
-        seconds = time.perf_counter() - start
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        memory.append({"estimator": name, "peak_mb": peak / 1e6, "seconds": seconds})
-    report("replicable_covariance_memory", memory, title="1000 x 1000 fit: peak memory")
-    return memory
 
 
 def main(argv=None):
@@ -910,8 +810,6 @@ def main(argv=None):
         "frontier_share": table_frontier_share,
         "frontier_mid": table_frontier_mid,
         "units": table_units,
-        "covariance": table_covariance,
-        "memory": table_memory,
     }
 
     def configure(parser):
