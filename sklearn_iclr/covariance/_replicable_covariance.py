@@ -329,7 +329,7 @@ class ReplicableCovariance(EmpiricalCovariance):
                 location_cost += width_costs["location"]
                 budget -= location_budget
         unrounded = _second_moment_about(location, centre, mean, moments["second"])
-        candidates = _structures(moments, n_samples, upper)
+        candidates = _structures(unrounded, moments, n_samples, upper)
         structure = "full" if self.covariance_type == "auto" else self.covariance_type
         cost = location_cost
         if auto:
@@ -343,7 +343,7 @@ class ReplicableCovariance(EmpiricalCovariance):
         else:
             width = float(self.grid_width)
         chosen = candidates[structure]
-        rounded, width = chosen.round(unrounded, self.rounding, width, offsets)
+        rounded, width = chosen.round(n_features, self.rounding, width, offsets)
         if width > 0:
             lattice = shifted_lattice(len(chosen.values), self.rounding)
             cost += lattice.expected_crossing_rate(chosen.standard_errors, width)
@@ -556,9 +556,8 @@ class _Structure:
             float(np.finfo(np.float64).tiny),
         )
 
-    def round(self, unrounded, rounding, width, offsets):
+    def round(self, n_features, rounding, width, offsets):
         """The rounded, PSD matrix of this structure and the width used."""
-        n_features = len(unrounded)
         if not np.any(self.values):
             # All exactly zero (X is zero): nothing to round.
             return np.zeros((n_features, n_features)), 0.0
@@ -579,25 +578,27 @@ def _width_key(name):
     return "entries_width" if name == "full" else f"{name}_width"
 
 
-def _structures(moments, n_samples, upper):
-    """The full, diagonal and spherical candidates of the moments about the centre.
+def _structures(second, moments, n_samples, upper):
+    """The full, diagonal and spherical candidates of the matrix ``second``.
 
-    ``S`` is the second moment and ``v_jk = Var(z_j z_k) / n`` the sampling
+    ``S`` (``second``) is the second moment about the location, and
+    ``v_jk = Var(z_j z_k) / n`` (from the moments about the centre) the sampling
     variance of its entries. The squared off-diagonal mass
     ``sum_{j != k} Sigma_jk^2`` is estimated by ``sum_{j != k} (S_jk^2 -
     v_jk)``, and the spread of the variances ``sum_j (Sigma_jj - mu)^2`` by
     ``sum_j (S_jj - mu_hat)^2`` less its noise; each with the delta-method
     variance ``4 S^2 v + 2 v^2`` per entry.
     """
-    second, fourth = moments["second"], moments["fourth"]
+    fourth = moments["fourth"]
     n_features = len(second)
-    variance = np.maximum(fourth - second**2, 0.0) / n_samples
+    variance = np.maximum(fourth - moments["second"] ** 2, 0.0) / n_samples
     diagonal = np.diag(second)
     var_diagonal = np.diag(variance)
     off = ~np.eye(n_features, dtype=bool)
     # The mean variance mu = tr(S) / d is the mean of q_i = ||z_i||^2 / d.
     mu = float(diagonal.mean())
-    var_mu = max(float(fourth.sum() - diagonal.sum() ** 2), 0.0) / (
+    centred_trace = np.trace(moments["second"])
+    var_mu = max(float(fourth.sum() - centred_trace**2), 0.0) / (
         n_features**2 * n_samples
     )
     off_part = (
