@@ -8,17 +8,9 @@ from sklearn.covariance import EmpiricalCovariance
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from .._replicable._blockwise import (
-    log2_width_disagreement_from_sums,
-    magnitude_exponent_blockwise,
-)
 from .._replicable._lattice import shifted_lattice
 from .._replicable._rounding import (
-    EXPECTED_ABS_DIFF_PER_SE,
-    LOG2_SPACING,
     lattice_width,
-    log2_ratio_moments,
-    log2_width_disagreement,
     magnitude_exponent,
     rounding_budget,
     samples_needed,
@@ -27,6 +19,13 @@ from .._replicable._rounding import (
 from ..utils import warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._dask import any_dask, map_rows, reduce_blocks, validate_dask_data
+from ._replicable_covariance_moments import BlockwiseData, InMemoryData
+from ._replicable_covariance_structures import (
+    FLOOR_MAGNITUDE,
+    STRUCTURES,
+    choose,
+    structures,
+)
 
 # The failure budget's calibration (user guide, "The replicable failure
 # budget"): the design spends half of rho in expectation (the lemma is an
@@ -39,21 +38,12 @@ RESERVE_PER_WIDTH = 1.5
 # Share of the budget left after the widths that rounds the location (when it
 # is estimated); the covariance entries get the rest.
 _LOCATION_SHARE = 0.25
-# Smallest magnitude of the lattice scale floor: the floor (WIDTH_FLOOR times
-# the entries' magnitude) is then never below the smallest normal float.
-FLOOR_MAGNITUDE = float(np.finfo(np.float64).tiny * 2.0**40)
 # Largest magnitude of X whose second moments (and their rounding grid) stay
 # finite in float64: sqrt(max float) / 16.
 _MAX_MAGNITUDE = float(np.sqrt(np.finfo(np.float64).max) / 16)
 # The fit warns when the expected Frobenius error of the matrix it returns,
 # against the population matrix, exceeds this fraction of ||S||_F.
 TOLERANCE = 0.1
-# The structures "auto" chooses among, from the richest.
-STRUCTURES = ("full", "diag", "spherical")
-# Width, in log2 units, of the band of the shared offsets of the choice of
-# structure: each expected loss is multiplied by 2^(band U) (U uniform) before
-# the least is taken, so two runs choose alike unless their losses straddle.
-_CHOICE_BAND = 0.5
 
 
 class ReplicableCovariance(EmpiricalCovariance):
@@ -238,7 +228,7 @@ class ReplicableCovariance(EmpiricalCovariance):
         dask_input = any_dask(X)
         if dask_input:
             X = validate_dask_data(self, X, reset=True)
-            data = _BlockwiseData(X)
+            data = BlockwiseData(X)
         else:
             X = validate_data(self, X, dtype=np.float64)
         n_samples, n_features = X.shape
@@ -277,7 +267,7 @@ class ReplicableCovariance(EmpiricalCovariance):
             exponent = magnitude_exponent(X, offsets["magnitude"][0])
             if exponent:
                 X = np.ldexp(X, -exponent)
-            data = _InMemoryData(X)
+            data = InMemoryData(X)
         # BLAS sums in an order that depends on its thread count; one thread
         # gives the same bits whatever the caller's setting (Dask: in the
         # threads of this process; distributed workers run BLAS on one thread
@@ -296,7 +286,7 @@ class ReplicableCovariance(EmpiricalCovariance):
     def _fit_scaled(self, data, upper, offsets):
         """The rounded location and matrix, widths and bound, for X in its units.
 
-        ``data`` is an ``_InMemoryData`` or ``_BlockwiseData``: the statistics
+        ``data`` is an ``InMemoryData`` or ``BlockwiseData``: the statistics
         of X, computed in memory or blockwise on a Dask array.
         """
         n_samples, n_features = data.n_samples, data.n_features
@@ -329,14 +319,14 @@ class ReplicableCovariance(EmpiricalCovariance):
                 location_cost += width_costs["location"]
                 budget -= location_budget
         unrounded = _second_moment_about(location, centre, mean, moments["second"])
-        candidates = _structures(unrounded, moments, n_samples, upper)
+        candidates = structures(unrounded, moments, n_samples, upper)
         structure = "full" if self.covariance_type == "auto" else self.covariance_type
         cost = location_cost
         if auto:
             for candidate in candidates.values():
                 candidate.price(self.rounding, budget, offsets)
             if self.covariance_type == "auto":
-                structure, choice_cost = _choose(candidates, offsets["choice"])
+                structure, choice_cost = choose(candidates, offsets["choice"])
                 cost += choice_cost
             cost += width_costs[structure]
             width = candidates[structure].width
@@ -510,263 +500,6 @@ def _rounding_budget(rho, n_samples, n_widths, warn=True):
     return rounding_budget(rho, reserve, DESIGN_SHARE, warn=warn)
 
 
-class _Structure:
-    """One candidate structure: the entries it rounds and its expected loss.
-
-    ``values``, ``standard_errors`` and ``multiplicity`` (how many entries of
-    the matrix each rounded value fills) describe the rounded vector;
-    ``bias`` is the estimated squared Frobenius distance between the
-    population matrix and its structured part, ``bias_parts`` its terms with
-    their sampling variances (for the choice's spread) and ``variance`` the
-    summed sampling variance of the entries it fills.
-    """
-
-    def __init__(
-        self, name, values, standard_errors, multiplicity, variance, bias_parts
-    ):
-        self.name = name
-        self.values = values
-        self.standard_errors = standard_errors
-        self.multiplicity = multiplicity
-        self.variance = variance
-        self.bias_parts = bias_parts
-        self.bias = sum(max(value, 0.0) for value, _ in bias_parts.values())
-
-    def price(self, rounding, budget, offsets):
-        """Lattice scale for ``budget`` and the expected loss it gives.
-
-        The loss is an expectation over the shared offset of the log2-rounded
-        scale (``E[r^2]`` times the scale asked for), the same in both runs
-        up to sampling noise.
-        """
-        lattice = shifted_lattice(len(self.values), rounding)
-        self.width, ideal = lattice_width(
-            lattice.expected_crossing_rate(self.standard_errors, 1.0),
-            budget,
-            offsets[_width_key(self.name)][0],
-            np.abs(self.values).max(),
-            FLOOR_MAGNITUDE,
-        )
-        mean_square = log2_ratio_moments(LOG2_SPACING)[1]
-        variance = lattice.coordinate_variance(ideal) * mean_square
-        self.rounding_loss = float(self.multiplicity @ variance)
-        # (At least the smallest normal float: zero data have no loss.)
-        self.loss = max(
-            self.bias + self.variance + self.rounding_loss,
-            float(np.finfo(np.float64).tiny),
-        )
-
-    def round(self, n_features, rounding, width, offsets):
-        """The rounded, PSD matrix of this structure and the width used."""
-        if not np.any(self.values):
-            # All exactly zero (X is zero): nothing to round.
-            return np.zeros((n_features, n_features)), 0.0
-        lattice = shifted_lattice(len(self.values), rounding)
-        key = "entries" if self.name == "full" else self.name
-        rounded = lattice.round(self.values, width, offsets[key])
-        if self.name == "full":
-            matrix = np.zeros((n_features, n_features))
-            matrix[np.triu_indices(n_features)] = rounded
-            return _project_psd(matrix + np.triu(matrix, 1).T), width
-        # A diagonal matrix is PSD when its entries are non-negative; the
-        # spherical one repeats its single value.
-        diagonal = np.broadcast_to(np.clip(rounded, 0.0, None), n_features)
-        return np.diag(diagonal), width
-
-
-def _width_key(name):
-    return "entries_width" if name == "full" else f"{name}_width"
-
-
-def _structures(second, moments, n_samples, upper):
-    """The full, diagonal and spherical candidates of the matrix ``second``.
-
-    ``S`` (``second``) is the second moment about the location, and
-    ``v_jk = Var(z_j z_k) / n`` (from the moments about the centre) the sampling
-    variance of its entries. The squared off-diagonal mass
-    ``sum_{j != k} Sigma_jk^2`` is estimated by ``sum_{j != k} (S_jk^2 -
-    v_jk)``, and the spread of the variances ``sum_j (Sigma_jj - mu)^2`` by
-    ``sum_j (S_jj - mu_hat)^2`` less its noise; each with the delta-method
-    variance ``4 S^2 v + 2 v^2`` per entry.
-    """
-    fourth = moments["fourth"]
-    n_features = len(second)
-    variance = np.maximum(fourth - moments["second"] ** 2, 0.0) / n_samples
-    diagonal = np.diag(second)
-    var_diagonal = np.diag(variance)
-    off = ~np.eye(n_features, dtype=bool)
-    # The mean variance mu = tr(S) / d is the mean of q_i = ||z_i||^2 / d.
-    mu = float(diagonal.mean())
-    centred_trace = np.trace(moments["second"])
-    var_mu = max(float(fourth.sum() - centred_trace**2), 0.0) / (
-        n_features**2 * n_samples
-    )
-    off_part = (
-        float(np.sum(second[off] ** 2 - variance[off])),
-        float(
-            np.sum(2 * (4 * second[off] ** 2 * variance[off] + 2 * variance[off] ** 2))
-        ),
-    )
-    spread_part = (
-        float(
-            np.sum((diagonal - mu) ** 2) - (var_diagonal.sum() - n_features * var_mu)
-        ),
-        float(np.sum(4 * (diagonal - mu) ** 2 * var_diagonal + 2 * var_diagonal**2)),
-    )
-    on_diagonal = upper[0] == upper[1]
-    return {
-        "full": _Structure(
-            "full",
-            second[upper],
-            np.sqrt(variance[upper]),
-            np.where(on_diagonal, 1.0, 2.0),
-            float(variance.sum()),
-            {},
-        ),
-        "diag": _Structure(
-            "diag",
-            diagonal.copy(),
-            np.sqrt(var_diagonal),
-            np.ones(n_features),
-            float(var_diagonal.sum()),
-            {"off": off_part},
-        ),
-        "spherical": _Structure(
-            "spherical",
-            np.array([mu]),
-            np.array([np.sqrt(var_mu)]),
-            np.array([float(n_features)]),
-            n_features * var_mu,
-            {"off": off_part, "spread": spread_part},
-        ),
-    }
-
-
-def _choose(candidates, offsets):
-    """The structure of least perturbed ``log2`` loss, and the choice's cost.
-
-    Each loss is compared in ``log2`` after adding ``_CHOICE_BAND`` times a
-    shared uniform offset. Two runs choose differently when the gap between
-    the winner and another candidate moves across zero; the gap moves by about
-    ``spread`` (``E|Delta|`` of the difference of their ``log2`` losses between
-    runs, from the sampling variances of the bias terms), which costs about
-    ``spread / _CHOICE_BAND`` when the gap is within four spreads.
-    """
-    scores = {
-        name: np.log2(candidate.loss) + _CHOICE_BAND * offset
-        for (name, candidate), offset in zip(candidates.items(), offsets, strict=True)
-    }
-    best = min(scores, key=scores.get)
-    cost = 0.0
-    for name, score in scores.items():
-        if name == best:
-            continue
-        spread = _log2_loss_spread(candidates[best], candidates[name])
-        if abs(score - scores[best]) < 4.0 * spread + 1e-12:
-            cost += min(1.0, spread / _CHOICE_BAND)
-    return best, cost
-
-
-def _log2_loss_spread(a, b):
-    """``E|Delta (log2 L_a - log2 L_b)|`` between two runs (delta method).
-
-    The bias terms carry the noise of the losses; a term that both share
-    cancels in proportion to the two losses.
-    """
-    variance = np.float64(0.0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for part in set(a.bias_parts) | set(b.bias_parts):
-            sd = np.sqrt(np.float64((a.bias_parts.get(part) or b.bias_parts[part])[1]))
-            if sd == 0:
-                continue
-            term = (sd / a.loss if part in a.bias_parts else 0.0) - (
-                sd / b.loss if part in b.bias_parts else 0.0
-            )
-            variance += term * term
-    return float(EXPECTED_ABS_DIFF_PER_SE * np.sqrt(variance) / np.log(2))
-
-
-class _InMemoryData:
-    """The statistics ``_fit_scaled`` needs, from an in-memory array."""
-
-    def __init__(self, X):
-        self.X = X
-        self.n_samples, self.n_features = X.shape
-
-    def mean(self):
-        return self.X.mean(axis=0)
-
-    def moments(self, centre):
-        return _product_moments(self.X, centre)
-
-    def width_costs(self, centre, moments):
-        """Estimated chance that each log2-rounded width rounds apart."""
-        weights = np.ones(self.n_samples)
-        terms = _structure_terms(self.X, centre, moments["second"])
-        terms["location"] = moments["location_terms"]
-        return {
-            name: log2_width_disagreement(weights, values)
-            for name, values in terms.items()
-        }
-
-
-class _BlockwiseData:
-    """The statistics ``_fit_scaled`` needs, blockwise from a Dask array.
-
-    Passes over the data: one here (count, sums, largest magnitude), one for
-    the moments about the centre, one for the structures' width costs (auto
-    width only), and one more for data of extreme magnitude.
-    """
-
-    def __init__(self, X):
-        self.X = X
-        self.n_features = X.shape[1]
-        first = reduce_blocks(_first_pass, [X], ["X"])
-        self.n_samples = first["count"]
-        self.peak = float(first["max_abs"])
-        self._sum = first["sum"]
-        self.exponent = 0
-
-    def scale_by_power_of_two(self, offset):
-        """Work in units of ``2**exponent`` (exact) from now on."""
-        self.exponent = magnitude_exponent_blockwise(self.X, self.peak, offset)
-        return self.exponent
-
-    def mean(self):
-        return np.ldexp(self._sum, -self.exponent) / self.n_samples
-
-    def moments(self, centre):
-        sums = reduce_blocks(
-            _moment_sums, [self.X], ["X"], args=(self.exponent, centre, self.mean())
-        )
-        n = self.n_samples
-        return {
-            "second": sums["second"] / n,
-            "fourth": sums["fourth"] / n,
-            "variance": sums["variance"] / n,
-            "location_sums": (sums["location"], sums["location_sq"]),
-        }
-
-    def width_costs(self, centre, moments):
-        """Estimated chance that each log2-rounded width rounds apart."""
-        sums = reduce_blocks(
-            _structure_term_sums,
-            [self.X],
-            ["X"],
-            args=(self.exponent, centre, moments["second"]),
-        )
-        costs = {
-            name: log2_width_disagreement_from_sums(
-                self.n_samples, sums[name], sums[f"{name}_sq"]
-            )
-            for name in STRUCTURES
-        }
-        costs["location"] = log2_width_disagreement_from_sums(
-            self.n_samples, *moments["location_sums"]
-        )
-        return costs
-
-
 def _second_moment_about(location, centre, mean, second):
     """``E[(x - location)(x - location)^T]`` from the moment about ``centre``.
 
@@ -778,95 +511,6 @@ def _second_moment_about(location, centre, mean, second):
     shift = centre - location
     cross = np.outer(mean - centre, shift)
     return second + cross + cross.T + np.outer(shift, shift)
-
-
-def _first_pass(X):
-    return {"count": float(len(X)), "sum": X.sum(axis=0), "max_abs": np.abs(X).max()}
-
-
-def _moment_sums(X, exponent, centre, mean):
-    """One block's ``_product_moments`` as sums (location terms: sum, squares)."""
-    if exponent:
-        X = np.ldexp(X, -exponent)
-    Z = X - centre
-    Z2 = Z * Z
-    dev = (X - mean) ** 2
-    location_terms = dev.sum(axis=1)
-    return {
-        "second": Z.T @ Z,
-        "fourth": Z2.T @ Z2,
-        "variance": dev.sum(axis=0),
-        "location": location_terms.sum(),
-        "location_sq": location_terms @ location_terms,
-    }
-
-
-def _structure_term_sums(X, exponent, centre, second):
-    if exponent:
-        X = np.ldexp(X, -exponent)
-    sums = {}
-    for name, terms in _structure_terms(X, centre, second).items():
-        sums[name] = terms.sum()
-        sums[f"{name}_sq"] = terms @ terms
-    return sums
-
-
-def _product_moments(X, centre, block=4096):
-    """Second and fourth moments of the products ``z_j z_k``, by row blocks.
-
-    With ``Z = X - centre``: ``second = Z^T Z / n``, ``fourth = (Z*Z)^T (Z*Z) / n``
-    (the mean of ``z_j^2 z_k^2``), the variances of the columns around their
-    mean and the per-row terms ``sum_j (x_j - mean_j)^2``. Memory: one block of
-    rows and a few ``d x d`` matrices.
-    """
-    n_samples, n_features = X.shape
-    mean = X.mean(axis=0)
-    second = np.zeros((n_features, n_features))
-    fourth = np.zeros((n_features, n_features))
-    variance = np.zeros(n_features)
-    location_terms = np.empty(n_samples)
-    for start in range(0, n_samples, block):
-        rows = slice(start, start + block)
-        Z = X[rows] - centre
-        second += Z.T @ Z
-        Z2 = Z * Z
-        fourth += Z2.T @ Z2
-        dev = (X[rows] - mean) ** 2
-        variance += dev.sum(axis=0)
-        location_terms[rows] = dev.sum(axis=1)
-    return {
-        "second": second / n_samples,
-        "fourth": fourth / n_samples,
-        "variance": variance / n_samples,
-        "location_terms": location_terms,
-    }
-
-
-def _structure_terms(X, centre, second, block=4096):
-    """Per-row terms whose sums the structures' widths follow.
-
-    Full: ``sum_{j<=k} (z_j z_k - S_jk)^2`` without the products array, from
-    ``sum z_j^2 z_k^2 = ((sum_j z_j^2)^2 + sum_j z_j^4) / 2``,
-    ``sum z_j z_k S_jk = (z^T S z + sum_j z_j^2 S_jj) / 2`` and
-    ``sum S_jk^2 = (||S||_F^2 + sum_j S_jj^2) / 2`` over the upper triangle.
-    Diagonal: ``sum_j (z_j^2 - S_jj)^2``. Spherical: ``(||z||^2 / d - mu)^2``.
-    """
-    n_samples, n_features = X.shape
-    diag = np.diag(second)
-    mu = diag.mean()
-    constant = 0.5 * (np.sum(second * second) + np.sum(diag * diag))
-    terms = {name: np.empty(n_samples) for name in STRUCTURES}
-    for start in range(0, n_samples, block):
-        rows = slice(start, start + block)
-        Z = X[rows] - centre
-        Z2 = Z * Z
-        squares = Z2.sum(axis=1)
-        quartic = 0.5 * (squares**2 + (Z2 * Z2).sum(axis=1))
-        cross = 0.5 * (np.einsum("ij,ij->i", Z @ second, Z) + Z2 @ diag)
-        terms["full"][rows] = np.maximum(quartic - 2.0 * cross + constant, 0.0)
-        terms["diag"][rows] = ((Z2 - diag) ** 2).sum(axis=1)
-        terms["spherical"][rows] = (squares / n_features - mu) ** 2
-    return terms
 
 
 def _round_location(mean, mean_se, rounding, width, budget, offsets):
@@ -887,15 +531,6 @@ def _round_location(mean, mean_se, rounding, width, budget, offsets):
         )
     location = lattice.round(mean, width, offsets["location"])
     return location, width, lattice.expected_crossing_rate(mean_se, width)
-
-
-def _project_psd(matrix):
-    """Clip negative eigenvalues; a PSD input is returned unchanged (on grid)."""
-    eigval, eigvec = linalg.eigh(matrix)
-    if eigval.min() >= 0:
-        return matrix
-    projected = (eigvec * np.clip(eigval, 0.0, None)) @ eigvec.T
-    return (projected + projected.T) / 2
 
 
 def _mahalanobis(X, location, precision):
