@@ -29,7 +29,11 @@
    once and fitting them in memory (what an in-memory user pays), both in
    the same run (CPU time is what a loaded machine does not inflate);
    ``speedup`` is the 1-worker wall time over this row's at the same n and
-   source. ``worker_peak_mb`` is the largest resident memory of a
+   source. ``idle_cpu_s`` is what the idle workers burn in the fit's wall
+   time (heartbeats, memory monitor; measured on each cluster before the
+   rows, for 10 s), and ``vs_in_memory_net`` the ratio with it subtracted: a
+   loaded machine stretches the wall time and this background with it.
+   ``worker_peak_mb`` is the largest resident memory of a
    worker process and ``client_peak_mb`` that of this process, both sampled
    every 0.1 s during the fit (psutil): both should stay flat as n grows.
    ``load_start`` and ``load_end`` are the 1-minute load averages around the
@@ -298,6 +302,24 @@ def _worker_usage():
     return usage.ru_utime + usage.ru_stime, os.getpid()
 
 
+def idle_cpu_rate(cluster, seconds=10.0):
+    """CPU seconds per wall second the idle workers of ``cluster`` burn.
+
+    Heartbeats, the memory monitor and the event loop run whatever the load;
+    on a loaded machine a fit's wall time stretches and this background with
+    it, so the net CPU of a fit subtracts it.
+    """
+    from distributed import Client
+
+    with Client(cluster) as client:
+        time.sleep(1.0)
+        before = sum(c for c, _ in client.run(_worker_usage).values())
+        start = time.perf_counter()
+        time.sleep(seconds)
+        after = sum(c for c, _ in client.run(_worker_usage).values())
+        return (after - before) / (time.perf_counter() - start)
+
+
 def _cluster(n_workers):
     from distributed import LocalCluster
 
@@ -313,7 +335,10 @@ def _cluster(n_workers):
 
 
 def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
-    """One row per n and worker count: the fit on the cluster, timed."""
+    """One row per n and worker count: the fit on the cluster, timed.
+
+    ``clusters`` maps a worker count to ``(cluster, idle CPU rate)``.
+    """
     from distributed import Client, wait
 
     rows, walls = [], {}
@@ -321,7 +346,8 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
     for n in sizes:
         n = int(n)
         for n_workers in workers if n <= args.fewer_workers_up_to else workers[-1:]:
-            with Client(clusters[n_workers]) as client:
+            cluster, idle_rate = clusters[n_workers]
+            with Client(cluster) as client:
                 arrays = data(n, d, chunk)
                 if source == "persisted":
                     arrays = client.persist(list(arrays))
@@ -337,6 +363,7 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
                 del arrays
             walls[n, n_workers] = wall
             cpu = sum(c for c, _ in usage) - sum(c for c, _ in before)
+            net_cpu = cpu - idle_rate * wall
             rows.append(
                 {
                     "n": n,
@@ -352,6 +379,8 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
                     "gram_rows_per_cpu_s": anchors["gram"],
                     "in_memory_rows_per_cpu_s": anchors["in_memory"],
                     "vs_in_memory": ratio(ratio(n, cpu), anchors["in_memory"]),
+                    "idle_cpu_s": idle_rate * wall,
+                    "vs_in_memory_net": ratio(ratio(n, net_cpu), anchors["in_memory"]),
                     # An in-memory user reads the data once, then fits.
                     "vs_read_once_in_memory": ratio(
                         ratio(n, cpu),
@@ -485,7 +514,9 @@ def main(argv=None):
     }
     clusters = {n_workers: _cluster(n_workers) for n_workers in args.workers}
     try:
-        _run(args, clusters, meta)
+        measured = {n: (c, idle_cpu_rate(c)) for n, c in clusters.items()}
+        meta["idle_cpu_per_wall_s"] = {n: rate for n, (_, rate) in measured.items()}
+        _run(args, measured, meta)
     finally:
         for cluster in clusters.values():
             cluster.close()
@@ -508,7 +539,8 @@ def _run(args, clusters, meta):
     }
     for name in args.tables:
         if name == "partitions":
-            rows = partition_rows(args.draws, args.cluster_draws, clusters)
+            plain = {n: cluster for n, (cluster, _) in clusters.items()}
+            rows = partition_rows(args.draws, args.cluster_draws, plain)
             report(
                 "scale_partitions",
                 rows,
