@@ -760,3 +760,35 @@ def test_tiny_rho_falls_back_instead_of_overflowing():
     assert est.constant_fallback_ and np.isfinite(est.intercept_)
     with pytest.raises(ValueError, match="rho is too small"):
         ReplicableLinearRegressor(rho=1e-320, random_state=0).fit(X, y)
+
+
+def test_advice_ridge_at_the_sample_size_is_sklearns_ridge():
+    # Oracle: at N = n the extrapolated ridge is the fitted one, so what it
+    # explains is Var(y) minus sklearn Ridge's mean squared residual, for any
+    # alpha; alpha = 0 gives least squares.
+    from sklearn_iclr._replicable._lattice import shifted_lattice
+    from sklearn_iclr.linear_model._replicable_ridge_advice import RidgeAtSampleSize
+
+    X, y = make_heavy_tailed_regression(500, 4, random_state=0)
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    for alpha in (0.0, 3.0, 300.0):
+        advice = RidgeAtSampleSize(
+            Xc.T @ Xc,
+            Xc.T @ yc,
+            yc @ yc,
+            len(y),
+            alpha,
+            np.ones(4),
+            np.zeros(4),
+            Xc.var(axis=0),
+            1.0,
+            shifted_lattice(5),
+        )
+        ridge = Ridge(alpha=max(alpha, 1e-12)).fit(X, y)
+        residual = np.mean((y - ridge.predict(X)) ** 2)
+        assert advice.explained(len(y)) == pytest.approx(yc.var() - residual, rel=1e-9)
+        # Least squares explains the most; the penalty fades with N.
+        assert advice.explained(len(y), alpha=0.0) >= advice.explained(len(y))
+        assert advice.explained(1e9) == pytest.approx(
+            advice.explained(1e9, alpha=0.0), rel=1e-5
+        )

@@ -105,11 +105,6 @@ class RidgeAtSampleSize:
         # 2 w.c - w^T Sigma w, direction by direction: (2 t - t^2) c^2 / lambda.
         return float(np.sum((2 * shrink - shrink**2) * per_direction))
 
-    def least_squares_share(self, n_samples):
-        """What the ridge at ``n_samples`` explains over what least squares does."""
-        full = self.explained(n_samples, alpha=0.0)
-        return self.explained(n_samples) / full if full > 0 else 1.0
-
     def rounding_loss(self, n_samples, budget, alpha=None):
         """Expected squared prediction error of the rounding at ``n_samples``."""
         alpha = self.alpha if alpha is None else alpha
