@@ -134,7 +134,7 @@ def test_replicability_clears_one_minus_rho():
     # ~0.83: it clears 1 - rho (1.7 standard errors of margin), and the Wilson
     # interval excludes a disagreement of 1.5 rho. Confirming 1 - rho at the
     # lower end of the interval takes thousands of pairs: the `rate` table of
-    # benchmarks/bench_replicable.py. Seeded.
+    # benchmarks/bench_replicable_ridge.py. Seeded.
     result = replicability_rate(
         ReplicableLinearRegressor(rho=0.2),
         _sampler(10000, 5),
@@ -724,6 +724,11 @@ def test_fallback_advice_does_not_depend_on_the_units_of_X():
         "x1e-3": X * 1e-3,
         "x1e3": X * 1e3,
         "standardized": StandardScaler().fit_transform(X),
+        # At 1e-30 and below alpha=1 dwarfs X^T X: least squares' Gram was
+        # recovered as hessian - alpha I and lost (n >= 2.2e5 named).
+        "x1e-30": X * 1e-30,
+        "x1e-300": X * 1e-300,
+        "x1e300": X * 1e300,
     }
     advice = {name: _fallback_advice(Xv, y) for name, Xv in versions.items()}
     needed = [n for n, _ in advice.values()]
@@ -733,6 +738,7 @@ def test_fallback_advice_does_not_depend_on_the_units_of_X():
     # Where alpha=1 still shrinks the slopes at that n, the message says so.
     assert "heavy for X in these units" in advice["x1e-3"][1]
     assert "heavy" not in advice["x1e3"][1]
+    assert "no n at alpha=1.0" in advice["x1e-30"][1]
 
 
 def test_huge_fixed_grid_width_fits_without_overflow():

@@ -154,11 +154,12 @@ def _ridge_solution(gram, n_samples, alpha, fit_intercept):
     """Weighted ridge from the Gram statistics of ``_centred_gram``.
 
     Adds to ``gram`` (in place) the features' weighted central ``variance``,
-    the regularised Gram matrix ``hessian`` (``gram["gram"]`` itself) and its
-    inverse ``h_inv``, the ``coef`` and the ``intercept``.
+    the regularised Gram matrix ``hessian`` (a copy: ``gram["gram"]`` stays
+    unpenalised, which the fallback advice needs where ``alpha`` dwarfs it)
+    and its inverse ``h_inv``, the ``coef`` and the ``intercept``.
     """
     mean, x_mean, y_mean = gram["mean"], gram["x_mean"], gram["y_mean"]
-    hessian = gram["gram"]
+    hessian = gram["gram"].copy()
     n_features = len(hessian)
     # Weighted central variances of the features (from the Gram diagonal).
     variance = np.diag(hessian) / n_samples
@@ -687,7 +688,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             self.intercept_grid_width_ = self.grid_width_
             cost = constant["cost"]
             advice = RidgeAtSampleSize(
-                ridge["hessian"] - alpha * np.eye(n_features),
+                ridge["gram"],
                 ridge["cross"],
                 target["sum_sq"],
                 n_samples,
@@ -815,9 +816,12 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
                 "of what least squares explains, at this rho"
             )
             if needed_alpha > 1.5 * needed:
+                at_alpha = (
+                    f"n >= {needed_alpha:.2g}" if np.isfinite(needed_alpha) else "no n"
+                )
                 need += (
-                    f" (n >= {needed_alpha:.2g} at alpha={self.alpha}, which is "
-                    "heavy for X in these units: lower alpha)"
+                    f" ({at_alpha} at alpha={self.alpha}, which is heavy for X "
+                    "in these units: lower alpha)"
                 )
             need += "; "
         warn_user(
