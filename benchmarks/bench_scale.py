@@ -594,7 +594,7 @@ PAGE = {
           the data on each pass). Out of core every pass reads every block
           again: resampled, 0.66 on one worker at n = 1e7 (0.76 net of the
           idle workers' background CPU, 0.85 of reading the data once and
-          fitting them in memory) and 0.49 on two (0.70 net); generated, 0.47
+          fitting them in memory) and 0.49 on two (0.69 net); generated, 0.47
           and 0.37 at n = 1e6 (a read costs half the fit). LSTDQ needs two
           passes: the standard error's residuals need the final ``theta``,
           and a single pass would carry a ``d^4`` tensor per block.
