@@ -18,7 +18,7 @@
    seeds, the attention hit rate (how often the most attended image of a
    positive bag is the 0) and fit times.
 
-Run ``python benchmarks/bench_attention.py`` (``--quick`` for a smoke run).
+Run ``python -m benchmarks sparse_token_attention`` (``--quick`` for a smoke run).
 BLAS runs on one thread: on a shared machine timings are only comparable
 within one run, so the tables give time ratios.
 """
@@ -197,7 +197,7 @@ def main(argv=None):
     with threadpool_limits(args.threads):
         rows = fig1_rows(d, seeds, joint_seeds={0})
         report(
-            "attention_fig1", rows,
+            "sparse_token_attention_fig1", rows,
             title=f"Fig. 1 setting: L=10, R=1, theta=5, d={d}, n0=n1=2d, 2000 test",
             meta={"d": d, "L": 10, "R": 1, "theta": 5.0, "n0": 2 * d},
         )  # fmt: skip
@@ -205,34 +205,35 @@ def main(argv=None):
         alignment_seeds = range(3 if args.quick else 5)
         rows = alignment_rows(d, n0_values, alignment_seeds, signal_strength=5.0)
         report(
-            "attention_alignment", rows,
+            "sparse_token_attention_alignment", rows,
             title=f"|cos(q, xi)| after two gradient steps vs n0 (d={d}, L=10)",
             meta={"d": d},
         )  # fmt: skip
         rare = {"n_signal_tokens": 3, "signal_strength": 6.0, "positive_fraction": 0.2}
         rows = alignment_rows(d, n0_values, alignment_seeds, **rare)
         report(
-            "attention_alignment_rare", rows,
+            "sparse_token_attention_alignment_rare", rows,
             title=f"Same, rare positives: pi=0.2, R=3, theta=6 (d={d}, L=10)",
             meta={"d": d, **rare},
         )  # fmt: skip
         lengths = [16, 64] if args.quick else [4, 16, 64, 256]
         rows = oracle_rows(lengths, multipliers=[1.0, 2.0])
         report(
-            "attention_oracle",
+            "sparse_token_attention_oracle",
             rows,
             title="Oracle query q = theta xi at theta = c log L (d=20, 2000 test)",
         )
         rows = digit_rows(seeds=range(2 if args.quick else 5), n_bags=600)
         report(
-            "attention_digits",
+            "sparse_token_attention_digits",
             rows,
             title="Digit bags (8 images, target 0): test accuracy and hit rate",
         )
         report(
-            "attention_digits_summary", summary(rows, "model", "test_accuracy"),
+            "sparse_token_attention_digits_summary",
+            summary(rows, "model", "test_accuracy"),
             title="Digit bags over seeds",
-        )  # fmt: skip
+        )
 
 
 if __name__ == "__main__":

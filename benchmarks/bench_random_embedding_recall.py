@@ -32,10 +32,10 @@ accuracy on 2000 fresh sequences of the same facts):
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits.
 
-Run: ``python -m benchmarks recall`` (about 7 minutes of CPU time: 160 to
-200 s for the capacity table, 100 s for the MLP tables, most of the rest the
-200-step GD and Adam fits of table 2; on the 2 shared cores under load 7 to 24
-the capacity table alone took 12 to 21 minutes of wall time);
+Run: ``python -m benchmarks random_embedding_recall`` (about 7 minutes of CPU
+time: 160 to 200 s for the capacity table, 100 s for the MLP tables, most of
+the rest the 200-step GD and Adam fits of table 2; on the 2 shared cores under
+load 7 to 24 the capacity table alone took 12 to 21 minutes of wall time);
 ``--tables capacity`` (or a comma-separated list) runs a subset; ``--quick``
 for a smoke run of about a minute.
 """
@@ -308,7 +308,7 @@ def main(argv=None):
 def _orthogonal(quick):
     rows = orthogonal_table([100, 200] if quick else [125, 250, 500, 1000, 2000, 4000])
     report(
-        "recall_orthogonal",
+        "random_embedding_recall_orthogonal",
         rows,
         title="Orthogonal vs random embeddings: held-out accuracy, V=32, L=8",
     )
@@ -319,7 +319,7 @@ def _training(quick):
         [500] if quick else [1000, 2000, 4000, 8000], 20 if quick else 200
     )
     report(
-        "recall_training",
+        "random_embedding_recall_training",
         rows,
         title="Early phase (3 steps) vs 200 GD / Adam steps, V=64, L=8, d=32",
     )
@@ -344,7 +344,7 @@ def _capacity(quick):
     )
     meta = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
     report(
-        "recall_capacity",
+        "random_embedding_recall_capacity",
         capacity_rows(res),
         title="Smallest N reaching 90% held-out accuracy (early phase, mean of "
         f"{n_repeats} draws), with the stderr of log N and the log-log fit's "
@@ -352,12 +352,12 @@ def _capacity(quick):
         meta=meta,
     )
     report(
-        "recall_capacity_law",
+        "random_embedding_recall_capacity_law",
         law_rows(res, law),
         title="Fit log N = c + sum a_k log k; the reading N d ~ V L has a = (-1, 1, 1)",
     )
     report(
-        "recall_capacity_models",
+        "random_embedding_recall_capacity_models",
         law_models(res),
         title="Candidate laws for log N on the same settings: R^2 and chi^2/dof "
         "(residual variance in units of the measurement variance)",
@@ -392,7 +392,7 @@ def _mlp(quick):
         row["adam_cpu_s"] = cpu
         rows.append(row)
     report(
-        "recall_mlp_accuracy",
+        "random_embedding_recall_mlp_accuracy",
         rows,
         title=f"Attention-MLP, d=32, V=64, L=8: early phase at N = {n_small} and "
         f"{n_large} vs {n_steps} Adam steps at N = {n_small}",
@@ -413,19 +413,19 @@ def _mlp(quick):
     )
     meta = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
     report(
-        "recall_mlp",
+        "random_embedding_recall_mlp",
         capacity_rows(res),
         title="Attention-MLP: smallest N for 50% accuracy against the width m "
         f"(d=32, V=64, L=8, early phase, mean of {n_repeats} draws)",
         meta=meta,
     )
     report(
-        "recall_mlp_law",
+        "random_embedding_recall_mlp_law",
         law_rows(res, {}),
         title="Fit log N(50%) = c + a_m log m",
     )
     report(
-        "recall_mlp_models",
+        "random_embedding_recall_mlp_models",
         width_models(res),
         title="Laws for N(50%) against m (least squares on log N weighted by "
         "1 / stderr^2): power law against a floor plus 1/m",
