@@ -242,6 +242,18 @@ def test_history_records_loss_and_duration():
     enc = InfoNCEEncoder(**TINY).fit(X)
     assert enc.n_iter_ == 2
     assert [sorted(r) for r in enc.history_] == [["dur", "epoch", "train_loss"]] * 2
+    # loss_curve_ is the package's training trace: the same losses, as floats.
+    assert enc.loss_curve_ == [r["train_loss"] for r in enc.history_]
+    assert all(type(v) is float for v in enc.loss_curve_)
+
+
+@pytest.mark.parametrize("sizes", [("64",), (4.0,), (True,), (8, -1)])
+def test_issue_38_hidden_sizes_are_validated_before_the_budget(sizes):
+    # ("64",) was a TypeError from the work-budget check, which multiplied the
+    # widths before build_mlp validated them.
+    X, _ = make_laplace_classification(30, 4, random_state=0)
+    with pytest.raises(ValueError, match="hidden_layer_sizes must be a tuple"):
+        InfoNCEEncoder(hidden_layer_sizes=sizes, max_epochs=10**9).fit(X)
 
 
 # -------------------------------------------------------------- bad input
