@@ -45,7 +45,7 @@ BRELU_ENCODER = dict(
     temperature=0.5,
     init_scale=0.1,
     learning_rate=0.5,
-    l2_regularization=1e-3,
+    alpha=1e-3,
 )
 BRELU_EPOCHS = 25
 # The MLP InfoNCEEncoder on the flattened tokens (its own augmentation: it

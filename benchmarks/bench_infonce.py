@@ -69,7 +69,7 @@ PASS_FRACTION_KEYS = (
 
 def gaussianity_datasets():
     """Laplace inputs (2000 x 64) and standardised digits, with labels."""
-    X_lap, y_lap = make_laplace_classification(2000, 64, random_state=0)
+    X_lap, y_lap = make_laplace_classification(2000, n_features=64, random_state=0)
     X_dig, y_dig = load_digits(return_X_y=True)
     return {
         "laplace-64": (X_lap, y_lap),
@@ -178,7 +178,7 @@ def table_imbalance(seeds, device):
     rows = []
     for seed in seeds:
         X, codes, minority = make_long_tailed_sparse_coding(
-            4000, 64, **IMBALANCE_DATA, random_state=seed
+            4000, n_features=64, **IMBALANCE_DATA, random_state=seed
         )
         embeddings = {("-", "raw input"): X}
         for encoder_name, params in IMBALANCE_ENCODERS.items():
@@ -260,7 +260,7 @@ def table_imbalance(seeds, device):
 
 
 def table_time(device):
-    X, y = make_laplace_classification(2000, 64, random_state=0)
+    X, y = make_laplace_classification(2000, n_features=64, random_state=0)
     epochs = 20
     start = time.perf_counter()
     encoder = InfoNCEEncoder(

@@ -65,7 +65,7 @@ def orthogonal_table(sizes):
     V, L = 32, 8
     rows = []
     for n in sizes:
-        X, y = make_token_recall(n + N_TEST, V, L, random_state=n)
+        X, y = make_token_recall(n + N_TEST, vocab_size=V, seq_len=L, random_state=n)
         train, test = slice(0, n), slice(n, None)
         row = {"n_samples": n}
         for label, kwargs in [
@@ -86,16 +86,16 @@ def orthogonal_table(sizes):
     return rows
 
 
-def training_table(sizes, n_steps):
+def training_table(sizes, max_iter):
     V, L, d = 64, 8, 32
     rows = []
     for n in sizes:
-        X, y = make_token_recall(n + N_TEST, V, L, random_state=n)
+        X, y = make_token_recall(n + N_TEST, vocab_size=V, seq_len=L, random_state=n)
         train, test = slice(0, n), slice(n, None)
         row = {"n_samples": n}
         for training in ("early_phase", "gd", "adam"):
             clf = RandomEmbeddingRecallClassifier(
-                embedding_dim=d, training=training, n_steps=n_steps, random_state=0
+                embedding_dim=d, training=training, max_iter=max_iter, random_state=0
             )
             wall, cpu = _timed_fit(clf, X[train], y[train])
             row[f"{training}_acc"] = clf.score(X[test], y[test])
@@ -367,8 +367,8 @@ def _capacity(quick):
 def _mlp(quick):
     widths = [32, 128] if quick else [64, 128, 256, 512, 1024]
     n_small, n_large = (500, 1000) if quick else (2000, 6000)
-    n_steps = 20 if quick else 100
-    X, y = make_token_recall(n_large + N_TEST, 64, 8, random_state=0)
+    max_iter = 20 if quick else 100
+    X, y = make_token_recall(n_large + N_TEST, vocab_size=64, seq_len=8, random_state=0)
     test = slice(n_large, None)
     rows = []
     for m in [None, *widths]:
@@ -382,7 +382,7 @@ def _mlp(quick):
             embedding_dim=32,
             mlp_width=m,
             training="adam",
-            n_steps=n_steps,
+            max_iter=max_iter,
             max_work=1e12,
             random_state=0,
         )
@@ -395,8 +395,8 @@ def _mlp(quick):
         "random_embedding_recall_mlp_accuracy",
         rows,
         title=f"Attention-MLP, d=32, V=64, L=8: early phase at N = {n_small} and "
-        f"{n_large} vs {n_steps} Adam steps at N = {n_small}",
-        meta={"n_small": n_small, "n_large": n_large, "adam_steps": n_steps},
+        f"{n_large} vs {max_iter} Adam steps at N = {n_small}",
+        meta={"n_small": n_small, "n_large": n_large, "adam_steps": max_iter},
     )
     n_repeats = 2 if quick else 8
     wall, cpu = time.perf_counter(), time.process_time()

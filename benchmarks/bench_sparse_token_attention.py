@@ -51,8 +51,8 @@ def fig1_rows(d, seeds, joint_seeds, n_test=2000):
     n0 = 2 * d
     for seed in seeds:
         X, y, xi, _ = make_sparse_token(
-            2 * n0 + n_test, 10, d, n_signal_tokens=1, signal_strength=5.0,
-            random_state=seed,
+            2 * n0 + n_test, n_tokens=10, token_dim=d, n_signal_tokens=1,
+            signal_strength=5.0, random_state=seed,
         )  # fmt: skip
         train, test = slice(0, 2 * n0), slice(2 * n0, None)
         models = {
@@ -91,7 +91,7 @@ def alignment_rows(d, n0_values, seeds, **data_params):
         cosines = []
         for seed in seeds:
             X, y, xi, _ = make_sparse_token(
-                2 * n0, 10, d, random_state=seed, **data_params
+                2 * n0, n_tokens=10, token_dim=d, random_state=seed, **data_params
             )
             model = SparseTokenAttentionClassifier(random_state=seed).fit(X, y)
             cosines.append(abs(model.query_ @ xi))
@@ -113,7 +113,7 @@ def oracle_rows(lengths, multipliers, d=20, n=4000):
         for multiplier in multipliers:
             theta = multiplier * np.log(L)
             X, y, xi, _ = make_sparse_token(
-                n, L, d, signal_strength=theta, random_state=L
+                n, n_tokens=L, token_dim=d, signal_strength=theta, random_state=L
             )
             half = n // 2
             scores = X @ xi
@@ -139,10 +139,13 @@ def oracle_rows(lengths, multipliers, d=20, n=4000):
 def digit_rows(seeds, n_bags, beta=3.0):
     rows = []
     for seed in seeds:
-        X, y, _ = load_digit_bags(0, 8, n_bags, subset="train", random_state=seed)
-        X_test, y_test, mask = load_digit_bags(
-            0, 8, n_bags, subset="test", random_state=1000 + seed
+        X, y = load_digit_bags(
+            0, n_bags=n_bags, subset="train", return_X_y=True, random_state=seed
         )
+        test = load_digit_bags(
+            0, n_bags=n_bags, subset="test", random_state=1000 + seed
+        )
+        X_test, y_test, mask = test.data, test.target, test.target_mask
         models = {
             "attention two_step": SparseTokenAttentionClassifier(
                 beta=beta, random_state=seed

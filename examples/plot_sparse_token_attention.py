@@ -30,8 +30,11 @@ from sklearn_iclr.attention import (
 )
 from sklearn_iclr.datasets import load_digit_bags
 
-X_train, y_train, _ = load_digit_bags(0, 8, 600, subset="train", random_state=0)
-X_test, y_test, mask = load_digit_bags(0, 8, 600, subset="test", random_state=1)
+X_train, y_train = load_digit_bags(
+    0, n_bags=600, subset="train", return_X_y=True, random_state=0
+)
+test = load_digit_bags(0, n_bags=600, subset="test", random_state=1)
+X_test, y_test, mask = test.data, test.target, test.target_mask
 
 # %%
 # Attention against the linear baselines

@@ -11,11 +11,11 @@ def _run():
     from sklearn_iclr.datasets import load_digit_bags
 
     # Train and test bags are drawn from disjoint images of the digits.
-    X_train, y_train, _ = load_digit_bags(
-        0, n_tokens=8, n_bags=600, subset="train", random_state=0
+    X_train, y_train = load_digit_bags(
+        0, n_tokens=8, n_bags=600, subset="train", return_X_y=True, random_state=0
     )
-    X_test, y_test, _ = load_digit_bags(
-        0, n_tokens=8, n_bags=600, subset="test", random_state=1
+    X_test, y_test = load_digit_bags(
+        0, n_tokens=8, n_bags=600, subset="test", return_X_y=True, random_state=1
     )
     pipeline = make_pipeline(SparseTokenAttentionClassifier(random_state=0))
     anchor = make_pooled_logistic_regression(max_iter=1000)

@@ -178,7 +178,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     --------
     >>> from sklearn_iclr.datasets import make_laplace_classification
     >>> from sklearn_iclr.contrastive import InfoNCEEncoder
-    >>> X, _ = make_laplace_classification(500, 16, random_state=0)
+    >>> X, _ = make_laplace_classification(500, n_features=16, random_state=0)
     >>> encoder = InfoNCEEncoder(n_components=8, max_epochs=5, random_state=0)
     >>> Z = encoder.fit_transform(X)
     >>> Z.shape
