@@ -12,15 +12,43 @@ tokens (``make_sparse_coding_pairs``). Three tables from the same fits:
    specialists, probe AUROCs), with the MLP InfoNCEEncoder on the same data
    side by side.
 
-Run ``python -m benchmarks brelu_attention`` (about 8 minutes of CPU;
+Three more on their own data:
+
+4. ``digits``: scikit-learn's digits, a LogisticRegression probe on 32-d
+   embeddings (held-out accuracy over splits): the default encoder on the raw
+   and the standardised table (one token per row), on the images cut into 8
+   rows of 8 pixels, and on one 1-pixel token per column at the step the
+   former docstring advised, next to a Gaussian random projection of the same
+   width, InfoNCEEncoder and the raw pixels;
+5. ``auto_step``: the step ``learning_rate="auto"`` chooses on the paper's data
+   and on scikit-learn's tables, whether the default trains, and whether 2.5, 5
+   and 10 times that step still train (the margin); then random tables;
+6. ``speed``: CPU seconds of one default fit on ``make_sparse_coding_pairs(2000)``
+   next to its dense products (the same shapes through matmul, once per
+   minibatch step, on one BLAS thread like the fit) and, with ``--baseline
+   DIR``, to the same fit of another checkout, alternating in fresh
+   subprocesses, with a checksum of the fitted weights of both.
+
+Run ``python -m benchmarks brelu_attention`` (about 10 minutes of CPU;
 ``--tables stages,pruning`` runs a subset, ``--quick`` is a smoke run).
 """
 
+import hashlib
 import time
+import warnings
+from pathlib import Path
 
 import numpy as np
 from _contrastive import probe_aurocs
-from _harness import bench_arguments, report
+from _harness import bench_arguments, ratio, report
+from _same_run import ROOT, alternate, median_of, renamed
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.random_projection import GaussianRandomProjection
+from threadpoolctl import threadpool_limits
 
 from sklearn_iclr import BReLUAttentionEncoder, InfoNCEEncoder
 from sklearn_iclr.contrastive import neuron_alignment
@@ -395,25 +423,344 @@ def table_brelu_pruning(runs):
     )
 
 
-TABLES = {
+# --- scikit-learn's digits: a linear probe on the embeddings -----------------
+
+PROBE_WIDTH = 32
+
+
+def _fit_quietly(model, X, **fit_params):
+    """Fit, keeping the one-token-per-row warning out of the table's output."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "BReLUAttentionEncoder got a 2-D table")
+        return model.fit(X, **fit_params)
+
+
+def digit_embedders(seed):
+    """The 32-d embeddings of the digits table, each as an unfitted transformer."""
+    brelu = dict(n_neurons=PROBE_WIDTH, random_state=seed)
+    return {
+        "BReLU default, raw (one token per row)": BReLUAttentionEncoder(**brelu),
+        "BReLU default, standardised": make_pipeline(
+            StandardScaler(), BReLUAttentionEncoder(**brelu)
+        ),
+        "BReLU default, 8 rows of 8 pixels": BReLUAttentionEncoder(
+            token_dim=8, **brelu
+        ),
+        "BReLU, 64 one-pixel tokens, learning_rate=0.002 (the former advice)": (
+            BReLUAttentionEncoder(token_dim=1, learning_rate=0.002, **brelu)
+        ),
+        "GaussianRandomProjection(32), standardised": make_pipeline(
+            StandardScaler(),
+            GaussianRandomProjection(PROBE_WIDTH, random_state=seed),
+        ),
+        "InfoNCEEncoder(32), standardised": make_pipeline(
+            StandardScaler(),
+            InfoNCEEncoder(n_components=PROBE_WIDTH, random_state=seed),
+        ),
+        "raw pixels (64)": None,
+    }
+
+
+def table_digits(quick):
+    X, y = load_digits(return_X_y=True)
+    rows = []
+    for seed in range(1 if quick else 3):
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=0.3, random_state=seed, stratify=y
+        )
+        for name, embedder in digit_embedders(seed).items():
+            start = time.process_time()
+            if embedder is not None:
+                embedder = _fit_quietly(embedder, X_train)
+            cpu = time.process_time() - start
+            Z_train, Z_test = (
+                (X_train, X_test)
+                if embedder is None
+                else (embedder.transform(X_train), embedder.transform(X_test))
+            )
+            probe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
+            probe.fit(Z_train, y_train)
+            rows.append(
+                {
+                    "embedding": name,
+                    "seed": seed,
+                    "probe_accuracy": probe.score(Z_test, y_test),
+                    "fit_cpu_s": cpu,
+                }
+            )
+    summary = []
+    for name in dict.fromkeys(r["embedding"] for r in rows):
+        picked = [r for r in rows if r["embedding"] == name]
+        accuracy = [r["probe_accuracy"] for r in picked]
+        summary.append(
+            {
+                "embedding": name,
+                "probe_accuracy_mean": float(np.mean(accuracy)),
+                "probe_accuracy_sd": float(np.std(accuracy)),
+                "fit_cpu_s": float(np.mean([r["fit_cpu_s"] for r in picked])),
+                "splits": len(picked),
+            }
+        )
+    report(
+        "brelu_attention_digits",
+        summary,
+        title="load_digits: held-out accuracy of a LogisticRegression probe "
+        "(standardised) on each 32-d embedding, 70/30 stratified splits",
+        meta={"per_split": rows},
+    )
+
+
+# --- learning_rate="auto": the step, whether it trains, its margin ------------
+
+STEP_MULTIPLES = (2.5, 5.0, 10.0)
+
+
+def auto_step_cases():
+    """Data sets of the auto_step table: ``{name: (X, X_positive, params)}``."""
+    digits, cancer = load_digits().data, load_breast_cancer().data
+    cases = {}
+    for name, seed, extra in (
+        ("make_sparse_coding_pairs(2000) defaults", 0, {}),
+        ("benchmark data, rho = 10", 1, BRELU_DATA),
+        ("benchmark data, rho = 1", 2, BRELU_DATA | {"imbalance": 1.0}),
+    ):
+        X, X_pos, *_ = make_sparse_coding_pairs(
+            BRELU_SAMPLES if extra else 2000, random_state=seed, **extra
+        )
+        cases[name] = (X, X_pos, {})
+    for name, table in (("digits", digits), ("breast cancer", cancer)):
+        cases[f"{name}, raw"] = (table, None, {})
+        cases[f"{name}, standardised"] = (
+            StandardScaler().fit_transform(table),
+            None,
+            {},
+        )
+    cases["digits, 8 rows of 8 pixels"] = (digits, None, {"token_dim": 8})
+    return cases
+
+
+def _trains(X, X_pos, params):
+    """Whether the fit runs to its last epoch (it stops on divergence)."""
+    try:
+        _fit_quietly(BReLUAttentionEncoder(**params), X, X_positive=X_pos)
+    except ValueError as exc:
+        if "diverge" not in str(exc):
+            raise
+        return False
+    return True
+
+
+def _auto_step(X, X_pos, params):
+    encoder = BReLUAttentionEncoder(**(params | {"max_epochs": 0}))
+    return _fit_quietly(encoder, X, X_positive=X_pos).learning_rate_
+
+
+def random_tables(n_tables):
+    """Small random token tables (Gaussian, skewed, offset), as in the tests."""
+    rng = np.random.default_rng(0)
+    for index in range(n_tables):
+        n = int(rng.choice([20, 60, 200]))
+        shape = (n, int(rng.integers(1, 7)), int(rng.integers(1, 12)))
+        kind = index % 3
+        if kind == 0:
+            yield rng.standard_normal(shape)
+        elif kind == 1:
+            yield rng.exponential(size=shape) * rng.uniform(0.1, 10, size=shape[2])
+        else:
+            yield rng.standard_normal(shape) + 3 * rng.standard_normal(shape[2])
+
+
+def table_auto_step(quick):
+    epochs = 10 if quick else 100
+    rows = []
+    for name, (X, X_pos, params) in auto_step_cases().items():
+        params = params | {"max_epochs": epochs, "random_state": 0}
+        encoder = BReLUAttentionEncoder(**params)
+        step = _auto_step(X, X_pos, params)
+        row = {"data": name, "auto_step": step}
+        try:
+            _fit_quietly(encoder, X, X_positive=X_pos)
+            row["loss_first_epoch"] = encoder.loss_curve_[0]
+            row["loss_last_epoch"] = encoder.loss_curve_[-1]
+        except ValueError as exc:
+            if "diverge" not in str(exc):
+                raise
+        row["trains"] = hasattr(encoder, "attention_")
+        for multiple in STEP_MULTIPLES:
+            bigger = params | {"learning_rate": multiple * step}
+            row[f"trains_at_{multiple:g}x"] = _trains(X, X_pos, bigger)
+        rows.append(row)
+    n_tables = 10 if quick else 90
+    variants = ({}, {"temperature": 0.1}, {"n_neurons": 4, "batch_size": 8})
+    for multiple in (1.0, *STEP_MULTIPLES):
+        trained = 0
+        for index, X in enumerate(random_tables(n_tables)):
+            params = variants[index % 3] | {"max_epochs": 60, "random_state": index}
+            params["learning_rate"] = multiple * _auto_step(X, None, params)
+            trained += _trains(X, None, params)
+        rows.append(
+            {
+                "data": f"{n_tables} random token tables, {multiple:g} x auto",
+                "trains": f"{trained}/{n_tables}",
+            }
+        )
+    report(
+        "brelu_attention_auto_step",
+        rows,
+        title=f"learning_rate='auto' ({epochs} epochs): the step it chooses, "
+        "whether the default trains, and whether larger multiples of it do "
+        "(a fit that diverges stops with a ValueError)",
+    )
+
+
+# --- Speed: one fit against its products and against other code -------------
+
+# The default fit of issue #42: make_sparse_coding_pairs(2000), 4 tokens x 32
+# features, 32 neurons, batch 256, 100 epochs; learning_rate=0.2 was the
+# former default, which both versions accept.
+SPEED_FITS = {
+    "make_sparse_coding_pairs(2000), X_positive, learning_rate=0.2": (
+        {"learning_rate": 0.2},
+        True,
+    ),
+    "same, noise views, prune_ratio=0.3, learning_rate=0.2": (
+        {"learning_rate": 0.2, "prune_ratio": 0.3},
+        False,
+    ),
+    "make_sparse_coding_pairs(2000), X_positive, default (auto step)": ({}, True),
+}
+OLD_NAMES = {"alpha": "l2_regularization"}
+
+
+def product_floor(batch, n_tokens, token_dim, n_neurons, steps):
+    """CPU seconds of the dense products of ``steps`` minibatch steps.
+
+    Per step, for both views: the attention scores and mixing (batched
+    matmuls) and the neuron pre-activations; the logits and the gradient of
+    the anchors' outputs; backward: the neuron and attention gradients. The
+    fit's shapes, through ``matmul``, on one BLAS thread as the fit runs.
+    """
+    rng = np.random.default_rng(0)
+    B, L, d, m = batch, n_tokens, token_dim, n_neurons
+    tokens = rng.standard_normal((B, L, d))
+    attention = rng.standard_normal((d, d))
+    weights = rng.standard_normal((m, d))
+    probs = rng.random((B, L, L))
+    grad_pre = rng.standard_normal((B, L, m))
+    outputs = rng.standard_normal((B, m))
+    with threadpool_limits(limits=1, user_api="blas"):
+        start = time.process_time()
+        for _ in range(steps):
+            for _view in range(2):
+                scores = (tokens @ attention) @ tokens.transpose(0, 2, 1)
+                mixed = probs @ tokens
+                mixed @ weights.T
+            outputs @ outputs.T
+            outputs.T @ outputs
+            grad_pre.reshape(-1, m).T @ mixed.reshape(-1, d)
+            grad_mixed = grad_pre @ weights
+            grad_mixed @ tokens.transpose(0, 2, 1)
+            grad_tokens = (scores @ tokens).reshape(-1, d)
+            tokens.reshape(-1, d).T @ grad_tokens
+        return time.process_time() - start
+
+
+def speed_job(payload):
+    """One fit of ``payload["params"]`` in this process (run by ``_same_run``)."""
+    X, X_pos, *_ = make_sparse_coding_pairs(2000, random_state=0)
+    params = renamed(BReLUAttentionEncoder, payload["params"], OLD_NAMES)
+    encoder = BReLUAttentionEncoder(random_state=0, **params)
+    positives = X_pos if payload["positives"] else None
+    wall, cpu = time.perf_counter(), time.process_time()
+    encoder.fit(X, X_positive=positives)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    fitted = (encoder.attention_, encoder.neuron_weights_, encoder.loss_curve_)
+    digest = hashlib.sha256(b"".join(np.asarray(a).tobytes() for a in fitted))
+    result = {"cpu_s": cpu, "wall_s": wall, "checksum": digest.hexdigest()[:16]}
+    if payload["floor"]:
+        batch = min(256, len(X))
+        steps = encoder.n_iter_ * (len(X) // batch)
+        result["floor_cpu_s"] = product_floor(batch, *X.shape[1:], 32, steps)
+    return result
+
+
+def table_speed(quick, baseline):
+    roots = {"new": ROOT} if baseline is None else {"new": ROOT, "old": baseline}
+    rows = []
+    for label, (params, positives) in SPEED_FITS.items():
+        if quick:
+            params = params | {"max_epochs": 10}
+        runs_of = roots if "learning_rate" in params else {"new": ROOT}
+        payloads = {
+            name: {"params": params, "positives": positives, "floor": name == "new"}
+            for name in runs_of
+        }
+        runs = alternate("bench_brelu_attention", payloads, runs_of, 1 if quick else 3)
+        new = runs["new"]
+        row = {
+            "fit": label,
+            "new_cpu_s": median_of(new, "cpu_s"),
+            "floor_cpu_s": median_of(new, "floor_cpu_s"),
+        }
+        row["new_vs_floor"] = ratio(row["new_cpu_s"], row["floor_cpu_s"])
+        if "old" in runs:
+            old = runs["old"]
+            row["old_cpu_s"] = median_of(old, "cpu_s")
+            row["old_vs_new"] = ratio(row["old_cpu_s"], row["new_cpu_s"])
+            checksums = {r["checksum"] for r in new + old}
+            row["identical_results"] = len(checksums) == 1
+        loads = [a for r in sum(runs.values(), []) for a in r["load_average"]]
+        row["load_min"], row["load_max"] = min(loads), max(loads)
+        rows.append(row)
+    report(
+        "brelu_attention_speed",
+        rows,
+        title="CPU seconds of one fit (2000 x 4 tokens x 32, 32 neurons, "
+        f"{10 if quick else 100} epochs): this code, its dense products (one "
+        "BLAS thread) and the baseline code, alternating in subprocesses; "
+        "medians of " + ("1 run" if quick else "3 runs"),
+        meta={
+            "baseline": str(baseline),
+            "fits": {k: v[0] for k, v in SPEED_FITS.items()},
+        },
+    )
+
+
+PAPER_TABLES = {
     "stages": table_brelu_stages,
     "scaling": table_brelu_scaling,
     "pruning": table_brelu_pruning,
 }
+TABLES = (*PAPER_TABLES, "digits", "auto_step", "speed")
 
 
 def _options(parser):
     parser.add_argument("--device", default="cpu", help="device of the MLP encoder")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="root of another checkout whose fits the speed table times against "
+        "this one's (e.g. a git worktree of main)",
+    )
 
 
 def main(argv=None):
     args = bench_arguments(
-        __doc__.splitlines()[0], argv, configure=_options, tables=list(TABLES)
+        __doc__.splitlines()[0], argv, configure=_options, tables=TABLES
     )
-    seeds = (0,) if args.quick else tuple(range(5))
-    runs = brelu_runs(seeds, quick=args.quick, device=args.device)
-    for name in args.tables:
-        TABLES[name](runs)
+    paper = [name for name in args.tables if name in PAPER_TABLES]
+    if paper:
+        seeds = (0,) if args.quick else tuple(range(5))
+        runs = brelu_runs(seeds, quick=args.quick, device=args.device)
+        for name in paper:
+            PAPER_TABLES[name](runs)
+    if "digits" in args.tables:
+        table_digits(args.quick)
+    if "auto_step" in args.tables:
+        table_auto_step(args.quick)
+    if "speed" in args.tables:
+        table_speed(args.quick, args.baseline)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,13 @@ accuracy on 2000 fresh sequences of the same facts):
    steps?); ``recall_mlp`` and ``recall_mlp_law``: the smallest N reaching 50%
    accuracy for m in {64, ..., 1024} (8 draws) and its log-log fit in m;
    ``recall_mlp_models``: that power law against a floor plus 1/m.
+5. ``random_embedding_recall_speed``: CPU time of one fit on issue #42's set
+   (4,200 sequences of 8 tokens, 64 classes): 300 Adam steps at d = 8 and
+   d = 128 and the default early phase, next to the dense products the fit
+   needs (the same shapes through matmul, as many times as the fit evaluates
+   its loss, on one BLAS thread like the fit) and, with ``--baseline DIR``,
+   to the same fit of another checkout (``git worktree add /tmp/main main``),
+   alternating in fresh subprocesses.
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits.
 
@@ -41,12 +48,15 @@ for a smoke run of about a minute.
 """
 
 import time
+from pathlib import Path
 
 import numpy as np
 from _harness import bench_arguments, ratio, report
+from _same_run import ROOT, alternate, median_of, renamed
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
+from threadpoolctl import threadpool_limits
 
 from sklearn_iclr.attention import RandomEmbeddingRecallClassifier, recall_capacity
 from sklearn_iclr.datasets import make_token_recall
@@ -230,14 +240,16 @@ def law_models(result):
     return out
 
 
-TABLES = ("orthogonal", "training", "capacity", "mlp")
+TABLES = ("orthogonal", "training", "capacity", "mlp", "speed")
 
 
 def _configure(parser):
     parser.add_argument(
-        "--tables",
-        default=",".join(TABLES),
-        help=f"comma-separated tables to run, among {', '.join(TABLES)}",
+        "--baseline",
+        type=Path,
+        default=None,
+        help="root of another checkout whose fits the speed table times against "
+        "this one's (e.g. a git worktree of main)",
     )
 
 
@@ -286,12 +298,11 @@ def width_models(result):
 
 
 def main(argv=None):
-    args = bench_arguments(__doc__.splitlines()[0], argv, configure=_configure)
+    args = bench_arguments(
+        __doc__.splitlines()[0], argv, configure=_configure, tables=TABLES
+    )
     quick = args.quick
-    chosen = args.tables.split(",")
-    unknown = sorted(set(chosen) - set(TABLES))
-    if unknown:
-        raise SystemExit(f"unknown tables {unknown}; choose among {list(TABLES)}")
+    chosen = args.tables
     start = time.perf_counter()
 
     if "orthogonal" in chosen:
@@ -302,6 +313,8 @@ def main(argv=None):
         _capacity(quick)
     if "mlp" in chosen:
         _mlp(quick)
+    if "speed" in chosen:
+        _speed(quick, args.baseline)
     print(f"total wall time {time.perf_counter() - start:.0f} s")
 
 
@@ -429,6 +442,113 @@ def _mlp(quick):
         width_models(res),
         title="Laws for N(50%) against m (least squares on log N weighted by "
         "1 / stderr^2): power law against a floor plus 1/m",
+    )
+
+
+# --- Speed: one fit against its products and against other code ----------
+
+# Issue #42's set: 4,200 sequences of 8 tokens, 64 classes (65 token ids).
+SPEED_DATA = dict(n_samples=4200, vocab_size=64, seq_len=8)
+SPEED_FITS = {
+    "adam, d=8": dict(embedding_dim=8, training="adam", max_iter=300),
+    "adam, d=128": dict(embedding_dim=128, training="adam", max_iter=300),
+    "early phase, d=64 (default)": dict(),
+}
+# Parameter names of the code before the vocabulary of issue #39.
+OLD_NAMES = {"max_iter": "n_steps"}
+
+
+def product_floor(n, n_ids, n_classes, d, evaluations):
+    """CPU seconds of the dense products of ``evaluations`` loss evaluations.
+
+    Per evaluation of the attention-only model: the context (attention
+    weights per token id times the embedding table), the logits, the readout
+    gradient, the feature gradient and the scores along the table, through
+    ``matmul`` with the fit's shapes, on one BLAS thread as the fit runs.
+    """
+    rng = np.random.default_rng(0)
+    weights = rng.random((n, n_ids))
+    table = rng.standard_normal((n_ids, d))
+    readout = rng.standard_normal((d, n_classes))
+    grad_logits = rng.random((n, n_classes))
+    with threadpool_limits(limits=1, user_api="blas"):
+        start = time.process_time()
+        for _ in range(evaluations):
+            context = weights @ table
+            context @ readout
+            context.T @ grad_logits
+            grad_context = grad_logits @ readout.T
+            grad_context @ table.T
+        return time.process_time() - start
+
+
+def speed_job(payload):
+    """One fit of ``payload["params"]`` in this process (run by ``_same_run``).
+
+    A fit that this code refuses by default (``max_work``) is refused, noted,
+    and then run with ``max_work=1e13``.
+    """
+    n, vocab, seq_len = SPEED_DATA.values()
+    X, y = make_token_recall(n, vocab_size=vocab, seq_len=seq_len, random_state=0)
+    params = renamed(RandomEmbeddingRecallClassifier, payload["params"], OLD_NAMES)
+    refused = None
+    try:
+        clf = RandomEmbeddingRecallClassifier(random_state=0, **params)
+        wall, cpu = _timed_fit(clf, X, y)
+    except ValueError as exc:
+        if "max_work" not in str(exc):
+            raise
+        refused = str(exc)
+        clf = RandomEmbeddingRecallClassifier(random_state=0, max_work=1e13, **params)
+        wall, cpu = _timed_fit(clf, X, y)
+    result = {
+        "cpu_s": cpu,
+        "wall_s": wall,
+        "final_loss": clf.loss_curve_[-1],
+        "refused_by_default": refused,
+    }
+    if payload["floor"]:
+        d, evaluations = clf.embedding_dim, len(clf.loss_curve_)
+        result["floor_cpu_s"] = product_floor(
+            n, clf.n_tokens_ + 1, len(clf.classes_), d, evaluations
+        )
+    return result
+
+
+def _speed(quick, baseline):
+    roots = {"new": ROOT} if baseline is None else {"new": ROOT, "old": baseline}
+    rows = []
+    for label, params in SPEED_FITS.items():
+        if quick and "max_iter" in params:
+            params = params | {"max_iter": 20}
+        payloads = {name: {"params": params, "floor": name == "new"} for name in roots}
+        runs = alternate(
+            "bench_random_embedding_recall", payloads, roots, 1 if quick else 3
+        )
+        new = runs["new"]
+        row = {
+            "fit": label,
+            "new_cpu_s": median_of(new, "cpu_s"),
+            "floor_cpu_s": median_of(new, "floor_cpu_s"),
+        }
+        row["new_vs_floor"] = ratio(row["new_cpu_s"], row["floor_cpu_s"])
+        row["new_refused"] = new[0]["refused_by_default"] is not None
+        if "old" in runs:
+            old = runs["old"]
+            row["old_cpu_s"] = median_of(old, "cpu_s")
+            row["old_vs_new"] = ratio(row["old_cpu_s"], row["new_cpu_s"])
+            row["old_refused"] = old[0]["refused_by_default"] is not None
+            row["final_loss_diff"] = abs(new[0]["final_loss"] - old[0]["final_loss"])
+        loads = [a for r in sum(runs.values(), []) for a in r["load_average"]]
+        row["load_min"], row["load_max"] = min(loads), max(loads)
+        rows.append(row)
+    report(
+        "random_embedding_recall_speed",
+        rows,
+        title="CPU seconds of one fit on 4,200 sequences (L=8, 64 classes): this "
+        "code, its dense products (one BLAS thread) and the baseline code, "
+        "alternating in subprocesses; medians of " + ("1 run" if quick else "3 runs"),
+        meta={"baseline": str(baseline), "data": SPEED_DATA, "fits": SPEED_FITS},
     )
 
 

@@ -401,6 +401,22 @@ def test_issue_38_huge_inputs_after_a_unit_fit_are_finite(pairs, scale):
     np.testing.assert_allclose(Z / scale, expected * encoder.neuron_mask_, rtol=1e-6)
 
 
+@given(st.integers(0, 2**16), st.sampled_from([1e-3, 1.0, 7.0]))
+def test_rescaled_attention_is_the_plain_softmax_to_the_bit(seed, size):
+    # Dividing each sample's tokens by a power of two scales its scores by an
+    # exact factor: the rescaled path (transform's) equals the plain one
+    # (training's) bit for bit, and both equal scipy's softmax.
+    from scipy.special import softmax
+
+    tokens, _, attention, _ = _problem(seed)
+    tokens = size * tokens
+    plain = brelu_module._attention_probs(tokens, attention)
+    rescaled = brelu_module._attention_probs(tokens, attention, rescale=True)
+    np.testing.assert_array_equal(rescaled, plain)
+    scores = np.einsum("nrd,de,nle->nrl", tokens, attention, tokens)
+    np.testing.assert_allclose(plain, softmax(scores, axis=-1), rtol=1e-12)
+
+
 def test_inputs_whose_outputs_overflow_are_refused(pairs):
     X, X_pos = pairs[0], pairs[1]
     encoder = BReLUAttentionEncoder(random_state=0, **SMALL).fit(X, X_positive=X_pos)

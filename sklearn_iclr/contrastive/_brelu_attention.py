@@ -83,31 +83,37 @@ def _magnitude_mask(weights, prune_ratio):
     return keep
 
 
-def _attention_probs(tokens, attention):
-    """``softmax_l(x_r^T A x_l)`` of every sample, for tokens of any magnitude.
+def _attention_probs(tokens, attention, *, rescale=False):
+    """``softmax_l(x_r^T A x_l)`` of every sample.
 
-    Each sample's tokens are divided by a power of two ``c`` at least their
-    largest entry, so the scores of the scaled tokens are the scores over
-    ``c^2`` to the bit; they are shifted by their row maximum and multiplied
-    back by ``c`` twice (a shifted score that overflows is ``-inf``: a weight
-    of 0). The result is the plain softmax, without overflow of the scores.
+    With ``rescale``, for tokens of any magnitude (``transform``'s; the
+    training tokens are at unit RMS norm): each sample's tokens are divided by
+    a power of two ``c`` at least their largest entry, so the scores of the
+    scaled tokens are the scores over ``c^2`` to the bit; they are shifted by
+    their row maximum and multiplied back by ``c`` twice (a shifted score that
+    overflows is ``-inf``: a weight of 0). The result is the plain softmax,
+    without overflow of the scores.
     """
-    _, exponent = np.frexp(np.max(np.abs(tokens), axis=(1, 2)))
-    scale = np.ldexp(1.0, exponent)[:, None, None]
-    scaled = tokens / scale
+    if rescale:
+        _, exponent = np.frexp(np.max(np.abs(tokens), axis=(1, 2)))
+        scale = np.ldexp(1.0, exponent)[:, None, None]
+        scaled = tokens / scale
+    else:
+        scaled = tokens
     scores = (scaled @ attention) @ scaled.transpose(0, 2, 1)
     scores -= scores.max(axis=-1, keepdims=True)
-    with np.errstate(over="ignore"):
-        scores *= scale
-        scores *= scale
+    if rescale:
+        with np.errstate(over="ignore"):
+            scores *= scale
+            scores *= scale
     probs = np.exp(scores, out=scores)
     probs /= probs.sum(axis=-1, keepdims=True)
     return probs
 
 
-def _forward(tokens, attention, weights, bias):
+def _forward(tokens, attention, weights, bias, *, rescale=False):
     """Unmasked neuron outputs ``h`` (n, m) and the cache of the backward pass."""
-    probs = _attention_probs(tokens, attention)
+    probs = _attention_probs(tokens, attention, rescale=rescale)
     mixed = probs @ tokens
     pre = mixed @ weights.T
     return brelu(pre, bias).sum(axis=1), (tokens, probs, mixed, pre)
@@ -548,7 +554,13 @@ class BReLUAttentionEncoder(
         X = validate_data(self, X, reset=False, dtype=np.float64)
         self._check_output_range(X)
         tokens = token_view(X, self.token_dim_) / self.token_scale_
-        h, _ = _forward(tokens, self.attention_, self.neuron_weights_, self.brelu_bias)
+        h, _ = _forward(
+            tokens,
+            self.attention_,
+            self.neuron_weights_,
+            self.brelu_bias,
+            rescale=True,
+        )
         return h * self.neuron_mask_
 
     def _check_output_range(self, X):
