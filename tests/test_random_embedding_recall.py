@@ -1,5 +1,8 @@
 """RandomEmbeddingRecallClassifier: oracles, paper claim, properties, bad input."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -368,3 +371,16 @@ def test_recall_capacity_bracket_and_stderr():
     # The accuracy at hi reaches the target, at lo it does not.
     mean = dict((e[0], e[1]) for e in row["evaluations"])
     assert mean[hi] >= 0.8 > mean[lo]
+
+
+def test_fits_without_importing_torch():
+    # A numpy estimator: its fit must not load torch (issue #42 kept it so).
+    code = (
+        "import sys\n"
+        "from sklearn_iclr.attention import RandomEmbeddingRecallClassifier\n"
+        "from sklearn_iclr.datasets import make_token_recall\n"
+        "X, y = make_token_recall(200, vocab_size=8, seq_len=4, random_state=0)\n"
+        "RandomEmbeddingRecallClassifier(training='adam', max_iter=3).fit(X, y)\n"
+        "assert 'torch' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

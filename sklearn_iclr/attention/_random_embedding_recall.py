@@ -234,7 +234,10 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
     (no trigger, several, ``trigger_token=None``) are fitted as they are: the
     marking applies to every position that follows a trigger. The key-query
     gradient is ``z_eos`` times a vector, so ``W_KQ`` trained by ``"gd"`` or
-    the early phase has rank one; only ``W_KQ^T z_eos`` matters.
+    the early phase has rank one; only ``W_KQ^T z_eos`` matters. Training
+    runs BLAS on one thread (its products are small).
+
+    More in the user guide (:ref:`random-embedding-recall-details`).
 
     References
     ----------
