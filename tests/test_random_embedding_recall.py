@@ -289,6 +289,28 @@ def test_recall_capacity_bad_arguments(kwargs):
         recall_capacity([8], [4], [8], **kwargs)
 
 
+@pytest.mark.parametrize(
+    "grid, match",
+    [
+        (([8], [1], [8]), "seq_lens must be a non-empty sequence of integers >= 2"),
+        (([], [4], [8]), "embedding_dims must be a non-empty"),
+        ((["8"], [4], [8]), "embedding_dims must be"),
+        (([8], [4], [8.0]), "vocab_sizes must be"),
+        (([8], [4], [8], {"mlp_widths": ()}), "at least one width"),
+        (([8], [4], [8], {"mlp_widths": (None, 0)}), "mlp_widths must be"),
+    ],
+)
+def test_recall_capacity_refuses_bad_grids_before_fitting(grid, match):
+    *sizes, options = grid if isinstance(grid[-1], dict) else (*grid, {})
+    with pytest.raises(ValueError, match=match):
+        recall_capacity(*sizes, **options)
+
+
+def test_recall_capacity_takes_its_options_by_keyword():
+    with pytest.raises(TypeError, match="positional"):
+        recall_capacity([8], [4], [8], 0.9)
+
+
 def test_recall_capacity_unreachable_accuracy_is_reported():
     # d = 2 embeddings cannot separate 16 facts: 100% is never reached.
     res = recall_capacity([2], [4], [16], accuracy=1.0, n_max=300, n_test=200)

@@ -260,8 +260,12 @@ def recall_capacity(
         (vocab_sizes, "vocab_sizes", 2),
     ):
         _check_grid(values, name, smallest)
-    widths = [m for m in mlp_widths if m is not None]
-    _check_grid(widths, "mlp_widths", 1, allow_empty=True)
+    if len(mlp_widths) == 0:
+        raise ValueError(
+            "mlp_widths must hold at least one width (None: the attention-only "
+            "model); got an empty sequence."
+        )
+    _check_grid([m for m in mlp_widths if m is not None], "mlp_widths", 1, True)
     base = RandomEmbeddingRecallClassifier() if estimator is None else estimator
     table = []
     for m in mlp_widths:
