@@ -71,6 +71,7 @@ class _RecallModel:
         self._indptr = np.arange(0, n * (L + 1) + 1, L + 1)
         self._flat_index = np.arange(n)[:, None] * n_ids + tokens
         self._rows = np.arange(n)
+        self._buffers = {}
 
     def _token_weights(self, attn):
         """``(n, n_tokens + 1)`` sparse: attention per token id, and on the trigger."""
@@ -80,7 +81,18 @@ class _RecallModel:
             shape=(self.n_rows, len(self.table)),
         )
 
-    def forward(self, W, V):
+    def _buffer(self, name, shape):
+        """An array reused from one training step to the next.
+
+        Fresh arrays of ``n x n_classes`` (megabytes) at every step cost more
+        than the products that fill them (their pages are mapped anew).
+        """
+        if name not in self._buffers or self._buffers[name].shape != shape:
+            self._buffers[name] = np.empty(shape)
+        return self._buffers[name]
+
+    def _features(self, W):
+        """Attention, context, MLP pre-activation (or None) and features."""
         table_scores = self.table @ (W.T @ self.z_eos)
         scores = np.take(table_scores, self.tokens)
         scores += table_scores[-1] * self.marks
@@ -89,31 +101,41 @@ class _RecallModel:
         attn /= attn.sum(axis=1, keepdims=True)
         context = self._token_weights(attn) @ self.table
         if self.mlp is None:
-            pre, features = None, context
-        else:
-            pre = context @ self.mlp.T
-            features = np.maximum(pre, 0.0)
-            features *= 1.0 / np.sqrt(self.mlp.shape[0])
-        return attn, context, pre, features, features @ V
+            return attn, context, None, context
+        pre = context @ self.mlp.T
+        features = np.maximum(pre, 0.0)
+        features *= 1.0 / np.sqrt(self.mlp.shape[0])
+        return attn, context, pre, features
+
+    def forward(self, W, V):
+        """Attention weights and logits."""
+        attn, _, _, features = self._features(W)
+        return attn, features @ V
 
     def loss_and_grads(self, W, V, y):
         """Mean cross-entropy of the labels ``y`` (indices) and its gradients."""
-        attn, context, pre, features, logits = self.forward(W, V)
+        attn, context, pre, features = self._features(W)
         n = self.n_rows
+        logits = np.matmul(features, V, out=self._buffer("logits", (n, V.shape[1])))
         logits -= logits.max(axis=1, keepdims=True)
-        G = np.exp(logits)
+        picked = np.sum(logits[self._rows, y])
+        G = np.exp(logits, out=logits)
         total = G.sum(axis=1)
-        loss = (np.sum(np.log(total)) - np.sum(logits[self._rows, y])) / n
+        loss = (np.sum(np.log(total)) - picked) / n
         # d loss / d logits = (softmax - one_hot) / n.
         G *= (1.0 / (n * total))[:, None]
         G[self._rows, y] -= 1.0 / n
         grad_V = features.T @ G
-        d_context = G @ V.T
-        if self.mlp is not None:
-            d_context *= pre > 0
-            d_context *= 1.0 / np.sqrt(self.mlp.shape[0])
-            d_context = d_context @ self.mlp
-        along_table = d_context @ self.table.T
+        d_features = np.matmul(G, V.T, out=self._buffer("features", features.shape))
+        if self.mlp is None:
+            d_context = d_features
+        else:
+            d_features *= pre > 0
+            d_features *= 1.0 / np.sqrt(self.mlp.shape[0])
+            d_context = d_features @ self.mlp
+        along_table = np.matmul(
+            d_context, self.table.T, out=self._buffer("along", (n, len(self.table)))
+        )
         d_scores = np.take(along_table, self._flat_index)
         d_scores += along_table[:, -1:] * self.marks
         d_scores -= np.einsum("nd,nd->n", d_context, context)[:, None]
