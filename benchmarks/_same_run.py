@@ -32,7 +32,9 @@ def alternate(bench, payloads, roots, repeats):
         ``{label: payload}``: the JSON-serialisable argument of ``speed_job``
         for each code root.
     roots : dict
-        ``{label: path}``: the folder holding that code's ``sklearn_iclr``.
+        ``{label: path}`` or ``{label: (path, environment)}``: the folder
+        holding that code's ``sklearn_iclr``, and variables set for its runs
+        (``{"OPENBLAS_NUM_THREADS": "1"}``).
     repeats : int
         Rounds; each round runs every label once.
 
@@ -45,8 +47,9 @@ def alternate(bench, payloads, roots, repeats):
     runs = {label: [] for label in roots}
     for _ in range(repeats):
         for label, root in roots.items():
+            root, extra = root if isinstance(root, tuple) else (root, {})
             before = os.getloadavg()[0]
-            env = {**os.environ, "PYTHONPATH": str(root)}
+            env = {**os.environ, **extra, "PYTHONPATH": str(root)}
             command = [
                 sys.executable,
                 "-c",
@@ -63,6 +66,25 @@ def alternate(bench, payloads, roots, repeats):
             result["load_average"] = [before, os.getloadavg()[0]]
             runs[label].append(result)
     return runs
+
+
+ONE_BLAS_THREAD = {
+    name: "1" for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+}
+
+
+def baseline_roots(baseline):
+    """The code roots of a speed table: this checkout, and the baseline's.
+
+    The baseline runs twice: as it is (BLAS threads as the machine sets
+    them) and on one BLAS thread, which separates what the threads cost from
+    what the code changes.
+    """
+    roots = {"new": ROOT}
+    if baseline is not None:
+        roots["old"] = baseline
+        roots["old_1thread"] = (baseline, ONE_BLAS_THREAD)
+    return roots
 
 
 def median_of(runs, key):

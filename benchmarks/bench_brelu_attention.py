@@ -26,8 +26,9 @@ Three more on their own data:
 6. ``speed``: CPU seconds of one default fit on ``make_sparse_coding_pairs(2000)``
    next to its dense products (the same shapes through matmul, once per
    minibatch step, on one BLAS thread like the fit) and, with ``--baseline
-   DIR``, to the same fit of another checkout, alternating in fresh
-   subprocesses, with a checksum of the fitted weights of both.
+   DIR``, to the same fit of another checkout (as it runs, and on one BLAS
+   thread), alternating in fresh subprocesses, with a checksum of the fitted
+   weights of both.
 
 Run ``python -m benchmarks brelu_attention`` (about 10 minutes of CPU;
 ``--tables stages,pruning`` runs a subset, ``--quick`` is a smoke run).
@@ -41,7 +42,7 @@ from pathlib import Path
 import numpy as np
 from _contrastive import probe_aurocs
 from _harness import bench_arguments, ratio, report
-from _same_run import ROOT, alternate, median_of, renamed
+from _same_run import ROOT, alternate, baseline_roots, median_of, renamed
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
@@ -685,12 +686,12 @@ def speed_job(payload):
 
 
 def table_speed(quick, baseline):
-    roots = {"new": ROOT} if baseline is None else {"new": ROOT, "old": baseline}
+    roots = baseline_roots(baseline)
     rows = []
     for label, (params, positives) in SPEED_FITS.items():
         if quick:
             params = params | {"max_epochs": 10}
-        runs_of = roots if "learning_rate" in params else {"new": ROOT}
+        runs_of = roots if "learning_rate" in params else {"new": ROOT}  # "auto" is new
         payloads = {
             name: {"params": params, "positives": positives, "floor": name == "new"}
             for name in runs_of
@@ -704,9 +705,13 @@ def table_speed(quick, baseline):
         }
         row["new_vs_floor"] = ratio(row["new_cpu_s"], row["floor_cpu_s"])
         if "old" in runs:
-            old = runs["old"]
-            row["old_cpu_s"] = median_of(old, "cpu_s")
+            old = runs["old"] + runs["old_1thread"]
+            row["old_cpu_s"] = median_of(runs["old"], "cpu_s")
             row["old_vs_new"] = ratio(row["old_cpu_s"], row["new_cpu_s"])
+            row["old_1thread_cpu_s"] = median_of(runs["old_1thread"], "cpu_s")
+            row["old_1thread_vs_new"] = ratio(
+                row["old_1thread_cpu_s"], row["new_cpu_s"]
+            )
             checksums = {r["checksum"] for r in new + old}
             row["identical_results"] = len(checksums) == 1
         loads = [a for r in sum(runs.values(), []) for a in r["load_average"]]

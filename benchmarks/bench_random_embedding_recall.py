@@ -35,7 +35,7 @@ accuracy on 2000 fresh sequences of the same facts):
    needs (the same shapes through matmul, as many times as the fit evaluates
    its loss, on one BLAS thread like the fit) and, with ``--baseline DIR``,
    to the same fit of another checkout (``git worktree add /tmp/main main``),
-   alternating in fresh subprocesses.
+   alternating in fresh subprocesses, as it runs and on one BLAS thread.
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits.
 
@@ -52,7 +52,7 @@ from pathlib import Path
 
 import numpy as np
 from _harness import bench_arguments, ratio, report
-from _same_run import ROOT, alternate, median_of, renamed
+from _same_run import alternate, baseline_roots, median_of, renamed
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
@@ -516,7 +516,7 @@ def speed_job(payload):
 
 
 def _speed(quick, baseline):
-    roots = {"new": ROOT} if baseline is None else {"new": ROOT, "old": baseline}
+    roots = baseline_roots(baseline)
     rows = []
     for label, params in SPEED_FITS.items():
         if quick and "max_iter" in params:
@@ -537,6 +537,10 @@ def _speed(quick, baseline):
             old = runs["old"]
             row["old_cpu_s"] = median_of(old, "cpu_s")
             row["old_vs_new"] = ratio(row["old_cpu_s"], row["new_cpu_s"])
+            row["old_1thread_cpu_s"] = median_of(runs["old_1thread"], "cpu_s")
+            row["old_1thread_vs_new"] = ratio(
+                row["old_1thread_cpu_s"], row["new_cpu_s"]
+            )
             row["old_refused"] = old[0]["refused_by_default"] is not None
             row["final_loss_diff"] = abs(new[0]["final_loss"] - old[0]["final_loss"])
         loads = [a for r in sum(runs.values(), []) for a in r["load_average"]]
