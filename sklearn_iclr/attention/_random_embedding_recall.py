@@ -14,11 +14,8 @@ from threadpoolctl import threadpool_limits
 from ..utils import check_work_budget
 from ..utils._compat import Interval, StrOptions, _fit_context
 
-# Cost of one multiply-add of a training step (the readout and gradient
-# products, the token gathers, the softmax over classes counted as
-# SOFTMAX_MULTIPLY_ADDS per logit), for the estimate in a refusal: about 1e-10 s
-# on one core (n=4200, L=8, V=65, K=64, d=8 and 128).
-SECONDS_PER_MULTIPLY_ADD = 1e-10
+# The softmax over the classes, counted in multiply-adds per logit in the
+# work estimate of a refusal.
 SOFTMAX_MULTIPLY_ADDS = 8
 # Step sizes of learning_rate="auto", per class: the gradients are means over
 # samples and classes, of order 1 / K (chosen on make_token_recall data).
@@ -209,9 +206,10 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
     trigger_token : int or None, default=0
         The token id that marks the informative token (the token after it).
         ``None``: no marking (attention sees the token embeddings only).
-    max_work : float, default=1e11
-        Largest number of multiply-adds accepted for the fit; a larger fit is
-        refused before it starts, with a time estimate.
+    max_work : float, default=3600
+        Largest estimated cost of the fit, in seconds of the reference core
+        (:func:`sklearn_iclr.utils.estimate_seconds`), from its multiply-adds;
+        a costlier fit is refused before it starts, with the estimate.
     random_state : int, RandomState instance or None, default=None
         Seeds the embeddings and the MLP layer.
 
@@ -308,7 +306,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         embeddings="gaussian",
         vocab_size=None,
         trigger_token=0,
-        max_work=1e11,
+        max_work=3600.0,
         random_state=None,
     ):
         self.embedding_dim = embedding_dim
@@ -541,11 +539,8 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
             + SOFTMAX_MULTIPLY_ADDS * n_classes
         )
         check_work_budget(
-            float(steps + 1) * n * per_sample,
+            {"multiply_add": float(steps + 1) * n * per_sample},
             self.max_work,
-            what="multiply-adds",
-            seconds_per_unit=SECONDS_PER_MULTIPLY_ADD,
-            parameter="max_work",
             advice="Use fewer samples or steps, a smaller embedding_dim or mlp_width.",
         )
 
