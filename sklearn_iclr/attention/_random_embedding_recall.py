@@ -14,9 +14,11 @@ from threadpoolctl import threadpool_limits
 from ..utils import check_work_budget
 from ..utils._compat import Interval, StrOptions, _fit_context
 
-# The softmax over the classes, counted in multiply-adds per logit in the
-# work estimate of a refusal.
-SOFTMAX_MULTIPLY_ADDS = 8
+# The softmax over the classes and its gradient (exp, log, five passes over
+# the logits) cost about as much per logit as this many multiply-adds of the
+# cost table (benchmarks/bench_cost.py, RandomEmbeddingRecallClassifier at
+# d=16: 2.4 times the table's estimate when it counted 8).
+SOFTMAX_MULTIPLY_ADDS = 100
 # Step sizes of learning_rate="auto", per class: the gradients are means over
 # samples and classes, of order 1 / K (chosen on make_token_recall data).
 AUTO_STEP_PER_CLASS = {"early_phase": 300.0, "gd": 10.0}
