@@ -111,7 +111,7 @@ def _random_embedding_recall(quick):
     from sklearn_iclr.datasets import make_token_recall
 
     X, y = make_token_recall(1000 if quick else 4000, random_state=0)
-    params = {"embedding_dim": 16, "training": "adam", "n_steps": 20 if quick else 200}
+    params = {"embedding_dim": 16, "training": "adam", "max_iter": 20 if quick else 200}
     return (
         lambda: RandomEmbeddingRecallClassifier(random_state=0, **params).fit(X, y),
         lambda: RandomEmbeddingRecallClassifier(max_work=1e-9, **params).fit(X, y),
