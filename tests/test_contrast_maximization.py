@@ -36,7 +36,7 @@ def test_paper_claim_fbp_recovers_motion_where_autograd_cannot(seed):
     # hard-binned contrast recovers the motion to within 2%; autograd through
     # the same binning has a zero gradient and stays at the start. (The
     # iteration count against a smoothed surrogate is measured in
-    # benchmarks/bench_events.py: on this data it is not fewer.)
+    # benchmarks/bench_contrast_maximization.py: on this data it is not fewer.)
     truth = np.array([16.0, 8.0])
     X = make_moving_edges(10_000, velocity=truth, shape=SHAPE, random_state=seed)
     fits = {
@@ -54,7 +54,7 @@ def test_fbp_ascent_direction_is_that_of_the_binned_contrast_far_from_truth(seed
     # gradient points where the one-pixel central difference of the
     # hard-binned contrast points, even where that is far from the
     # direction to the truth: the extra L-BFGS-B iterations that FBP needs
-    # from there (benchmarks/bench_events.py) come from the binned objective,
+    # from there (benchmarks/bench_contrast_maximization.py) come from the binned objective,
     # not from a misleading gradient.
     import torch
 

@@ -267,7 +267,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     is trained in torch by a skorch net built inside ``fit`` and sized from
     the data; only the trained module is kept, on the CPU.
 
-    ``benchmarks/bench_spurious.py`` compares the batch sizes, the
+    ``benchmarks/bench_spurious_sgd.py`` compares the batch sizes, the
     micro-batch penalty and the anchors; ``benchmarks/README.md`` gives its
     figures and the user guide its limits.
 

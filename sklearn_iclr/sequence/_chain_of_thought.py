@@ -23,7 +23,7 @@ EOS = 2
 # Responses sampled together in one block (bounds the memory of a round).
 SAMPLING_BLOCK = 1 << 15
 # Cost of one sampled token (sampling plus the RL update), CPU seconds, at
-# d = 30: bench_cot measured 5-6.5e-7 for 10 rounds of STaR and REINFORCE
+# d = 30: bench_chain_of_thought measured 5-6.5e-7 for 10 rounds of STaR and REINFORCE
 # on 20000 prompts. Used for the estimate of a refusal.
 SECONDS_PER_TOKEN = 6e-7
 

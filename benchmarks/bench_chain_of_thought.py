@@ -1,0 +1,302 @@
+"""Chain-of-thought parity: next-token pretraining, then STaR / REINFORCE / GRPO.
+
+Reproduces the claims of Tsilivis, Malach, Ullrich & Kempe (ICLR 2026) with
+``ChainOfThoughtClassifier`` on ``make_cot_parity`` data, all in one process:
+
+1. Headline, ``d = 30``, ``p_cot = 0.25``: held-out greedy accuracy and median
+   response length after pretraining and after 10 rounds of STaR, REINFORCE
+   and GRPO, the per-round history, and at ``p_cot = 0.4`` pretraining alone.
+   Anchors on the same data: ``LogisticRegression`` and
+   ``HistGradientBoostingClassifier`` on ``(x, y)`` (one-token answers).
+2. The 1/3 threshold: pretraining alone for ``p_cot`` in [0.1, 0.6] at
+   ``d = 25``; the switch point is where the held-out greedy accuracy crosses
+   0.75 (linear interpolation).
+3. RL rounds until the greedy accuracy on the training prompts reaches 0.95,
+   against ``log((1 - p) / p)``, for the three RL algorithms; least-squares
+   line per algorithm.
+
+Times are wall-clock seconds and CPU seconds of this process (numpy on one
+BLAS thread inside ``fit``), on the machine in the JSON's ``machine`` record.
+
+Run: ``PYTHONPATH=. python benchmarks/bench_chain_of_thought.py`` (a few minutes on 2 busy
+cores); ``--quick`` for a smoke run.
+"""
+
+import time
+
+import numpy as np
+from _harness import bench_arguments, ratio, report
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_iclr.datasets import make_cot_parity
+from sklearn_iclr.sequence import ChainOfThoughtClassifier
+
+RL = ("star", "reinforce", "grpo")
+TARGET = 0.95
+
+
+def timed(func):
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = func()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def lengths(est, X):
+    return (est.generate(X) != 0).sum(axis=1)
+
+
+def headline(d, n, n_test, rounds, seed):
+    X, y, seqs = make_cot_parity(n, d, p_cot=0.25, random_state=seed)
+    X_test, y_test, _ = make_cot_parity(n_test, d, p_cot=0.25, random_state=seed + 1)
+    rows, histories = [], {}
+    for name, make in (
+        ("LogisticRegression (anchor)", lambda: LogisticRegression()),
+        ("HistGradientBoosting (anchor)", lambda: HistGradientBoostingClassifier()),
+    ):
+        est, wall, cpu = timed(lambda make=make: make().fit(X, y))
+        rows.append(
+            {
+                "method": name,
+                "p_cot": 0.25,
+                "test accuracy": float(est.score(X_test, y_test)),
+                "median length": 1.0,
+                "wall s": wall,
+                "cpu s": cpu,
+            }
+        )
+    for rl in (None, *RL):
+        est, wall, cpu = timed(
+            lambda rl=rl: ChainOfThoughtClassifier(
+                rl=rl, n_rl_rounds=rounds, random_state=seed
+            ).fit(X, y, sequences=seqs)
+        )
+        reached = [h["round"] for h in est.history_ if h["greedy_accuracy"] >= TARGET]
+        rows.append(
+            {
+                "method": "pretraining only" if rl is None else f"pretraining + {rl}",
+                "p_cot": 0.25,
+                "test accuracy": float(est.score(X_test, y_test)),
+                "median length": float(np.median(lengths(est, X_test))),
+                "first round >= 0.95": reached[0] if reached else None,
+                "wall s": wall,
+                "cpu s": cpu,
+            }
+        )
+        if rl is not None:
+            histories[rl] = est.history_
+    X4, y4, seqs4 = make_cot_parity(n, d, p_cot=0.4, random_state=seed + 2)
+    X4_test, y4_test, _ = make_cot_parity(n_test, d, p_cot=0.4, random_state=seed + 3)
+    est, wall, cpu = timed(
+        lambda: ChainOfThoughtClassifier(rl=None).fit(X4, y4, sequences=seqs4)
+    )
+    rows.append(
+        {
+            "method": "pretraining only",
+            "p_cot": 0.4,
+            "test accuracy": float(est.score(X4_test, y4_test)),
+            "median length": float(np.median(lengths(est, X4_test))),
+            "wall s": wall,
+            "cpu s": cpu,
+        }
+    )
+    anchor = rows[0]["test accuracy"]
+    for row in rows:
+        row["accuracy / LogReg"] = ratio(row["test accuracy"], anchor)
+    return rows, histories
+
+
+def threshold_sweep(d, n, n_test, grid, seed):
+    rows = []
+    for i, p in enumerate(grid):
+        X, y, seqs = make_cot_parity(n, d, p_cot=p, random_state=seed + 10 * i)
+        X_test, y_test, _ = make_cot_parity(
+            n_test, d, p_cot=p, random_state=seed + 10 * i + 1
+        )
+        est, wall, _ = timed(
+            lambda X=X, y=y, seqs=seqs: ChainOfThoughtClassifier(rl=None).fit(
+                X, y, sequences=seqs
+            )
+        )
+        length = lengths(est, X_test)
+        rows.append(
+            {
+                "p_cot": float(p),
+                "test accuracy": float(est.score(X_test, y_test)),
+                "share greedy long": float(np.mean(length == d)),
+                "median length": float(np.median(length)),
+                "exact P(long)": est.history_[0]["long_share"],
+                "wall s": wall,
+            }
+        )
+        print(
+            f"  p_cot={p:.3f}: accuracy {rows[-1]['test accuracy']:.3f}, "
+            f"median length {rows[-1]['median length']:g}",
+            flush=True,
+        )
+    return rows
+
+
+def switch_point(rows, level=0.75):
+    """First crossing of ``level`` by the accuracy, linearly interpolated."""
+    p = np.array([r["p_cot"] for r in rows])
+    acc = np.array([r["test accuracy"] for r in rows])
+    for i in range(1, len(p)):
+        if acc[i - 1] < level <= acc[i]:
+            return float(
+                p[i - 1]
+                + (level - acc[i - 1]) * (p[i] - p[i - 1]) / (acc[i] - acc[i - 1])
+            )
+    return float("nan")
+
+
+def rounds_sweep(d, n, grid, max_rounds, seed):
+    rows = []
+    for i, p in enumerate(grid):
+        X, y, seqs = make_cot_parity(n, d, p_cot=p, random_state=seed + 100 + i)
+        for rl in RL:
+            est, wall, cpu = timed(
+                lambda rl=rl, X=X, y=y, seqs=seqs: ChainOfThoughtClassifier(
+                    rl=rl, n_rl_rounds=max_rounds, random_state=seed
+                ).fit(X, y, sequences=seqs)
+            )
+            reached = [
+                h["round"] for h in est.history_ if h["greedy_accuracy"] >= TARGET
+            ]
+            odds = [h["long_share"] / (1 - h["long_share"]) for h in est.history_]
+            rows.append(
+                {
+                    "rl": rl,
+                    "p_cot": float(p),
+                    "log((1-p)/p)": float(np.log((1 - p) / p)),
+                    "long demos": int(np.sum((seqs != 0).sum(axis=1) == d)),
+                    "odds x round 1": float(odds[1] / odds[0]),
+                    "theory switch round": int(
+                        max(0, np.ceil(np.log2((1 - p) / (2 * p))))
+                    ),
+                    "rounds to 0.95": reached[0] if reached else None,
+                    "final accuracy": est.history_[-1]["greedy_accuracy"],
+                    "wall s": wall,
+                    "cpu s": cpu,
+                }
+            )
+            print(
+                f"  p_cot={p:.3f} {rl}: rounds to 0.95 = {rows[-1]['rounds to 0.95']}"
+                f" [{wall:.1f}s]",
+                flush=True,
+            )
+    return rows
+
+
+def fit_lines(rows, max_rounds):
+    fits = []
+    for rl in RL:
+        sub = [r for r in rows if r["rl"] == rl]
+        ok = [r for r in sub if r["rounds to 0.95"] is not None]
+        row = {
+            "rl": rl,
+            "reached / tried": f"{len(ok)}/{len(sub)}",
+            "max rounds": max_rounds,
+        }
+        if len(ok) >= 2:
+            x = np.array([r["log((1-p)/p)"] for r in ok])
+            r_ = np.array([r["rounds to 0.95"] for r in ok], dtype=float)
+            slope, intercept = np.polyfit(x, r_, 1)
+            resid = r_ - (slope * x + intercept)
+            total = np.sum((r_ - r_.mean()) ** 2)
+            # the alternative rounds = c / p, least squares through the origin
+            inv = 1 / np.array([r["p_cot"] for r in ok])
+            c = float(inv @ r_ / (inv @ inv))
+            resid_inv = r_ - c * inv
+            row.update(
+                {
+                    "slope": float(slope),
+                    "intercept": float(intercept),
+                    "R^2": float(1 - resid @ resid / total) if total > 0 else 1.0,
+                    "c (rounds = c/p)": c,
+                    "R^2 (c/p)": float(1 - resid_inv @ resid_inv / total)
+                    if total > 0
+                    else 1.0,
+                }
+            )
+        fits.append(row)
+    return fits
+
+
+def configure(parser):
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def main(argv=None):
+    args = bench_arguments(__doc__.splitlines()[0], argv, configure=configure)
+    if args.quick:
+        d, n, n_test, rounds = 12, 3000, 1000, 3
+        d_sweep, n_sweep, grid = 10, 3000, [0.1, 0.3, 0.4, 0.6]
+        d_rounds, n_rounds_data, grid_rounds, max_rounds = 10, 2000, [0.2, 0.05], 4
+    else:
+        d, n, n_test, rounds = 30, 20000, 4000, 10
+        d_sweep, n_sweep = 25, 20000
+        grid = [0.1, 0.2, 0.25, 0.28, 0.3, 0.31, 0.32, 0.33, 0.34, 0.35, 0.36]
+        grid += [0.38, 0.4, 0.5, 0.6]
+        d_rounds, n_rounds_data, max_rounds = 16, 6000, 12
+        grid_rounds = [0.3, 0.15, 0.07, 0.03, 0.015, 0.01]
+    start = time.perf_counter()
+
+    rows, histories = headline(d, n, n_test, rounds, args.seed)
+    report(
+        "chain_of_thought_headline",
+        rows,
+        title=f"d = {d}, n = {n} (test {n_test}): held-out greedy accuracy, "
+        f"{rounds} RL rounds",
+        meta={"d": d, "n": n, "n_test": n_test, "rounds": rounds, "seed": args.seed},
+    )
+    history_rows = [
+        {
+            "rl": rl,
+            **{k: h[k] for k in ("round", "greedy_accuracy", "median_length")},
+            "long_share": h["long_share"],
+            "expected_reward": h["expected_reward"],
+        }
+        for rl, hist in histories.items()
+        for h in hist
+    ]
+    report(
+        "chain_of_thought_history",
+        history_rows,
+        title=f"Per-round history on the training prompts (d = {d}, p_cot = 0.25)",
+        meta={"d": d, "n": n, "p_cot": 0.25},
+    )
+    print(f"[{time.perf_counter() - start:.0f}s] threshold sweep at d = {d_sweep}")
+
+    sweep = threshold_sweep(d_sweep, n_sweep, n_test, grid, args.seed)
+    switch = switch_point(sweep)
+    report(
+        "chain_of_thought_threshold",
+        sweep,
+        title=f"Pretraining only, d = {d_sweep}, n = {n_sweep}: switch point "
+        f"{switch:.4f} (1/3 = 0.3333, gap {switch - 1 / 3:+.4f})",
+        meta={"d": d_sweep, "n": n_sweep, "switch_point": switch, "level": 0.75},
+    )
+    print(f"[{time.perf_counter() - start:.0f}s] rounds sweep at d = {d_rounds}")
+
+    rounds_rows = rounds_sweep(
+        d_rounds, n_rounds_data, grid_rounds, max_rounds, args.seed
+    )
+    report(
+        "chain_of_thought_rounds",
+        rounds_rows,
+        title=f"RL rounds to greedy accuracy 0.95, d = {d_rounds}, n = {n_rounds_data}",
+        meta={"d": d_rounds, "n": n_rounds_data, "max_rounds": max_rounds},
+    )
+    report(
+        "chain_of_thought_rounds_fit",
+        fit_lines(rounds_rows, max_rounds),
+        title="Least squares: rounds = slope * log((1-p)/p) + intercept "
+        "(STaR theory at temperature 1: slope 1/ln 2 = 1.44 to the switch), "
+        "and rounds = c / p",
+    )
+    print(f"total {time.perf_counter() - start:.0f}s")
+
+
+if __name__ == "__main__":
+    main()
