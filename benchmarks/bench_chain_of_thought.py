@@ -18,8 +18,8 @@ Reproduces the claims of Tsilivis, Malach, Ullrich & Kempe (ICLR 2026) with
 Times are wall-clock seconds and CPU seconds of this process (numpy on one
 BLAS thread inside ``fit``), on the machine in the JSON's ``machine`` record.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_chain_of_thought.py`` (a few minutes on 2 busy
-cores); ``--quick`` for a smoke run.
+Run: ``python -m benchmarks chain_of_thought`` (a few minutes on 2 busy cores);
+``--quick`` for a smoke run.
 """
 
 import time

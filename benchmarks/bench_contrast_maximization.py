@@ -29,9 +29,9 @@ unit time) and all in this one process:
    2-D events (256 x 256 bins), against ``numpy.histogramdd`` and the plain
    autograd op; torch on one thread.
 
-Run: ``python -m benchmarks contrast_maximization`` (about 15 minutes on 2 busy cores, 8 of
-them the settings table); ``--tables gradient,bias,motion,diagnosis,settings,
-speed`` runs some; ``--quick`` for a smoke run.
+Run: ``python -m benchmarks contrast_maximization`` (about 15 minutes on 2 busy
+cores, 8 of them the settings table); ``--tables gradient,bias,motion,diagnosis,
+settings,speed`` runs some; ``--quick`` for a smoke run.
 """
 
 import functools

@@ -19,8 +19,8 @@ seconds are noisy; compare the ratios and rates within one run):
    vs n, against the former numpy colouring (conflict graph as a sparse
    product, speculative rounds) on the same data.
 
-Run: ``python -m benchmarks pseudolikelihood_ising`` (about 4 minutes); ``--tables rmse,naive``
-runs a subset, ``--quick`` a smoke run at small n.
+Run: ``python -m benchmarks pseudolikelihood_ising`` (about 4 minutes);
+``--tables rmse,naive`` runs a subset, ``--quick`` a smoke run at small n.
 """
 
 import math

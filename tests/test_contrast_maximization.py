@@ -54,8 +54,8 @@ def test_fbp_ascent_direction_is_that_of_the_binned_contrast_far_from_truth(seed
     # gradient points where the one-pixel central difference of the
     # hard-binned contrast points, even where that is far from the
     # direction to the truth: the extra L-BFGS-B iterations that FBP needs
-    # from there (benchmarks/bench_contrast_maximization.py) come from the binned objective,
-    # not from a misleading gradient.
+    # from there (benchmarks/bench_contrast_maximization.py) come from the
+    # binned objective, not from a misleading gradient.
     import torch
 
     from sklearn_iclr.events._contrast_maximization import iwe
