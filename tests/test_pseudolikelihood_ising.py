@@ -372,3 +372,31 @@ def test_stopping_rule_is_scale_aware(small_problem, scale):
     assert not est.at_bound_
     assert est.beta_ * scale == pytest.approx(base.beta_, rel=1e-8)
     assert est.beta_stderr_ * scale == pytest.approx(base.beta_stderr_, rel=1e-8)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e100, 1e200, 1e300])
+def test_beta_is_equivariant_at_extreme_coupling_scales(small_problem, scale):
+    # Regression (#38): coupling x 1e200 gave beta_ = 7.9e-30 where 2.8e-201
+    # is right (l''(beta) overflowed, and 100 halvings of [-10, 10] stopped
+    # there), with a warning that blamed max_iter. beta scales as 1 / c.
+    X, A, clauses = small_problem
+    base = PseudoLikelihoodIsing(coupling=A, clauses=clauses, binarize=None).fit(X)
+    beta_bound = 10.0 if scale > 1 else 10.0 / scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = PseudoLikelihoodIsing(
+            coupling=A * scale, clauses=clauses, binarize=None, beta_bound=beta_bound
+        ).fit(X)
+    assert est.beta_ * scale == pytest.approx(base.beta_, rel=1e-10)
+    assert est.beta_stderr_ * scale == pytest.approx(base.beta_stderr_, rel=1e-10)
+    assert est.n_iter_ == base.n_iter_
+
+
+def test_tiny_coupling_names_beta_bound(small_problem):
+    # beta_bound is in units of beta: a coupling x 1e-200 puts the MPLE at
+    # about 1e200, which the default bound refuses with the parameter to raise.
+    X, A, clauses = small_problem
+    est = PseudoLikelihoodIsing(coupling=A * 1e-200, clauses=clauses, binarize=None)
+    with pytest.warns(UserWarning, match="Increase beta_bound"):
+        est.fit(X)
+    assert est.at_bound_ and abs(est.beta_) == 10.0
