@@ -63,7 +63,7 @@ def configure(parser):
     parser.add_argument("--n-bias", type=int, default=30)
     parser.add_argument("--n-events", type=int, default=20_000)
     parser.add_argument("--speed-events", type=int, default=1_000_000)
-    parser.add_argument("--start-scenes", type=int, default=20)
+    parser.add_argument("--start-scenes", type=int, default=40)
 
 
 def variance_and_gradient(torch, xy, tau, theta, gradient, kernel, rec="linear"):
@@ -802,34 +802,79 @@ def speed(torch, args):
     return rows
 
 
+def coarse_cell_start(xy, tau, shape):
+    """The rejected search: the same pyramid, scored by coarse-cell contrast.
+
+    Each level's motions are scored by the variance of the warped events'
+    counts on cells of one step, instead of the IWE's energy at scales below
+    two steps (``fine_scale_energy``).
+    """
+    height, width = shape
+
+    def contrasts(thetas, cell):
+        out = []
+        for theta in thetas:
+            x, y = (xy - tau[:, None] * theta).T
+            keep = (x >= 0) & (x < width) & (y >= 0) & (y < height)
+            image, _, _ = np.histogram2d(
+                y[keep] // cell,
+                x[keep] // cell,
+                bins=(-(-height // cell), -(-width // cell)),
+                range=[(0, -(-height // cell)), (0, -(-width // cell))],
+            )
+            out.append(image.var())
+        return np.array(out)
+
+    step = 1
+    while step * contrast_module.COARSE_CELLS <= max(shape):
+        step *= 2
+    axes = [
+        np.arange(-width, width + 1e-9, step),
+        np.arange(-height, height + 1e-9, step),
+    ]
+    while True:
+        grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 2)
+        best = grid[np.argmax(contrasts(grid, step))]
+        if step == 1:
+            return best
+        step //= 2
+        offsets = np.arange(-2, 3) * step
+        axes = [b + offsets for b in best]
+
+
 def start_from_rest(args):
     """The default start (coarse-to-fine search) against a start from rest.
 
     Scenes of ``make_moving_edges`` on the 64 x 64 sensor, velocities drawn
     uniformly with ``|v_x|, |v_y|`` up to half the sensor, at 1 and 5 events
-    per pixel; FBP with rect binning from ``init=None`` and from
-    ``init=[0, 0]``, both timed alternately in this process (CPU time).
+    per pixel; FBP with rect binning from ``init=None``, from the rejected
+    coarse-cell search and from ``init=[0, 0]``, timed alternately in this
+    process (CPU time).
     """
     rng = np.random.RandomState(7)
     rows = []
+    starts = ("coarse-to-fine (default)", "coarse-cell contrast search", "from rest")
     for per_pixel in (1, 5):
         n_events = per_pixel * SHAPE[0] * SHAPE[1]
-        records = {"coarse-to-fine (default)": [], "from rest": []}
+        records = {name: [] for name in starts}
         for seed in range(args.start_scenes):
             truth = rng.uniform(-0.5, 0.5, 2) * np.array(SHAPE[::-1])
             X = make_moving_edges(
                 n_events, velocity=truth, shape=SHAPE, random_state=seed
             )
-            for name, init in (
-                ("coarse-to-fine (default)", None),
-                ("from rest", [0, 0]),
-            ):
+            span = np.ptp(X[:, 2])
+            for name in starts:
+                cpu = time.process_time()
+                if name == "coarse-cell contrast search":
+                    tau = (X[:, 2] - X[:, 2].min()) / span
+                    init = coarse_cell_start(X[:, :2], tau, SHAPE) / span
+                else:
+                    init = None if name.endswith("(default)") else [0.0, 0.0]
                 est = ContrastMaximizationMotion(shape=SHAPE, init=init)
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    cpu = time.process_time()
                     est.fit(X)
-                    cpu = time.process_time() - cpu
+                cpu = time.process_time() - cpu
                 error = np.linalg.norm(est.motion_[0] - truth)
                 records[name].append((error, cpu, bool(caught)))
         for name, rec in records.items():
@@ -840,18 +885,18 @@ def start_from_rest(args):
                     "start": name,
                     "scenes": len(rec),
                     "within 0.5 px": f"{(errors <= 0.5).sum()}/{len(rec)}",
+                    "within 1.5 px": f"{(errors <= 1.5).sum()}/{len(rec)}",
                     "median error px": float(np.median(errors)),
                     "max error px": float(errors.max()),
                     "warned": f"{warned.sum()}/{len(rec)}",
-                    "warned among > 0.5 px": f"{warned[errors > 0.5].sum()}/"
-                    f"{(errors > 0.5).sum()}",
+                    "warned among > 1.5 px": f"{warned[errors > 1.5].sum()}/"
+                    f"{(errors > 1.5).sum()}",
                     "median fit CPU s": float(np.median(cpus)),
                 }
             )
-        rest, default = rows[-1], rows[-2]
-        default["CPU vs from rest"] = (
-            default["median fit CPU s"] / rest["median fit CPU s"]
-        )
+        rest = rows[-1]
+        for row in rows[-3:-1]:
+            row["CPU vs from rest"] = row["median fit CPU s"] / rest["median fit CPU s"]
     return rows
 
 

@@ -35,12 +35,12 @@ events = make_moving_edges(20_000, velocity=truth, shape=shape, random_state=0)
 # -------------------------------------------
 # The raw frame counts every event where it happened; the compensated frames
 # warp the events by the fitted motion first. Plain autograd, started at half
-# the true motion, stays there (and warns that the ascent stalled); FBP from
+# the true motion, stays there (and warns that it stalled); FBP from
 # the default start recovers the motion.
 raw = EventFrameBinner(shape=shape, polarity="split").fit_transform(events)
 raw = raw.reshape(2, *shape).sum(0)
 with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message=".*ascent stalled")
+    warnings.filterwarnings("ignore", message=".*stalled")
     stuck = ContrastMaximizationMotion(shape=shape, gradient="autograd", init=truth / 2)
     stuck.fit(events)
 fits = {"autograd": stuck, "fbp": ContrastMaximizationMotion(shape=shape).fit(events)}

@@ -31,7 +31,7 @@ def run():
     grid = {"motion__gradient": ["fbp", "smooth"]}
     with warnings.catch_warnings():
         # the anchor stalls by design, and says so
-        warnings.filterwarnings("ignore", message=".*ascent stalled")
+        warnings.filterwarnings("ignore", message=".*stalled")
         return grid_search_score(pipeline, grid, anchor, (X_train, X_test, None, None))
 
 

@@ -71,18 +71,19 @@ def iwe(
     return gaussian_histogramdd(points, None, bins, rng, sigma=smoothing)
 
 
-# The coarse-to-fine start: the largest cell is the power of two that leaves
-# from COARSE_CELLS / 2 to fewer than COARSE_CELLS cells along the sensor's
-# longer side; a level's grid of motions steps by one cell.
+# The coarse-to-fine start: the largest step is the power of two that leaves
+# from COARSE_CELLS / 2 to fewer than COARSE_CELLS steps along the sensor's
+# longer side.
 COARSE_CELLS = 16
-# Finer levels search (2 * REFINE_REACH + 1) cells per parameter around the
-# best motion of the level above, which lies within one of its cells.
+# Finer levels search (2 * REFINE_REACH + 1) steps per parameter around the
+# best motion of the level above.
 REFINE_REACH = 2
 # The search reads at most this many events per packet (an even stride).
 MAX_SEARCH_EVENTS = 100_000
 # The warp over a whole packet moves no point further than the sensor.
 MAX_ROTATION = np.pi
-# Less gain than this over the start contrast: the fit is reported as stalled.
+# A fit that gains less contrast than this fraction over no motion, or that
+# the search's motion beats by more, is reported.
 MIN_CONTRAST_GAIN = 0.02
 
 
@@ -103,62 +104,71 @@ def warp_numpy(xy, tau, thetas, model, shape):
     )
 
 
-def binned_contrasts(xy, tau, thetas, model, shape, cell=1):
-    """Variance of the hard-binned IWE on square cells of ``cell`` pixels.
+def fine_scale_energy(xy, tau, thetas, model, shape, block):
+    """Energy of each motion's IWE at scales finer than ``block`` pixels.
 
-    One value per motion of ``thetas``; with ``cell=1`` it is ``contrast_``.
+    With ``H`` the hard-binned IWE and ``H_B`` its mean over each square block
+    of ``block`` pixels, returns ``sum_p (H_p - H_B(p))^2`` for every motion of
+    ``thetas``. Unlike the contrast of an image of coarse cells, it ignores
+    what varies more slowly than a block (the fall-off of the warped events'
+    density near the sensor's edges, which a large motion spreads over half
+    the sensor), and it sharpens as the motion comes within a block of the
+    optimum; Poisson noise adds the same to every motion in expectation.
     """
     height, width = shape
-    n_rows, n_cols = -(-height // cell), -(-width // cell)
-    n_cells = n_rows * n_cols
+    rows, cols = -(-height // block) * block, -(-width // block) * block
     out = np.empty(len(thetas))
-    chunk = max(1, 2**22 // max(len(xy), 1))
+    chunk = max(1, 2**22 // (len(xy) + rows * cols))
     for start in range(0, len(thetas), chunk):
         warped = warp_numpy(xy, tau, thetas[start : start + chunk], model, shape)
         x, y = warped[..., 0], warped[..., 1]
         inside = (x >= 0) & (x < width) & (y >= 0) & (y < height)
-        flat = (y // cell) * n_cols + x // cell
-        flat += n_cells * np.arange(len(warped))[:, None]
+        flat = np.floor(y) * cols + np.floor(x)
+        flat += rows * cols * np.arange(len(warped))[:, None]
         counts = np.bincount(
-            flat[inside].astype(np.intp), minlength=len(warped) * n_cells
-        )
-        out[start : start + len(warped)] = counts.reshape(-1, n_cells).var(1)
+            flat[inside].astype(np.intp), minlength=len(warped) * rows * cols
+        ).astype(float)
+        blocks = counts.reshape(len(warped), rows // block, block, cols // block, block)
+        block_sums = blocks.sum(axis=(2, 4)).reshape(len(warped), -1)
+        energy = (counts.reshape(len(warped), -1) ** 2).sum(1)
+        out[start : start + len(warped)] = energy - (block_sums**2).sum(1) / block**2
     return out
 
 
 def coarse_to_fine_start(xy, tau, model, shape):
-    """The motion of largest hard-binned contrast over a pyramid of cells.
+    """The motion of largest fine-scale IWE energy over a pyramid of steps.
 
-    At the coarsest level a grid of motions, one cell apart, covers every
-    motion that moves no point further than the sensor (or half a turn), and
-    each is scored on an image of cells of that size, where a blur of a few
-    cells still shows; each finer level halves the cell and searches a few
-    cells around the previous best. Returns the motion over the packet (the
-    units of ``theta``) and the number of motions scored.
+    At the coarsest level a grid of motions, ``c`` pixels apart, covers every
+    motion that moves no point further than the sensor (or half a turn), each
+    scored by :func:`fine_scale_energy` at scales below ``2 c``, where a blur
+    of a few pixels still shows; each finer level halves ``c`` and scores a
+    few steps around the previous best. Returns the motion over the packet
+    (the units of ``theta``) and the number of motions scored.
     """
     height, width = shape
     if len(xy) > MAX_SEARCH_EVENTS:
         step = -(-len(xy) // MAX_SEARCH_EVENTS)
         xy, tau = xy[::step], tau[::step]
-    cell = 1
-    while cell * COARSE_CELLS <= max(height, width):
-        cell *= 2
-    # one cell of warp at the packet's end: in pixels, or in radians at the
+    step = 1
+    while step * COARSE_CELLS <= max(height, width):
+        step *= 2
+    # one step of warp at the packet's end: in pixels, or in radians at the
     # sensor's corner
     if model == "translation":
         unit, reach = [1.0, 1.0], [width, height]
     else:
         unit, reach = [2.0 / np.hypot(height, width)], [MAX_ROTATION]
-    axes = [np.arange(-r, r + 1e-9, cell * u) for r, u in zip(reach, unit, strict=True)]
+    axes = [np.arange(-r, r + 1e-9, step * u) for r, u in zip(reach, unit, strict=True)]
     n_scored = 0
     while True:
         grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, len(axes))
-        best = grid[np.argmax(binned_contrasts(xy, tau, grid, model, shape, cell))]
+        scores = fine_scale_energy(xy, tau, grid, model, shape, 2 * step)
+        best = grid[np.argmax(scores)]
         n_scored += len(grid)
-        if cell == 1:
+        if step == 1:
             return best, n_scored
-        cell //= 2
-        offsets = np.arange(-REFINE_REACH, REFINE_REACH + 1) * cell
+        step //= 2
+        offsets = np.arange(-REFINE_REACH, REFINE_REACH + 1) * step
         axes = [b + offsets * u for b, u in zip(best, unit, strict=True)]
 
 
@@ -249,12 +259,12 @@ class ContrastMaximizationMotion(
 
     The gradient sees about one pixel around the current motion, so a start
     far from the truth (rest, for a fast scene) can stall. ``init=None``
-    starts from the best motion of a pyramid search: motions that move no
-    point further than the sensor (half a turn), scored on images of
-    coarse cells, then refined as the cells halve
-    (:ref:`events-coarse-to-fine`). A fit whose contrast gains less than
-    2% over its start (``init``, or rest) warns: the packet does not move,
-    or the ascent stalled.
+    starts from the best motion of a pyramid search: a coarse grid of the
+    motions that move no point further than the sensor (half a turn), scored
+    by the image's energy at scales finer than the grid, then refined as the
+step halves (:ref:`events-coarse-to-fine`). ``fit`` warns where the
+    result sharpens a packet by less than 2% over no motion, or where, from
+    ``init``, the search's motion beats it by more than 2% (a stall).
 
     Input format as :class:`EventFrameBinner`; polarity is ignored. Events
     outside the sensor are dropped and counted (``n_dropped_``).
@@ -400,7 +410,6 @@ class ContrastMaximizationMotion(
 
     def _fit_packets(self, torch, X, packet, ids, init):
         # one thread: many small ops per iteration, thread sync dominates
-        n_params = N_PARAMS[self.model]
         for k, (xy, tau, span) in enumerate(self._packets(X, packet, len(ids))):
             if len(xy) < 2 or span == 0:
                 warn_user(
@@ -409,26 +418,43 @@ class ContrastMaximizationMotion(
                     "and the packet_id column."
                 )
                 continue
-            if init is None:
-                theta0 = coarse_to_fine_start(xy, tau, self.model, self.shape_)[0]
-                start, start_name = np.zeros(n_params), "no motion"
-            else:
-                theta0 = start = init * span
-                start_name = f"init={self.init!r}"
+            searched = coarse_to_fine_start(xy, tau, self.model, self.shape_)[0]
+            theta0 = searched if init is None else init * span
             theta, n_iter = self._fit_packet(torch, xy, tau, theta0)
             self.motion_[k] = theta / span
             self.n_iter_per_packet_[k] = n_iter
             self.contrast_[k] = self._contrast(torch, xy, tau, theta)
-            before = self._contrast(torch, xy, tau, start)
-            if self.contrast_[k] < (1 + MIN_CONTRAST_GAIN) * before:
+            self._warn_if_stalled(torch, k, xy, tau, span, searched, init)
+
+    def _warn_if_stalled(self, torch, k, xy, tau, span, searched, init):
+        """Warn where the fit of packet ``k`` sharpens it less than it could.
+
+        From the search's start, a fit that sharpens the packet by less than
+        ``MIN_CONTRAST_GAIN`` over no motion found no motion; from ``init``, a
+        fit that the search's motion ``searched`` beats by that much stalled
+        on its way.
+        """
+        name, fitted = f"{self.packet_ids_[k]:g}", self.contrast_[k]
+        gain = 1 + MIN_CONTRAST_GAIN
+        if init is None:
+            rest = self._contrast(torch, xy, tau, np.zeros_like(searched))
+            if fitted < gain * rest:
                 warn_user(
-                    f"The fitted motion of packet {ids[k]:g} sharpens its image "
-                    f"of warped events by {self.contrast_[k] / before - 1:.2%} "
-                    f"over {start_name} (contrast {before:.4g} -> "
-                    f"{self.contrast_[k]:.4g}): the packet does not move, or the "
-                    "ascent stalled. Leave init=None (a coarse-to-fine search), "
-                    "or pass init near the expected motion."
+                    f"The fitted motion of packet {name} sharpens its image of "
+                    f"warped events by {fitted / rest - 1:.2%} over no motion "
+                    f"(contrast {rest:.4g} -> {fitted:.4g}): the packet does not "
+                    "move, or holds too few events for its motion to show."
                 )
+            return
+        better = self._contrast(torch, xy, tau, searched)
+        if better > gain * fitted:
+            warn_user(
+                f"The fit of packet {name} from init={self.init!r} stalled: "
+                f"contrast {fitted:.4g} at motion {self.motion_[k].tolist()}, "
+                f"where a coarse-to-fine search finds {better:.4g} at "
+                f"{(searched / span).tolist()}. Leave init=None to start from "
+                "the search."
+            )
 
     def _fit_packet(self, torch, xy, tau, theta0):
         xy_t = torch.as_tensor(xy, dtype=torch.float64)
