@@ -18,14 +18,15 @@ Three tables, all measured in this process on the same data per row:
    Adam lr 1e-4 on the unit ball; mean cost of the last 100 steps for LQR,
    GPC (memory 50) and the spectral controller (h = 15 and h = 5), with
    parameter counts and per-step wall time.
-3. **Cost vs stability margin**: ``A`` with spectral radius ``1 - gamma`` and
-   no base gain (the learner alone faces the long memory), sinusoidal
-   disturbances; spectral (h = 15, memory ``log(T) / gamma``) against GPC with
-   as many parameters (memory 15) and with memory 50.
+3. **Cost vs stability margin**: ``A`` with spectral radius
+   ``1 - stability_margin`` and no base gain (the learner alone faces the long
+   memory), sinusoidal disturbances; spectral (h = 15, memory
+   ``log(T) / stability_margin``) against GPC with as many parameters
+   (memory 15) and with memory 50.
 4. **The comparator class**: the same policies with the best fixed weights in
    hindsight (an exact least-squares problem), Gaussian disturbances, no base
    gain: how much of the cost each parametrisation can remove at all, as the
-   margin ``gamma`` shrinks (the expressiveness behind the flat memory).
+   stability margin shrinks (the expressiveness behind the flat memory).
 
 Run: ``PYTHONPATH=. python benchmarks/bench_spectral_features.py`` (a few minutes on
 2 busy cores); ``--quick`` for a smoke run.
@@ -82,24 +83,25 @@ def disturbance_lags(W, memory):
     return np.stack([pad[memory - j : memory - j + T] for j in range(1, memory + 1)], 1)
 
 
-def spectral_disturbance_features(W, n_filters, gamma):
+def spectral_disturbance_features(W, n_filters, stability_margin):
     """Spectral features ``sigma_i^(1/4) W_{t-1:t-m} phi_i``: (T, n_filters, d).
 
     The controller's filters, applied with the public transformer to the
     disturbances delayed by one step (the controller sees ``w_{t-1}`` first).
     """
     T, d = W.shape
-    memory = min(4096, int(np.ceil(np.log(T) / gamma)))
+    memory = min(4096, int(np.ceil(np.log(T) / stability_margin)))
     features = SpectralFilterFeatures(
         n_filters=n_filters,
         window=memory,
         kind="control",
-        gamma=gamma,
+        stability_margin=stability_margin,
         include_raw=False,
     )
     delayed = np.vstack([np.zeros((1, d)), W[:-1]])
     with warnings.catch_warnings():
-        # At gamma = 0.003 the theory's memory log(T) / gamma exceeds T: the
+        # At stability_margin = 0.003 the theory's memory
+        # log(T) / stability_margin exceeds T: the
         # oldest taps see zeros, exactly as in the controller.
         warnings.simplefilter("ignore", UserWarning)
         out = features.fit_transform(delayed).reshape(T, d, n_filters)
@@ -300,10 +302,12 @@ def main(argv=None):
 
     # 3. cost vs stability margin -------------------------------------------
     rows = []
-    for gamma in (0.1, 0.03, 0.01):
+    for stability_margin in (0.1, 0.03, 0.01):
         per = {}
         for seed in seeds:
-            lds = make_lds(n_steps, 10, 1, 1 - gamma, "sinusoidal", random_state=seed)
+            lds = make_lds(
+                n_steps, 10, 1, 1 - stability_margin, "sinusoidal", random_state=seed
+            )
             osc = OnlineSpectralController(
                 lds.A, lds.B, base_gain=None, random_state=seed
             )
@@ -331,7 +335,7 @@ def main(argv=None):
             mine = np.array([r["cost"] for r in runs])
             rows.append(
                 {
-                    "gamma": gamma,
+                    "stability margin": stability_margin,
                     "method": name,
                     "last-100 cost": summarise(mine),
                     "/no control median": float(np.median(mine / base)),
@@ -343,9 +347,9 @@ def main(argv=None):
                 }
             )
     report(
-        "spectral_features_gamma",
+        "spectral_features_stability_margin",
         rows,
-        title="Cost vs stability margin gamma (no base gain, sinusoidal)",
+        title="Cost vs stability margin (no base gain, sinusoidal)",
         meta={"n_steps": n_steps, "seeds": len(seeds)},
     )
     print(f"[{time.perf_counter() - clock:.0f} s]", flush=True)
@@ -353,13 +357,15 @@ def main(argv=None):
     # 4. the comparator class: best fixed weights in hindsight ----------------
     n_hind = 500 if quick else 2000
     rows = []
-    for gamma in (0.1, 0.03, 0.01, 0.003):
+    for stability_margin in (0.1, 0.03, 0.01, 0.003):
         per = {}
         for seed in seeds:
-            lds = make_lds(n_hind, 10, 1, 1 - gamma, "gaussian", random_state=seed)
+            lds = make_lds(
+                n_hind, 10, 1, 1 - stability_margin, "gaussian", random_state=seed
+            )
             A, B, W = lds.A, lds.B, lds.disturbances
             none = hindsight_cost(A, B, W, np.zeros((n_hind, 1, 10)))
-            spectral, memory = spectral_disturbance_features(W, 15, gamma)
+            spectral, memory = spectral_disturbance_features(W, 15, stability_margin)
             costs = {
                 "LQR (online)": float(LQRController(A, B).run(W).costs.mean()),
                 "GPC m=15": hindsight_cost(A, B, W, disturbance_lags(W, 15)),
@@ -374,7 +380,7 @@ def main(argv=None):
             ratios = np.array(ratios)
             rows.append(
                 {
-                    "gamma": gamma,
+                    "stability margin": stability_margin,
                     "class": name,
                     "cost / no control": summarise(ratios),
                     "/GPC m=15 median": float(np.median(ratios / gpc15)),
@@ -388,7 +394,8 @@ def main(argv=None):
     report(
         "spectral_features_hindsight",
         rows,
-        title="Best fixed weights in hindsight vs gamma (Gaussian w, no base gain)",
+        title="Best fixed weights in hindsight vs stability margin "
+        "(Gaussian w, no base gain)",
         meta={"n_steps": n_hind, "seeds": len(seeds)},
     )
     print(f"[{time.perf_counter() - clock:.0f} s total, wall]")

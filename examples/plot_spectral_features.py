@@ -7,7 +7,8 @@ The top eigenvectors of a fixed Hankel matrix are filters whose span holds the
 impulse responses ``a^u`` of every decay rate ``a`` in ``[0, 1]``. Hazan,
 Singh and Zhang (2017) use them as features to predict a linear dynamical
 system without learning it; Brahmbhatt, Buzaglo, Druchyna and Hazan (ICLR
-2026) use the filters of ``H_ij = (1 - gamma)^(i+j-1) / (i+j-1)`` to control
+2026) use the filters of ``H_ij = r^(i+j-1) / (i+j-1)``, ``r = 1 -
+stability_margin``, to control
 one: :class:`~sklearn_iclr.dynamical.OnlineSpectralController` feeds the
 filtered past disturbances back through a learned linear map.
 
@@ -37,7 +38,7 @@ from sklearn_iclr.dynamical import (
 # The filters
 # -----------
 _, prediction_filters = spectral_filters(200, 4)
-_, control_filters = spectral_filters(200, 4, kind="control", gamma=0.02)
+_, control_filters = spectral_filters(200, 4, kind="control", stability_margin=0.02)
 
 # %%
 # Prediction: spectral features against raw lags

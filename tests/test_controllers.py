@@ -75,7 +75,7 @@ def test_counterfactual_gradient_matches_brute_force(kind):
     if kind == "gpc":
         n_features, make_map = 4, lambda: _LastDisturbances(4, d)
     else:
-        sigma, phi = spectral_filters(6, 3, kind="control", gamma=0.1)
+        sigma, phi = spectral_filters(6, 3, kind="control", stability_margin=0.1)
         n_features, make_map = 3, lambda: _SpectralDisturbances(6, d, sigma, phi)
     learner = _LinearDisturbanceLearner(
         A, B, Q, R, K, n_features, make_map(), 0.0, 1.0, np.random.RandomState(0)
@@ -212,7 +212,7 @@ def test_spectral_memory_and_gamma_from_the_closed_loop():
     lds = make_lds(1000, 4, 1, spectral_radius=0.99, random_state=0)
     osc = OnlineSpectralController(lds.A, lds.B, base_gain=None, random_state=0)
     osc.run(lds.disturbances[:1000])
-    assert osc.gamma_ == pytest.approx(0.01)
+    assert osc.stability_margin_ == pytest.approx(0.01)
     assert osc.memory_ == int(np.ceil(np.log(1000) / 0.01))
     assert osc.filters_.shape == (osc.memory_, 15)
     assert osc.n_parameters_ == 15 * 4
@@ -260,9 +260,11 @@ def test_memory_shorter_than_the_filters_is_refused():
 
 def test_gamma_larger_than_the_margin_warns():
     A, B = np.diag([0.99, 0.5]), np.ones((2, 1))
-    osc = OnlineSpectralController(A, B, gamma=0.2, base_gain=None, n_filters=3)
+    osc = OnlineSpectralController(
+        A, B, stability_margin=0.2, base_gain=None, n_filters=3
+    )
     with pytest.warns(
-        UserWarning, match="gamma=0.2 assumes a spectral radius at most 0.8"
+        UserWarning, match="stability_margin=0.2 assumes a spectral radius at most 0.8"
     ):
         osc.run(np.zeros((20, 2)))
 
