@@ -69,7 +69,7 @@ def measure(policy, budget, horizon, n_runs, spec=MAIN):
     return {
         "max_regret": float(result.max_regret[-1]),
         "regret_per_T": float(result.max_regret[-1] / horizon),
-        "stable": float(result.stable.mean()),
+        "player_optimal": float(result.player_optimal.mean()),
         "spent": float(result.corruption_spent.mean()),
         "seconds": seconds,
     }
@@ -101,7 +101,7 @@ def corrupted_table(name, budget, horizon, n_runs, spec=MAIN):
             "max_regret",
             "regret_per_T",
             "vs_ETGS",
-            "stable",
+            "player_optimal",
             "spent",
             "seconds",
         ],
@@ -134,7 +134,14 @@ def large_budget_table(budgets, horizon, n_runs):
     report(
         "matching_large_budget",
         rows,
-        columns=["policy", "C", "max_regret", "regret_per_T", "stable", "spent"],
+        columns=[
+            "policy",
+            "C",
+            "max_regret",
+            "regret_per_T",
+            "player_optimal",
+            "spent",
+        ],
         title=f"large budgets: N, K, Delta = {SMALL[:3]}, T = {horizon:.0e}, "
         f"{n_runs} runs",
         meta={"horizon": horizon, "budgets": list(budgets), "n_runs": n_runs},
@@ -156,7 +163,7 @@ def slope_table(horizons, n_runs):
             cell = measure(policy, 0.0, horizon, n_runs)
             regrets.append(cell["max_regret"])
             row[f"R({horizon:.0e})"] = cell["max_regret"]
-            row[f"stable({horizon:.0e})"] = cell["stable"]
+            row[f"player_optimal({horizon:.0e})"] = cell["player_optimal"]
         row["loglog_slope"] = float(np.polyfit(np.log(horizons), np.log(regrets), 1)[0])
         rows.append(row)
     report(
@@ -196,7 +203,14 @@ def budget_table(budgets, horizon, n_runs):
     report(
         "matching_budget",
         rows,
-        columns=["policy", "C", "max_regret", "regret_per_T", "stable", "spent"],
+        columns=[
+            "policy",
+            "C",
+            "max_regret",
+            "regret_per_T",
+            "player_optimal",
+            "spent",
+        ],
         title=f"budget: T = {horizon:.0e}, {n_runs} runs",
         meta={"horizon": horizon, "budgets": list(budgets), "n_runs": n_runs},
     )

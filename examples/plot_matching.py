@@ -56,8 +56,8 @@ for ax, corruption in zip(axes, [None, TargetOptimalCorruption(budget)], strict=
         ax.plot(result.times, result.max_regret, label=label)
         print(
             f"{'corrupted' if corruption else 'clean'} {label}: "
-            f"regret {result.max_regret[-1]:.0f}, stable in "
-            f"{result.stable.mean():.0%} of runs"
+            f"regret {result.max_regret[-1]:.0f}, player-optimal in "
+            f"{result.player_optimal.mean():.0%} of runs"
         )
     ax.set_title("C = %g" % (budget if corruption else 0))
     ax.set_xlabel("round t")
