@@ -18,16 +18,22 @@ Reproduces the claims of Tsilivis, Malach, Ullrich & Kempe (ICLR 2026) with
 Times are wall-clock seconds and CPU seconds of this process (numpy on one
 BLAS thread inside ``fit``), on the machine in the JSON's ``machine`` record.
 
+4. Speed (``speed``): the RL rounds' CPU time against the dense products they
+   need (see ``rl_speed``), for the three algorithms at the headline size.
+
 Run: ``python -m benchmarks chain_of_thought`` (a few minutes on 2 busy cores);
-``--quick`` for a smoke run.
+``--tables headline,threshold,rounds,speed`` runs some; ``--quick`` for a smoke
+run.
 """
 
+import os
 import time
 
 import numpy as np
 from _harness import bench_arguments, ratio, report
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
 
 from sklearn_iclr.datasets import make_cot_parity
 from sklearn_iclr.sequence import ChainOfThoughtClassifier
@@ -223,12 +229,98 @@ def fit_lines(rows, max_rounds):
     return fits
 
 
+def product_floor_seconds(X1, repeats=7):
+    """CPU seconds of one ``(6, d + 1) @ (d + 1, n)`` product: a position's
+    logits for every prompt (both halves, three tokens), the unit the RL rounds
+    are made of."""
+    weights = np.random.RandomState(0).standard_normal((6, X1.shape[1]))
+    X1t = np.ascontiguousarray(X1.T)
+    samples = []
+    for _ in range(repeats):
+        cpu = time.process_time()
+        for _ in range(20):
+            weights @ X1t
+        samples.append((time.process_time() - cpu) / 20)
+    return float(np.median(samples))
+
+
+def rl_speed(d, n, rounds, repeats, seed):
+    """The RL rounds' CPU time against the dense products they need.
+
+    The rounds' time is a fit's minus pretraining alone, both timed
+    alternately in this process (medians of ``repeats``). Per round and
+    position a policy-gradient round needs five ``(6, d + 1) @ (d + 1, n)``
+    products or their transposes: sampling, the gradient's logits and its
+    per-prompt contraction, and the record (greedy decoding and the exact
+    response law). A STaR round needs three, plus two per evaluation of its
+    likelihood fits (logits and gradient, over the ``m <= n`` prompts that
+    reach the position), counted here by wrapping the objective.
+    """
+    import sklearn_iclr.sequence._chain_of_thought as cot
+
+    X, y, seqs = make_cot_parity(n, d, p_cot=0.25, random_state=seed)
+    X1 = np.hstack([np.ones((n, 1)), X])
+    objective = cot._nll_and_grad
+    rows_seen = []
+
+    def counted(flat, X1_used, counts, alpha, first):
+        rows_seen.append(len(X1_used))
+        return objective(flat, X1_used, counts, alpha, first)
+
+    rows = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        floor = product_floor_seconds(X1)
+    for rl in RL:
+        fits, pretrains = [], []
+        for _ in range(repeats):
+            est = ChainOfThoughtClassifier(rl=rl, n_rl_rounds=rounds, random_state=seed)
+            rows_seen.clear()
+            cot._nll_and_grad = counted
+            try:
+                fits.append(timed(lambda est=est: est.fit(X, y, sequences=seqs))[2])
+                fit_rows = sum(rows_seen)
+                rows_seen.clear()
+                pretrains.append(
+                    timed(
+                        lambda: ChainOfThoughtClassifier(rl=None).fit(
+                            X, y, sequences=seqs
+                        )
+                    )[2]
+                )
+                pretrain_rows = sum(rows_seen)
+            finally:
+                cot._nll_and_grad = objective
+        seconds = float(np.median(fits) - np.median(pretrains))
+        if rl == "star":
+            n_products = rounds * d * 3 + 2 * (fit_rows - pretrain_rows) / n
+        else:
+            n_products = rounds * d * 5
+        rows.append(
+            {
+                "rl": rl,
+                "rounds": rounds,
+                "rounds CPU s": seconds,
+                "products": n_products,
+                "product floor CPU s": n_products * floor,
+                "ratio to floor": seconds / (n_products * floor),
+                "fit CPU s": float(np.median(fits)),
+                "final greedy accuracy": est.history_[-1]["greedy_accuracy"],
+            }
+        )
+    return rows, floor
+
+
 def configure(parser):
     parser.add_argument("--seed", type=int, default=0)
 
 
+TABLES = ("headline", "threshold", "rounds", "speed")
+
+
 def main(argv=None):
-    args = bench_arguments(__doc__.splitlines()[0], argv, configure=configure)
+    args = bench_arguments(
+        __doc__.splitlines()[0], argv, configure=configure, tables=TABLES
+    )
     if args.quick:
         d, n, n_test, rounds = 12, 3000, 1000, 3
         d_sweep, n_sweep, grid = 10, 3000, [0.1, 0.3, 0.4, 0.6]
@@ -241,14 +333,42 @@ def main(argv=None):
         d_rounds, n_rounds_data, max_rounds = 16, 6000, 12
         grid_rounds = [0.3, 0.15, 0.07, 0.03, 0.015, 0.01]
     start = time.perf_counter()
+    if "headline" in args.tables:
+        headline_tables(d, n, n_test, rounds, args.seed)
+    if "threshold" in args.tables:
+        print(f"[{time.perf_counter() - start:.0f}s] threshold sweep at d = {d_sweep}")
+        threshold_table(d_sweep, n_sweep, n_test, grid, args.seed)
+    if "rounds" in args.tables:
+        print(f"[{time.perf_counter() - start:.0f}s] rounds sweep at d = {d_rounds}")
+        rounds_tables(d_rounds, n_rounds_data, grid_rounds, max_rounds, args.seed)
+    if "speed" in args.tables:
+        repeats = 1 if args.quick else 3
+        speed_rows, floor = rl_speed(d, n, rounds, repeats, args.seed)
+        report(
+            "chain_of_thought_speed",
+            speed_rows,
+            title=f"RL rounds against their dense products, d = {d}, n = {n}, "
+            f"{rounds} rounds, 8 samples per prompt (one product: {floor:.3g} CPU s)",
+            meta={
+                "d": d,
+                "n": n,
+                "rounds": rounds,
+                "repeats": repeats,
+                "product_cpu_s": floor,
+                "load": os.getloadavg(),
+            },
+        )
+    print(f"total {time.perf_counter() - start:.0f}s")
 
-    rows, histories = headline(d, n, n_test, rounds, args.seed)
+
+def headline_tables(d, n, n_test, rounds, seed):
+    rows, histories = headline(d, n, n_test, rounds, seed)
     report(
         "chain_of_thought_headline",
         rows,
         title=f"d = {d}, n = {n} (test {n_test}): held-out greedy accuracy, "
         f"{rounds} RL rounds",
-        meta={"d": d, "n": n, "n_test": n_test, "rounds": rounds, "seed": args.seed},
+        meta={"d": d, "n": n, "n_test": n_test, "rounds": rounds, "seed": seed},
     )
     history_rows = [
         {
@@ -266,9 +386,10 @@ def main(argv=None):
         title=f"Per-round history on the training prompts (d = {d}, p_cot = 0.25)",
         meta={"d": d, "n": n, "p_cot": 0.25},
     )
-    print(f"[{time.perf_counter() - start:.0f}s] threshold sweep at d = {d_sweep}")
 
-    sweep = threshold_sweep(d_sweep, n_sweep, n_test, grid, args.seed)
+
+def threshold_table(d_sweep, n_sweep, n_test, grid, seed):
+    sweep = threshold_sweep(d_sweep, n_sweep, n_test, grid, seed)
     switch = switch_point(sweep)
     report(
         "chain_of_thought_threshold",
@@ -277,11 +398,10 @@ def main(argv=None):
         f"{switch:.4f} (1/3 = 0.3333, gap {switch - 1 / 3:+.4f})",
         meta={"d": d_sweep, "n": n_sweep, "switch_point": switch, "level": 0.75},
     )
-    print(f"[{time.perf_counter() - start:.0f}s] rounds sweep at d = {d_rounds}")
 
-    rounds_rows = rounds_sweep(
-        d_rounds, n_rounds_data, grid_rounds, max_rounds, args.seed
-    )
+
+def rounds_tables(d_rounds, n_rounds_data, grid_rounds, max_rounds, seed):
+    rounds_rows = rounds_sweep(d_rounds, n_rounds_data, grid_rounds, max_rounds, seed)
     report(
         "chain_of_thought_rounds",
         rounds_rows,
@@ -295,7 +415,6 @@ def main(argv=None):
         "(STaR theory at temperature 1: slope 1/ln 2 = 1.44 to the switch), "
         "and rounds = c / p",
     )
-    print(f"total {time.perf_counter() - start:.0f}s")
 
 
 if __name__ == "__main__":
