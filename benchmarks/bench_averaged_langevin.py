@@ -37,7 +37,7 @@ SUCCESS = 0.9
 
 def run_cell(d, k, n, seed):
     """Overlaps and seconds of the four methods on one data set."""
-    X, y, theta = make_single_index(n, d, k, random_state=seed)
+    X, y, theta = make_single_index(n, d, information_exponent=k, random_state=seed)
     start = time.perf_counter()
     est = AveragedLangevinRegressor(information_exponent=k, random_state=1000 + seed)
     est.fit(X, y)
@@ -157,7 +157,9 @@ def main(argv=None):
     )
 
     d = 32
-    X, y, theta = make_single_index(10 * d * d, d, 4, random_state=0)
+    X, y, theta = make_single_index(
+        10 * d * d, d, information_exponent=4, random_state=0
+    )
     est = AveragedLangevinRegressor(information_exponent=4, random_state=0)
     seconds, fitted = median_time(lambda: est.fit(X, y), repeats=3, warmup=1)
     trace_s, _ = median_time(lambda: partial_trace_direction(X, y, 4), repeats=3)

@@ -778,10 +778,10 @@ def speed(torch, args):
 
             def forward(op=op, kernel=kernel):
                 with torch.no_grad():
-                    return op(x, None, bins, ranges, kernel=kernel)
+                    return op(x, bins, range=ranges, kernel=kernel)
 
             def both(op=op, kernel=kernel):
-                h = op(x, None, bins, ranges, kernel=kernel)
+                h = op(x, bins, range=ranges, kernel=kernel)
                 return torch.autograd.grad((h * cot).sum(), x)
 
             t_f, _ = median_time(forward, repeats=5)

@@ -1,6 +1,6 @@
 """Regret of ETGS, robust ETGS and the multi-layer race in corrupted matching markets.
 
-The market is ``make_matching_market(5, 5, 0.2, random_state=0)`` (N = K = 5,
+The market is ``make_matching_market(5, 5, gap=0.2, random_state=0)`` (N = K = 5,
 Delta = 0.2, Gaussian rewards with standard deviation 1), the setting of Wu,
 Zuo, Xu & Kong (ICLR 2026). The adversary is ``TargetOptimalCorruption``: it
 attacks the player whose optimal stable arm is cheapest to make look worse
@@ -54,7 +54,7 @@ SMALL = (3, 3, 0.5, 2)
 def market(budget, spec=MAIN):
     n_players, n_arms, gap, seed = spec
     means, arm_preferences, _ = make_matching_market(
-        n_players, n_arms, gap, random_state=seed
+        n_players, n_arms, gap=gap, random_state=seed
     )
     corruption = TargetOptimalCorruption(budget) if budget > 0 else None
     return MatchingMarket(

@@ -93,7 +93,7 @@ def bench_rmse(reps=16, beta=0.5, sizes=(1_000, 3_000, 10_000, 30_000, 100_000))
         A = make_regular_coupling(n, DELTA, random_state=n)
         clauses = make_random_kcnf(n, 3, 5, random_state=n)
         X = make_truncated_ising(
-            A, beta, clauses, n_samples=reps, n_sweeps=SWEEPS, random_state=n
+            A, beta, clauses=clauses, n_samples=reps, n_sweeps=SWEEPS, random_state=n
         )
         est = fit_rows(X, A, clauses)
         curvature = [
@@ -171,7 +171,7 @@ def bench_naive(n=10_000, reps=8):
     for name, clauses in settings.items():
         for beta in (0.0, 0.5, 1.0):
             X = make_truncated_ising(
-                A, beta, clauses, n_samples=reps, n_sweeps=150, random_state=1
+                A, beta, clauses=clauses, n_samples=reps, n_sweeps=150, random_state=1
             )
             aware, naive = fit_rows(X, A, clauses), fit_rows(X, A)
             flippable = PseudoLikelihoodIsing(coupling=A, clauses=clauses).fit(X)
@@ -200,7 +200,7 @@ def bench_fit_time(sizes=(10_000, 100_000, 1_000_000)):
     for n in sizes:
         A = make_regular_coupling(n, DELTA, random_state=0)
         clauses = make_random_kcnf(n, 3, 3, random_state=0)  # n clauses
-        X = make_truncated_ising(A, 0.5, clauses, n_sweeps=0, random_state=0)
+        X = make_truncated_ising(A, 0.5, clauses=clauses, n_sweeps=0, random_state=0)
         est = PseudoLikelihoodIsing(coupling=A, clauses=clauses)
         seconds, fitted = median_time(lambda est=est, X=X: est.fit(X), repeats=3)
         cpu = cpu_seconds(lambda est=est, X=X: est.fit(X))

@@ -144,7 +144,7 @@ def prediction_cell(rho, seed, n_steps, state_dim):
     lds = make_lds(
         n_steps,
         state_dim,
-        1,
+        input_dim=1,
         spectral_radius=rho,
         noise=0.0,
         observation_noise=1.0,
@@ -249,7 +249,14 @@ def main(argv=None):
     cells = []
     for kind in ("gaussian", "rademacher", "sinusoidal"):
         for seed in seeds:
-            lds = make_lds(n_steps, 10, 1, 0.95, kind, random_state=seed)
+            lds = make_lds(
+                n_steps,
+                10,
+                input_dim=1,
+                spectral_radius=0.95,
+                disturbance=kind,
+                random_state=seed,
+            )
             runs = control_runs(
                 lds,
                 {
@@ -306,7 +313,12 @@ def main(argv=None):
         per = {}
         for seed in seeds:
             lds = make_lds(
-                n_steps, 10, 1, 1 - stability_margin, "sinusoidal", random_state=seed
+                n_steps,
+                10,
+                input_dim=1,
+                spectral_radius=1 - stability_margin,
+                disturbance="sinusoidal",
+                random_state=seed,
             )
             osc = OnlineSpectralController(
                 lds.A, lds.B, base_gain=None, random_state=seed
@@ -361,7 +373,12 @@ def main(argv=None):
         per = {}
         for seed in seeds:
             lds = make_lds(
-                n_hind, 10, 1, 1 - stability_margin, "gaussian", random_state=seed
+                n_hind,
+                10,
+                input_dim=1,
+                spectral_radius=1 - stability_margin,
+                disturbance="gaussian",
+                random_state=seed,
             )
             A, B, W = lds.A, lds.B, lds.disturbances
             none = hindsight_cost(A, B, W, np.zeros((n_hind, 1, 10)))

@@ -44,8 +44,12 @@ PENALTY = 32.0
 def synthetic(seed):
     """Noisy four-point model: 1000 training rows (5% minority), balanced test."""
     params = dict(spurious_scale=2.0, n_noise_features=10, noise=0.5)
-    X, y, g = make_spurious_correlation(1000, 0.05, random_state=seed, **params)
-    Xt, yt, gt = make_spurious_correlation(4000, 0.5, random_state=100 + seed, **params)
+    X, y, g = make_spurious_correlation(
+        1000, minority_fraction=0.05, random_state=seed, **params
+    )
+    Xt, yt, gt = make_spurious_correlation(
+        4000, minority_fraction=0.5, random_state=100 + seed, **params
+    )
     return X, y, g, Xt, yt, gt
 
 
@@ -191,9 +195,11 @@ def theory_table(seeds, device):
     for label, batch, epochs in settings:
         ratios, wgas = [], []
         for seed in seeds:
-            X, y, _ = make_spurious_correlation(n_samples, 0.05, 2.0, random_state=seed)
+            X, y, _ = make_spurious_correlation(
+                n_samples, minority_fraction=0.05, spurious_scale=2.0, random_state=seed
+            )
             Xt, yt, gt = make_spurious_correlation(
-                2000, 0.5, 2.0, random_state=100 + seed
+                2000, minority_fraction=0.5, spurious_scale=2.0, random_state=100 + seed
             )
             clf = SpuriousRobustSGD(
                 batch_size=batch,
@@ -257,8 +263,8 @@ def side_table(device):
         for seed in SIDE_SEEDS:
             X, y, _ = make_spurious_correlation(
                 200,
-                0.05,
-                2.0,
+                minority_fraction=0.05,
+                spurious_scale=2.0,
                 n_noise_features=features,
                 noise=noise,
                 random_state=seed,

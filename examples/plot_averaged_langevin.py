@@ -42,7 +42,9 @@ results = {m: np.zeros((len(ratios), len(seeds))) for m in methods}
 
 for i, r in enumerate(ratios):
     for j, seed in enumerate(seeds):
-        X, y, theta = make_single_index(int(r * d * d), d, k, random_state=seed)
+        X, y, theta = make_single_index(
+            int(r * d * d), d, information_exponent=k, random_state=seed
+        )
         est = AveragedLangevinRegressor(information_exponent=k, random_state=10 + seed)
         est.fit(X, y)
         results["averaged Langevin"][i, j] = overlap(est.direction_, theta)
@@ -72,7 +74,9 @@ plt.show()
 # The averaged chains also give a regressor: the link is fitted by least
 # squares in Hermite polynomials on the recovered index.
 n_train = 10 * d * d
-X, y, theta = make_single_index(n_train + 2000, d, k, noise=0.1, random_state=5)
+X, y, theta = make_single_index(
+    n_train + 2000, d, information_exponent=k, noise=0.1, random_state=5
+)
 est = AveragedLangevinRegressor(information_exponent=k, random_state=0)
 est.fit(X[:n_train], y[:n_train])
 test_r2 = est.score(X[n_train:], y[n_train:])

@@ -34,7 +34,7 @@ from sklearn_iclr.bandits import (
 from sklearn_iclr.datasets import make_matching_market
 
 horizon, budget = 200_000, 2000.0
-means, arm_preferences, optimal = make_matching_market(3, 3, 0.5, random_state=2)
+means, arm_preferences, optimal = make_matching_market(3, 3, gap=0.5, random_state=2)
 print("player means:\n", means)
 print("player-optimal stable matching:", optimal)
 

@@ -50,12 +50,12 @@ for n in sizes:
     A = make_regular_coupling(n, 3, random_state=n)
     clauses = make_random_kcnf(n, 3, 5, random_state=n)
     X = make_truncated_ising(
-        A, beta_true, clauses, n_samples=chains, n_sweeps=100, random_state=n
+        A, beta_true, clauses=clauses, n_samples=chains, n_sweeps=100, random_state=n
     )
     random_cnf[n] = one_sample_estimates(X, A, clauses)
     pins = (rng.choice(n, 3 * n // 10, replace=False) + 1)[:, None]
     X = make_truncated_ising(
-        A, beta_true, pins, n_samples=chains, n_sweeps=100, random_state=n
+        A, beta_true, clauses=pins, n_samples=chains, n_sweeps=100, random_state=n
     )
     pinned_aware[n] = one_sample_estimates(X, A, pins)
     pinned_naive[n] = one_sample_estimates(X, A, None)

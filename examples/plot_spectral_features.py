@@ -45,7 +45,7 @@ _, control_filters = spectral_filters(200, 4, kind="control", stability_margin=0
 # ----------------------------------------------
 n_steps = 6000
 lds = make_lds(
-    n_steps, 1, 1, spectral_radius=0.99, noise=0.0, observation_noise=1.0,
+    n_steps, 1, input_dim=1, spectral_radius=0.99, noise=0.0, observation_noise=1.0,
     random_state=0,
 )  # fmt: skip
 U, y = lds.inputs, lds.outputs[:, 0]
@@ -63,7 +63,14 @@ print(f"   oracle: test MSE {np.mean((truth - y[half:]) ** 2):.3f} (noise-free s
 # %%
 # Control under sinusoidal disturbances
 # -------------------------------------
-system = make_lds(3000, 10, 1, 0.95, "sinusoidal", random_state=2)
+system = make_lds(
+    3000,
+    10,
+    input_dim=1,
+    spectral_radius=0.95,
+    disturbance="sinusoidal",
+    random_state=2,
+)
 controllers = {
     "LQR": LQRController(system.A, system.B),
     "GPC (m=50, 500 weights)": GPCController(system.A, system.B, random_state=0),

@@ -38,9 +38,11 @@ wga = np.zeros((len(seeds), len(batch_sizes)))
 ratio = np.zeros_like(wga)
 anchor = []
 for i, seed in enumerate(seeds):
-    X, y, _ = make_spurious_correlation(500, 0.05, random_state=seed, **params)
+    X, y, _ = make_spurious_correlation(
+        500, minority_fraction=0.05, random_state=seed, **params
+    )
     X_test, y_test, groups = make_spurious_correlation(
-        2000, 0.5, random_state=100 + seed, **params
+        2000, minority_fraction=0.5, random_state=100 + seed, **params
     )
     for j, batch_size in enumerate(batch_sizes):
         clf = SpuriousRobustSGD(

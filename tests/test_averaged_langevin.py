@@ -40,7 +40,9 @@ def test_claim_k4_average_succeeds_where_last_iterate_and_online_sgd_fail():
     d = 32
     average, last, online = [], [], []
     for seed in range(5):
-        X, y, theta = make_single_index(10 * d * d, d, 4, random_state=seed)
+        X, y, theta = make_single_index(
+            10 * d * d, d, information_exponent=4, random_state=seed
+        )
         est = AveragedLangevinRegressor(information_exponent=4, random_state=100 + seed)
         est.fit(X, y)
         average.append(overlap(est.direction_, theta))

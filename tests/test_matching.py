@@ -47,7 +47,7 @@ def brute_force_stable_matchings(means, arm_preferences):
 
 def gap_half_market(corruption=None, random_state=0):
     """N = K = 3, Delta = 0.5: the attack on player 0 costs 1 per cycle."""
-    means, arm_preferences, _ = make_matching_market(3, 3, 0.5, random_state=2)
+    means, arm_preferences, _ = make_matching_market(3, 3, gap=0.5, random_state=2)
     return MatchingMarket(
         means, arm_preferences, corruption=corruption, random_state=random_state
     )
@@ -164,7 +164,7 @@ def test_budget_respected_and_regret_consistent(seed, budget, policy_index):
     policy = [ETGS(), RobustETGS(budget), MultiLayerETGSRace(random_state=seed)][
         policy_index
     ]
-    means, arm_preferences, _ = make_matching_market(3, 3, 0.5, random_state=seed)
+    means, arm_preferences, _ = make_matching_market(3, 3, gap=0.5, random_state=seed)
     market = MatchingMarket(
         means,
         arm_preferences,
@@ -189,7 +189,7 @@ def test_budget_respected_and_regret_consistent(seed, budget, policy_index):
 def test_noise_free_exploration_length_matches_closed_form():
     # With noise_std = 0 the intervals separate exactly when
     # 2 (sqrt(6 log T / n) + C / n) < Delta; round robin checks once per cycle.
-    means, arm_preferences, _ = make_matching_market(3, 3, 0.5, random_state=0)
+    means, arm_preferences, _ = make_matching_market(3, 3, gap=0.5, random_state=0)
     horizon = 100_000
     for budget in (0.0, 200.0):
         market = MatchingMarket(means, arm_preferences, noise_std=0.0, random_state=0)

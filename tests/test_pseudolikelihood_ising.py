@@ -138,7 +138,9 @@ def test_default_coupling_is_curie_weiss():
 def test_sparse_dense_and_clause_formats_agree():
     A = make_regular_coupling(300, 3, signed=True, random_state=0)
     clauses = make_random_kcnf(300, 3, 2, random_state=0)
-    X = make_truncated_ising(A, 0.5, clauses, n_samples=2, n_sweeps=20, random_state=0)
+    X = make_truncated_ising(
+        A, 0.5, clauses=clauses, n_samples=2, n_sweeps=20, random_state=0
+    )
     a = PseudoLikelihoodIsing(coupling=A, clauses=clauses).fit(X)
     b = PseudoLikelihoodIsing(
         coupling=A.toarray(), clauses=[list(c) for c in clauses]
@@ -240,7 +242,7 @@ def test_error_shrinks_like_inverse_sqrt_n_under_truncation():
         A = make_regular_coupling(n, 3, random_state=n)
         clauses = make_random_kcnf(n, 3, 5, random_state=n)
         X = make_truncated_ising(
-            A, beta, clauses, n_samples=24, n_sweeps=100, random_state=n
+            A, beta, clauses=clauses, n_samples=24, n_sweeps=100, random_state=n
         )
         est = PseudoLikelihoodIsing(coupling=A, clauses=clauses)
         errors = [est.fit(row[None]).beta_ - beta for row in X]
@@ -296,7 +298,9 @@ def test_naive_pseudolikelihood_is_fooled_by_pinned_spins():
 def test_shared_invariants_row_order_and_refit():
     A = make_regular_coupling(200, 3, signed=True, random_state=0)
     clauses = make_random_kcnf(200, 4, 2, random_state=0)
-    X = make_truncated_ising(A, 0.7, clauses, n_samples=6, n_sweeps=20, random_state=0)
+    X = make_truncated_ising(
+        A, 0.7, clauses=clauses, n_samples=6, n_sweeps=20, random_state=0
+    )
     est = PseudoLikelihoodIsing(coupling=A, clauses=clauses)
     assert_row_permutation_invariant(est, X, method="score_samples", rtol=1e-10)
     assert_refit_deterministic(

@@ -158,7 +158,7 @@ def test_paper_claim_prediction_beats_raw_lags_near_the_oracle(seed):
     # raw lags must be >= 2x the oracle (the paper's separation).
     T = 6000
     lds = make_lds(
-        T, 1, 1, spectral_radius=0.99, noise=0.0, observation_noise=1.0,
+        T, 1, input_dim=1, spectral_radius=0.99, noise=0.0, observation_noise=1.0,
         random_state=seed,
     )  # fmt: skip
     Y = lds.outputs[:, 0]

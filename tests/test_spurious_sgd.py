@@ -330,7 +330,9 @@ def test_penalty_on_micro_batches_as_large_as_the_batch_is_the_plain_penalty(dat
 
 
 def _spurious_ratio(seed, **params):
-    X, y, _ = make_spurious_correlation(200, 0.05, 2.0, random_state=seed)
+    X, y, _ = make_spurious_correlation(
+        200, minority_fraction=0.05, spurious_scale=2.0, random_state=seed
+    )
     settings = {"batch_size": 64, "learning_rate": 0.2, "max_epochs": 40, **params}
     clf = SpuriousRobustSGD(random_state=seed, **settings).fit(X, y)
     return abs(clf.coef_[0, 1] / clf.coef_[0, 0])
@@ -357,7 +359,7 @@ def test_explicit_penalty_at_batch_64_recovers_most_of_batch_8(seed):
 
 def test_validation_split_keeps_the_epoch_with_the_best_worst_group_accuracy():
     X, y, groups = make_spurious_correlation(
-        300, 0.1, n_noise_features=2, noise=0.5, random_state=0
+        300, minority_fraction=0.1, n_noise_features=2, noise=0.5, random_state=0
     )
     params = dict(batch_size=32, learning_rate=0.2, validation_fraction=0.3)
     clf = SpuriousRobustSGD(max_epochs=12, random_state=0, **params)

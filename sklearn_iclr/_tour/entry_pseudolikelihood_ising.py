@@ -40,7 +40,7 @@ def _run():
     A = make_regular_coupling(n, 3, random_state=0)
     clauses = (rng.choice(n, 3 * n // 10, replace=False) + 1)[:, None]
     X = make_truncated_ising(
-        A, BETA, clauses, n_samples=40, n_sweeps=150, random_state=0
+        A, BETA, clauses=clauses, n_samples=40, n_sweeps=150, random_state=0
     )
     pipeline = Pipeline([("mple", PseudoLikelihoodIsing(coupling=A, clauses=clauses))])
     search = GridSearchCV(pipeline, {"mple__beta_bound": [0.2, 0.4, 0.8, 1.6]}, cv=3)

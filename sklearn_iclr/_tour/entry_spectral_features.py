@@ -24,7 +24,7 @@ def run():
     from sklearn_iclr.dynamical import SpectralFilterFeatures
 
     lds = make_lds(
-        N_STEPS, 1, 1, spectral_radius=0.99, noise=0.0, observation_noise=1.0,
+        N_STEPS, 1, input_dim=1, spectral_radius=0.99, noise=0.0, observation_noise=1.0,
         random_state=0,
     )  # fmt: skip
     U, y = lds.inputs, lds.outputs[:, 0]

@@ -115,7 +115,7 @@ def simulate(
     --------
     >>> from sklearn_iclr.bandits import ETGS, MatchingMarket, simulate
     >>> from sklearn_iclr.datasets import make_matching_market
-    >>> means, arm_prefs, _ = make_matching_market(3, 3, 0.5, random_state=0)
+    >>> means, arm_prefs, _ = make_matching_market(3, 3, gap=0.5, random_state=0)
     >>> market = MatchingMarket(means, arm_prefs, random_state=0)
     >>> result = simulate(market, ETGS(), horizon=20_000, n_runs=4)
     >>> bool(result.player_optimal.all())

@@ -24,10 +24,10 @@ from ..utils._compat import Interval, StrOptions, validate_params
 def make_lds(
     n_steps=1000,
     state_dim=10,
+    *,
     input_dim=1,
     spectral_radius=0.95,
     disturbance="gaussian",
-    *,
     noise=1.0,
     observation_noise=0.0,
     random_state=None,
@@ -80,8 +80,8 @@ def make_lds(
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_lds
-    >>> lds = make_lds(500, 4, 2, spectral_radius=0.99, observation_noise=0.1,
-    ...                random_state=0)
+    >>> lds = make_lds(500, 4, input_dim=2, spectral_radius=0.99,
+    ...                observation_noise=0.1, random_state=0)
     >>> lds.A.shape, lds.B.shape, lds.inputs.shape, lds.outputs.shape
     ((4, 4), (4, 2), (500, 2), (500, 4))
     >>> float(abs(lds.A).max())

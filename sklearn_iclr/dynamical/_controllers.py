@@ -367,7 +367,7 @@ class LQRController(_BaseController):
     --------
     >>> from sklearn_iclr.datasets import make_lds
     >>> from sklearn_iclr.dynamical import LQRController
-    >>> lds = make_lds(200, 3, 1, spectral_radius=0.9, random_state=0)
+    >>> lds = make_lds(200, 3, spectral_radius=0.9, random_state=0)
     >>> result = LQRController(lds.A, lds.B).run(lds.disturbances)
     >>> result.costs.shape, result.controls.shape
     ((200,), (200, 1))
@@ -477,7 +477,7 @@ class GPCController(_LearningController):
     --------
     >>> from sklearn_iclr.datasets import make_lds
     >>> from sklearn_iclr.dynamical import GPCController
-    >>> lds = make_lds(300, 3, 1, disturbance="sinusoidal", random_state=0)
+    >>> lds = make_lds(300, 3, disturbance="sinusoidal", random_state=0)
     >>> gpc = GPCController(lds.A, lds.B, memory=10, random_state=0)
     >>> result = gpc.run(lds.disturbances)
     >>> gpc.weights_.shape
@@ -627,7 +627,7 @@ class OnlineSpectralController(_LearningController):
     --------
     >>> from sklearn_iclr.datasets import make_lds
     >>> from sklearn_iclr.dynamical import LQRController, OnlineSpectralController
-    >>> lds = make_lds(2000, 5, 1, disturbance="sinusoidal", random_state=0)
+    >>> lds = make_lds(2000, 5, disturbance="sinusoidal", random_state=0)
     >>> osc = OnlineSpectralController(lds.A, lds.B, random_state=0)
     >>> spectral = osc.run(lds.disturbances).costs[-100:].mean()
     >>> lqr = LQRController(lds.A, lds.B).run(lds.disturbances).costs[-100:].mean()

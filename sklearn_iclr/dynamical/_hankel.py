@@ -26,7 +26,7 @@ EIGH_SECONDS_PER_UNIT = 1e-10
     },
     prefer_skip_nested_validation=True,
 )
-def hankel_matrix(window, kind="prediction", stability_margin=None):
+def hankel_matrix(window, kind="prediction", *, stability_margin=None):
     """The Hankel matrix whose top eigenvectors are the spectral filters.
 
     ``kind="prediction"`` (Hazan, Singh and Zhang 2017) gives
@@ -88,7 +88,7 @@ def hankel_matrix(window, kind="prediction", stability_margin=None):
     },
     prefer_skip_nested_validation=True,
 )
-def spectral_filters(window, n_filters, kind="prediction", stability_margin=None):
+def spectral_filters(window, n_filters, kind="prediction", *, stability_margin=None):
     """Top eigenpairs of :func:`hankel_matrix`: the spectral filters.
 
     Parameters

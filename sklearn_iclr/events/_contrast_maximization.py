@@ -64,11 +64,11 @@ def iwe(
     bins, rng = (height, width), [(0.0, float(height)), (0.0, float(width))]
     if gradient == "fbp":
         return fbp_histogramdd(
-            points, None, bins, rng, kernel=kernel, reconstruction=reconstruction
+            points, bins, range=rng, kernel=kernel, reconstruction=reconstruction
         )
     if gradient == "autograd":
-        return autograd_histogramdd(points, None, bins, rng, kernel=kernel)
-    return gaussian_histogramdd(points, None, bins, rng, sigma=smoothing)
+        return autograd_histogramdd(points, bins, range=rng, kernel=kernel)
+    return gaussian_histogramdd(points, bins, range=rng, sigma=smoothing)
 
 
 # The coarse-to-fine start: the largest step is the power of two that leaves
