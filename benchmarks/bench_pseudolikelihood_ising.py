@@ -38,6 +38,7 @@ from sklearn_iclr.datasets import (
 )
 from sklearn_iclr.graphical import PseudoLikelihoodIsing
 from sklearn_iclr.graphical._cnf import check_cnf, moser_tardos
+from sklearn_iclr.graphical._colouring import conflict_graph
 from sklearn_iclr.graphical._sampler import ColourSweepSampler
 
 DELTA = 3
@@ -310,23 +311,6 @@ def bench_sampler(n=100_000, sweeps=20, loop_updates=100_000):
     )
 
 
-def numpy_conflicts(A, cnf):
-    """The former conflict graph: Ising pattern plus clause co-membership as a
-    sparse product of the clause incidence matrix."""
-    pattern = sp.csr_array(
-        (np.ones(A.nnz), A.indices, A.indptr), shape=A.shape, dtype=np.float64
-    )
-    if cnf.n_clauses:
-        incidence = sp.csr_array(
-            (np.ones(len(cnf.lit_var)), (cnf.clause_of_lit, cnf.lit_var)),
-            shape=(cnf.n_clauses, cnf.n_vars),
-        )
-        pattern = pattern + incidence.T @ incidence
-    pattern.setdiag(0)
-    pattern.eliminate_zeros()
-    return sp.csr_array(pattern)
-
-
 def numpy_colour_classes(graph, rng):
     """The former numpy colouring (the anchor of the ``colouring`` table).
 
@@ -421,7 +405,7 @@ def bench_colouring(sizes=(10_000, 100_000, 1_000_000)):
         )
 
         def old(A=A, cnf=cnf):
-            graph = numpy_conflicts(A, cnf)
+            graph = conflict_graph(A, cnf)
             return numpy_colour_classes(graph, np.random.RandomState(0))
 
         old_s, old_cpu, old_classes = wall_and_cpu(old, 1 if n >= 1_000_000 else 3)
