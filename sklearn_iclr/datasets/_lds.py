@@ -64,7 +64,11 @@ def make_lds(
         frequencies ``f_i`` uniform in ``[1/200, 1/20]`` and uniform phases
         (predictable, the kind on which learning controllers beat LQR).
     noise : float, default=1.0
-        Scale of the disturbances; 0 gives a noise-free state.
+        Scale of the disturbances; 0 gives a noise-free state. The default
+        is the controllers' setting: the disturbances drive the state as
+        much as the inputs, so the outputs are barely predictable from the
+        inputs; pass ``noise=0`` to predict them from the inputs
+        (:class:`~sklearn_iclr.dynamical.SpectralFilterFeatures`).
     observation_noise : float, default=0.0
         Standard deviation of ``v_t``.
     random_state : int, RandomState instance or None, default=None
