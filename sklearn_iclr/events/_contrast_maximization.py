@@ -177,115 +177,118 @@ class ContrastMaximizationMotion(
 ):
     """Motion of event packets by contrast maximisation with unbiased gradients.
 
-        Each packet's events are warped back to the packet's first time by a
-        motion model with parameters :math:`\\theta`, binned into an image of
-        warped events (IWE) :math:`H(\\theta)`, and :math:`\\theta` maximises the
-        contrast :math:`\\operatorname{Var}_{pixels} H(\\theta)` by scipy's
-        L-BFGS-B. Binning is piecewise constant in :math:`\\theta`, so autograd
-        gives a zero (rect) or biased (bilinear) gradient; the functional
-        backpropagation (FBP) gradient of Chen et al., "Unbiased Gradient
-        Estimation for Event Binning via Functional Backpropagation" (ICLR 2026,
-        arXiv:2602.12590) keeps the forward binning and differentiates the
-        B-spline :math:`\\kappa = l * k` instead (see :func:`fbp_histogramdd`).
+    Each packet's events are warped back to the packet's first time by a
+    motion model with parameters :math:`\\theta`, binned into an image of
+    warped events (IWE) :math:`H(\\theta)`, and :math:`\\theta` maximises the
+    contrast :math:`\\operatorname{Var}_{pixels} H(\\theta)` by scipy's
+    L-BFGS-B. Binning is piecewise constant in :math:`\\theta`, so autograd
+    gives a zero (rect) or biased (bilinear) gradient; the functional
+    backpropagation (FBP) gradient of Chen et al., "Unbiased Gradient
+    Estimation for Event Binning via Functional Backpropagation" (ICLR 2026,
+    arXiv:2602.12590) keeps the forward binning and differentiates the
+    B-spline :math:`\\kappa = l * k` instead (see :func:`fbp_histogramdd`).
 
-        Parameters
-        ----------
-        model : {"translation", "rotation"}, default="translation"
-            The motion model.
-        kernel : {"rect", "linear"}, default="rect"
-            Binning of the IWE.
-        gradient : {"fbp", "autograd", "smooth"}, default="fbp"
-            ``"fbp"``: functional-backprop gradient of the binned contrast;
-            ``"autograd"``: plain autograd through the binning (zero for
-            ``"rect"``, so the fit stays at its start); ``"smooth"``: autograd of
-            the contrast of a Gaussian-splatted IWE of width ``smoothing``.
-        shape : pair of int or None, default=None
-            Sensor size ``(H, W)``, two positive ints; ``None`` takes one past
-            the largest coordinates seen in fit.
-        init : array-like of shape (n_params,) or None, default=None
-            Starting motion (velocity, or angular velocity) of every packet.
-            ``None`` starts each packet from a coarse-to-fine search of the
-            binned contrast (see Notes), which needs no guess of the motion.
-        reconstruction : {"linear", "cubic"}, default="linear"
-            Kernel that reconstructs the cotangent in the FBP backward pass (see
-            :func:`fbp_histogramdd`): ``"cubic"`` blurs it less, so the gradient
-            is closer to the finite-difference slope of the binned contrast.
-        max_iter : int, default=100
-            L-BFGS-B iterations per packet.
-        tol : float, default=1e-6
-            L-BFGS-B ``ftol`` on the objective divided by its own value at the
-            start (the hard-binned contrast, or the Gaussian-splatted one for
-            ``gradient="smooth"``), so every gradient stops on the same scale.
-        smoothing : float, default=1.0
-            Gaussian width in pixels for ``gradient="smooth"``; at most the
-            sensor's longer side.
-        max_events : int, default=5_000_000
-            Refuse more events than this in one fit (each iteration bins all of
-            them). With ``gradient="smooth"`` an event counts once per 49 pixels
-            of its Gaussian stencil (49 at ``smoothing=1``).
+    Parameters
+    ----------
+    model : {"translation", "rotation"}, default="translation"
+        The motion model.
+    kernel : {"rect", "linear"}, default="rect"
+        Binning of the IWE.
+    gradient : {"fbp", "autograd", "smooth"}, default="fbp"
+        ``"fbp"``: functional-backprop gradient of the binned contrast;
+        ``"autograd"``: plain autograd through the binning (zero for
+        ``"rect"``, so the fit stays at its start); ``"smooth"``: autograd of
+        the contrast of a Gaussian-splatted IWE of width ``smoothing``.
+    shape : pair of int or None, default=None
+        Sensor size ``(H, W)``, two positive ints; ``None`` takes one past
+        the largest coordinates seen in fit.
+    init : array-like of shape (n_params,) or None, default=None
+        Starting motion (velocity, or angular velocity) of every packet.
+        ``None`` starts each packet from a coarse-to-fine search of the
+        binned contrast (see Notes), which needs no guess of the motion.
+    reconstruction : {"linear", "cubic"}, default="linear"
+        Kernel that reconstructs the cotangent in the FBP backward pass (see
+        :func:`fbp_histogramdd`): ``"cubic"`` blurs it less, so the gradient
+        is closer to the finite-difference slope of the binned contrast.
+    max_iter : int, default=100
+        L-BFGS-B iterations per packet.
+    tol : float, default=1e-6
+        L-BFGS-B ``ftol`` on the objective divided by its own value at the
+        start (the hard-binned contrast, or the Gaussian-splatted one for
+        ``gradient="smooth"``), so every gradient stops on the same scale.
+    smoothing : float, default=1.0
+        Gaussian width in pixels for ``gradient="smooth"``; at most the
+        sensor's longer side.
+    max_events : int, default=5_000_000
+        Refuse more events than this in one fit (each iteration bins all of
+        them). With ``gradient="smooth"`` an event counts once per 49 pixels
+        of its Gaussian stencil (49 at ``smoothing=1``).
+    max_pixels : int, default=4_000_000
+        Refuse sensors with more pixels, as :class:`EventFrameBinner` does; a
+        guard against coordinates in the wrong unit.
 
-        Attributes
-        ----------
-        motion_ : ndarray of shape (n_packets, n_params)
-            Fitted motion per packet (sorted packet ids).
-        packet_ids_ : ndarray of shape (n_packets,)
-            The packet ids seen in fit (``[0.]`` for 4-column input).
-        contrast_ : ndarray of shape (n_packets,)
-            IWE variance at the fitted motion (hard binning).
-        n_iter_ : int
-            The most L-BFGS-B iterations any packet ran.
-        n_iter_per_packet_ : ndarray of shape (n_packets,)
-            L-BFGS-B iterations per packet.
-        shape_ : tuple of int
-            Sensor size used.
-        n_dropped_ : int
-            Fit events outside the sensor.
-        n_features_in_ : int
-            4 or 5.
+    Attributes
+    ----------
+    motion_ : ndarray of shape (n_packets, n_params)
+        Fitted motion per packet (sorted packet ids).
+    packet_ids_ : ndarray of shape (n_packets,)
+        The packet ids seen in fit (``[0.]`` for 4-column input).
+    contrast_ : ndarray of shape (n_packets,)
+        IWE variance at the fitted motion (hard binning).
+    n_iter_ : int
+        The most L-BFGS-B iterations any packet ran.
+    n_iter_per_packet_ : ndarray of shape (n_packets,)
+        L-BFGS-B iterations per packet.
+    shape_ : tuple of int
+        Sensor size used.
+    n_dropped_ : int
+        Fit events outside the sensor.
+    n_features_in_ : int
+        4 or 5.
 
-        See Also
-        --------
-        EventFrameBinner : Frames without motion compensation.
-        fbp_histogramdd : The differentiable histogram.
+    See Also
+    --------
+    EventFrameBinner : Frames without motion compensation.
+    fbp_histogramdd : The differentiable histogram.
 
-        Notes
-        -----
-        Models, with :math:`\\tau = (t - t_{min}) / (t_{max} - t_{min})` per packet:
-        ``"translation"``, :math:`x' = x - \\tau\\, d_x`, :math:`y' = y - \\tau\\,
-        d_y`, and ``motion_`` is the velocity :math:`(d_x, d_y) / (t_{max} -
-        t_{min})` in pixels per time unit; ``"rotation"``, a rotation of
-        :math:`-\\tau\\, \\phi` about the sensor centre, and ``motion_`` is the
-        angular velocity :math:`\\phi / (t_{max} - t_{min})`.
+    Notes
+    -----
+    Models, with :math:`\\tau = (t - t_{min}) / (t_{max} - t_{min})` per packet:
+    ``"translation"``, :math:`x' = x - \\tau\\, d_x`, :math:`y' = y - \\tau\\,
+    d_y`, and ``motion_`` is the velocity :math:`(d_x, d_y) / (t_{max} -
+    t_{min})` in pixels per time unit; ``"rotation"``, a rotation of
+    :math:`-\\tau\\, \\phi` about the sensor centre, and ``motion_`` is the
+    angular velocity :math:`\\phi / (t_{max} - t_{min})`.
 
-        The gradient sees about one pixel around the current motion, so a start
-        far from the truth (rest, for a fast scene) can stall. ``init=None``
-        starts from the best motion of a pyramid search: a coarse grid of the
-        motions that move no point further than the sensor (half a turn), scored
-        by the image's energy at scales finer than the grid, then refined as the
+    The gradient sees about one pixel around the current motion, so a start
+    far from the truth (rest, for a fast scene) can stall. ``init=None``
+    starts from the best motion of a pyramid search: a coarse grid of the
+    motions that move no point further than the sensor (half a turn), scored
+    by the image's energy at scales finer than the grid, then refined as the
     step halves (:ref:`events-coarse-to-fine`). ``fit`` warns where the
-        result sharpens a packet by less than 2% over no motion, or where, from
-        ``init``, the search's motion beats it by more than 2% (a stall).
+    result sharpens a packet by less than 2% over no motion, or where, from
+    ``init``, the search's motion beats it by more than 2% (a stall).
 
-        Input format as :class:`EventFrameBinner`; polarity is ignored. Events
-        outside the sensor are dropped and counted (``n_dropped_``).
+    Input format as :class:`EventFrameBinner`; polarity is ignored. Events
+    outside the sensor are dropped and counted (``n_dropped_``).
 
-        References
-        ----------
-        .. [1] J. Chen, W. Zhai, H. Han, T. Ma, Y. Cao, B. Li and Z.-J. Zha,
-           "Unbiased Gradient Estimation for Event Binning via Functional
-           Backpropagation", ICLR 2026, arXiv:2602.12590.
+    References
+    ----------
+    .. [1] J. Chen, W. Zhai, H. Han, T. Ma, Y. Cao, B. Li and Z.-J. Zha,
+       "Unbiased Gradient Estimation for Event Binning via Functional
+       Backpropagation", ICLR 2026, arXiv:2602.12590.
 
-        Examples
-        --------
-        >>> from sklearn_iclr.datasets import make_moving_edges
-        >>> from sklearn_iclr.events import ContrastMaximizationMotion
-        >>> X = make_moving_edges(5000, velocity=(8.0, -4.0), shape=(32, 32),
-        ...                       random_state=0)
-        >>> cm = ContrastMaximizationMotion(shape=(32, 32)).fit(X)
-        >>> cm.motion_.round(0)
-        array([[ 8., -4.]])
-        >>> cm.transform(X).shape
-        (1, 1024)
+    Examples
+    --------
+    >>> from sklearn_iclr.datasets import make_moving_edges
+    >>> from sklearn_iclr.events import ContrastMaximizationMotion
+    >>> X = make_moving_edges(5000, velocity=(8.0, -4.0), shape=(32, 32),
+    ...                       random_state=0)
+    >>> cm = ContrastMaximizationMotion(shape=(32, 32)).fit(X)
+    >>> cm.motion_.round(0)
+    array([[ 8., -4.]])
+    >>> cm.transform(X).shape
+    (1, 1024)
     """
 
     _parameter_constraints = {
@@ -299,6 +302,7 @@ class ContrastMaximizationMotion(
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "smoothing": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_events": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_pixels": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
     def __init__(
@@ -314,6 +318,7 @@ class ContrastMaximizationMotion(
         tol=1e-6,
         smoothing=1.0,
         max_events=5_000_000,
+        max_pixels=4_000_000,
     ):
         self.model = model
         self.kernel = kernel
@@ -325,6 +330,7 @@ class ContrastMaximizationMotion(
         self.tol = tol
         self.smoothing = smoothing
         self.max_events = max_events
+        self.max_pixels = max_pixels
 
     def _packets(self, X, packet, n_packets):
         """Per packet: (xy, tau, span) of the events on the sensor."""
@@ -393,7 +399,7 @@ class ContrastMaximizationMotion(
         X = validate_data(self, X, dtype=np.float64)
         X, packet, ids = check_events(X)
         init = self._check_init()
-        shape = infer_shape(X, self.shape, 4_000_000)
+        shape = infer_shape(X, self.shape, self.max_pixels)
         self._check_budget(len(X), shape)
         self.shape_ = shape
         self.n_dropped_ = int((~inside_mask(X, self.shape_)).sum())
