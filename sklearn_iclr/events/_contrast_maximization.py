@@ -12,7 +12,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import check_work_budget, import_torch, torch_num_threads, warn_user
+from ..utils import check_count_budget, import_torch, torch_num_threads, warn_user
 from ..utils._compat import Interval, StrOptions
 from ._format import check_events, infer_shape, inside_mask
 
@@ -372,11 +372,12 @@ class ContrastMaximizationMotion(
                 )
             stencil = (2 * np.ceil(3 * self.smoothing) + 1) ** 2
             events_per_event = max(1.0, stencil / 49.0)
-        check_work_budget(
-            n_events * events_per_event * self.max_iter,
-            self.max_events * self.max_iter,
-            what="event warps (events x max_iter)",
-            seconds_per_unit=1e-7,
+        count = n_events * events_per_event
+        check_count_budget(
+            count,
+            self.max_events,
+            what="events" if events_per_event == 1 else "events (stencil-weighted)",
+            work={"event_warp": count * self.max_iter},
             parameter="max_events",
             advice="Subsample the events, or lower max_iter or smoothing.",
         )

@@ -17,15 +17,9 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..utils import check_work_budget, warn_user
+from ..utils import check_count_budget, warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
 
-# Seconds per unit of work for the estimate of a refused fit, measured on the
-# loaded 2-core development machine: one entry of the pattern table (a unit
-# evaluated on one distinct input, then de-duplicated: 90-120 ns) and one search
-# node bounded on one distinct input (3-4 ns at alpha = 5, widths 2 and 3).
-_SECONDS_PER_EVALUATION = 1.2e-7
-_SECONDS_PER_NODE_INPUT = 4e-9
 _NUMERIC = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8]
 # Node-input evaluations of the probe run before refusing a search whose worst
 # case exceeds max_candidates (about a second).
@@ -620,14 +614,14 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             ]
             return coefs, intercepts, conflict, conflict
         n_candidates = float(self.domain_size) ** (n_features + 1)
-        check_work_budget(
+        check_count_budget(
             n_candidates * n_inputs,
             self.max_candidates,
             what=(
                 f"unit evaluations for the pattern table ({n_candidates:.3g} "
                 f"weight vectors on {n_inputs} distinct inputs)"
             ),
-            seconds_per_unit=_SECONDS_PER_EVALUATION,
+            work={"unit_evaluation": n_candidates * n_inputs},
             parameter="max_candidates",
             advice="Use fewer features or a smaller domain_size.",
         )
@@ -702,7 +696,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                 max_nodes=max(1, int(_PROBE_NODE_INPUTS // n_inputs)),
             )
             if probe[-1]:
-                check_work_budget(
+                check_count_budget(
                     worst,
                     self.max_candidates,
                     what=(
@@ -712,7 +706,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                         f"patterns on {n_inputs} distinct inputs; a probe of "
                         f"{probe[4]} nodes did not finish)"
                     ),
-                    seconds_per_unit=_SECONDS_PER_NODE_INPUT,
+                    work={"node_input": worst},
                     parameter="max_candidates",
                     advice=(
                         "Use fewer features, a smaller width or domain_size, or "

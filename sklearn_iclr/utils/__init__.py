@@ -7,7 +7,9 @@ family's data generators in ``sklearn_iclr.datasets`` import it from there.
 The private modules and the families that use them
 (``tests/test_conventions.py`` checks the list):
 
-* ``_budget``: up-front refusals of work (``check_work_budget``), in most families;
+* ``_budget``, ``_cost``: up-front refusals of work (``check_work_budget``,
+  ``check_count_budget``) and the one calibrated cost table they read, in most
+  families;
 * ``_compat``: every private scikit-learn and skorch name, in every family;
 * ``_warnings``: ``warn_user``, in most families;
 * ``_torch``, ``_skorch``: torch import, seeding, devices and skorch training,
@@ -18,7 +20,8 @@ The private modules and the families that use them
   ``covariance``.
 """
 
-from ._budget import check_work_budget
+from ._budget import WorkBudgetError, check_count_budget, check_work_budget
+from ._cost import estimate_seconds, format_duration
 from ._skorch import (
     build_mlp,
     epoch_history,
@@ -31,11 +34,15 @@ from ._warnings import warn_user
 from .discovery import all_estimators
 
 __all__ = [
+    "WorkBudgetError",
     "all_estimators",
     "build_mlp",
+    "check_count_budget",
     "check_work_budget",
     "epoch_history",
+    "estimate_seconds",
     "fit_skorch_net",
+    "format_duration",
     "import_torch",
     "module_outputs",
     "resolve_device",
