@@ -417,5 +417,124 @@ def rounds_tables(d_rounds, n_rounds_data, grid_rounds, max_rounds, seed):
     )
 
 
+# The page of this benchmark in the docs (python -m benchmarks.render).
+PAGE = {
+    "title": "ChainOfThoughtClassifier: parity by next-token pretraining, then RL",
+    "estimators": {"ChainOfThoughtClassifier": "met"},
+    "claim": """
+        Tsilivis, Malach, Ullrich and Kempe (ICLR 2026): a next-token model
+        pretrained on short answers mixed with rare chain-of-thought
+        demonstrations of parity learns to answer only when the demonstrations
+        exceed a threshold (``p_cot > 1/3`` for greedy decoding); a few rounds
+        of reinforcement learning with an outcome reward then make the long
+        chains dominate, with rounds growing like ``log((1-p)/p)`` (STaR).
+    """,
+    "findings": """
+        * **Headline (d = 30, p_cot = 0.25): met.** Pretraining alone answers at
+          chance (0.494 held-out greedy accuracy, median length 1), as do
+          logistic regression and gradient boosting on the same one-token
+          answers; one round of STaR, REINFORCE or GRPO gives 1.000 with chains
+          of length 30. At ``p_cot = 0.4`` pretraining alone reaches 0.989.
+        * **Threshold: met.** The greedy switch point is 0.326 at d = 25
+          (1/3 - 0.007).
+        * **Rounds against p: met with a steeper slope.** STaR's rounds to 0.95
+          are linear in ``log((1-p)/p)`` (R^2 0.98) with slope 2.43, against
+          1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
+          ``1/p`` instead (R^2 0.98-1.00).
+        * **Speed of the RL rounds (issue #42): missed.** Ten rounds at d = 30,
+          n = 20000 take 6.0 times their dense products' CPU for STaR and
+          8.0-8.1 times for REINFORCE and GRPO, against a target of 3. Working
+          per (prompt, previous token) instead of per sampled response made a
+          whole fit 8.4x (REINFORCE), 3.1x (GRPO) and 2.5x (STaR) cheaper than
+          the former code, with the same seeded results; what remains is per
+          sampled token, which no product covers.
+    """,
+    "sections": [
+        {
+            "title": "Pretraining, then RL",
+            "tables": [
+                {"results": "chain_of_thought_headline"},
+                {"results": "chain_of_thought_history"},
+            ],
+        },
+        {
+            "title": "The 1/3 threshold of pretraining",
+            "figures": [
+                {
+                    "results": "chain_of_thought_threshold",
+                    "x": "p_cot",
+                    "y": ["test accuracy", "share greedy long"],
+                    "hline": [{"y": 0.5, "label": "chance"}],
+                    "xlabel": "share of chain-of-thought demonstrations p_cot",
+                    "ylabel": "held-out greedy accuracy / share",
+                    "caption": "Pretraining alone: accuracy and share of long "
+                    "greedy answers against p_cot (switch at 0.326).",
+                }
+            ],
+            "tables": [{"results": "chain_of_thought_threshold"}],
+        },
+        {
+            "title": "RL rounds against p",
+            "figures": [
+                {
+                    "results": "chain_of_thought_rounds",
+                    "x": "log((1-p)/p)",
+                    "y": "rounds to 0.95",
+                    "by": "rl",
+                    "xlabel": "log((1 - p) / p)",
+                    "ylabel": "RL rounds to accuracy 0.95",
+                    "caption": "Rounds of STaR, REINFORCE and GRPO to reach 0.95.",
+                }
+            ],
+            "tables": [
+                {
+                    "results": "chain_of_thought_rounds",
+                    "columns": "p_cot; log((1-p)/p); long demos; "
+                    "theory switch round=theory switch",
+                    "pivot": "rl=rounds to 0.95",
+                },
+                {"results": "chain_of_thought_rounds_fit"},
+            ],
+        },
+        {
+            "title": "Speed of the RL rounds against their dense products",
+            "text": """
+                ``python -m benchmarks chain_of_thought --tables speed``: d =
+                30, n = 20000, p_cot = 0.25, 10 rounds, 8 samples per prompt.
+                The rounds' CPU time is a fit's minus pretraining alone
+                (medians of 3, alternating). A position's logits for every
+                prompt are one ``(6, d + 1) @ (d + 1, n)`` product, the unit of
+                the floor: a policy-gradient round needs five per position
+                (sampling, the gradient's logits and its per-prompt
+                contraction, greedy decoding and the exact response law of the
+                record), a STaR round three plus two per evaluation of its
+                likelihood fits (counted). What the products leave is per
+                sampled token, 4.8e6 per round (a uniform draw, two table
+                reads, two comparisons and the count that feeds the
+                gradient); STaR spends most of its time in L-BFGS-B's
+                evaluations.
+            """,
+            "figures": [
+                {
+                    "results": "chain_of_thought_speed",
+                    "kind": "bar",
+                    "x": "rl",
+                    "y": ["rounds CPU s", "product floor CPU s"],
+                    "labels": {
+                        "rounds CPU s": "RL rounds",
+                        "product floor CPU s": "their dense products",
+                    },
+                    "xlabel": "",
+                    "ylabel": "CPU s (10 rounds)",
+                    "caption": "CPU time of ten RL rounds against the dense "
+                    "products they need, timed in the same run.",
+                }
+            ],
+            "tables": [{"results": "chain_of_thought_speed"}],
+        },
+    ],
+}
+
+
 if __name__ == "__main__":
     main()

@@ -17,6 +17,8 @@ from sklearn_iclr.graphical._colouring import (
 )
 from sklearn_iclr.graphical._coupling import check_coupling
 
+pytestmark = pytest.mark.kernel
+
 
 def _colours(classes, n):
     """The colour of every vertex, from the kernel's classes."""

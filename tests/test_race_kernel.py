@@ -2,11 +2,14 @@
 also run with ``NUMBA_DISABLE_JIT=1``."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sklearn_iclr.bandits import gale_shapley
 from sklearn_iclr.bandits._kernel import run_race, run_race_reference
+
+pytestmark = pytest.mark.kernel
 
 
 @st.composite

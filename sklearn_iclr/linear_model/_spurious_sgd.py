@@ -286,7 +286,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     the data; only the trained module is kept, on the CPU.
 
     ``benchmarks/bench_spurious_sgd.py`` compares the batch sizes, the
-    micro-batch penalty and the anchors; ``benchmarks/README.md`` gives its
+    micro-batch penalty and the anchors; its docs page gives its
     figures and the user guide its limits.
 
     Training uses one CPU thread (restored afterwards): small batches are

@@ -29,7 +29,7 @@ from ._langevin_chains import direction_from_averages, run_chains
 # Gradient evaluations of the automatic budget, per d**k*, for odd and even k*.
 # Measured at n = 10 d^2: 0.5 d^4 gives overlap ~0.99 for k* = 4 (second
 # moment) at d = 32 and 64; the first moment (odd k*) needs more, 16 d^3 gives
-# ~0.98 for k* = 3 at d = 32 (benchmarks/README.md, averaged Langevin).
+# ~0.98 for k* = 3 at d = 32 (docs/benchmarks/averaged_langevin.rst).
 AUTO_BUDGET_PER_DK = {1: 16.0, 0: 0.5}
 AUTO_MIN_STEPS = 200
 # Per-step move sqrt(h d) of the automatic learning rate (h << 1 / d).
