@@ -1,4 +1,4 @@
-"""Replicable ridge regression and covariance: replicability, accuracy, cost.
+"""Replicable ridge regression: replicability, accuracy, cost.
 
 Every figure is measured here with ``sklearn_iclr.metrics.replicability_rate``
 (pairs of independent samples, one shared seed per pair, exact equality) on
@@ -8,7 +8,7 @@ function under the sampler (closed form: independent centred features), so it
 carries no test-set noise. Timings are medians in one process on a shared
 machine; only their ratios to ``Ridge`` are meaningful.
 
-Run: ``python -m benchmarks replicable [--tables rate,accuracy]``
+Run: ``python -m benchmarks replicable_ridge [--tables rate,accuracy]``
 (``--quick`` for a smoke run, ``--out DIR`` for the JSON folder).
 """
 
@@ -21,7 +21,7 @@ from scipy.stats import norm
 from sklearn.linear_model import Ridge
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from sklearn_iclr import ReplicableCovariance, ReplicableLinearRegressor
+from sklearn_iclr import ReplicableLinearRegressor
 from sklearn_iclr._replicable._lattice import shifted_lattice
 from sklearn_iclr.datasets import make_heavy_tailed_regression
 from sklearn_iclr.datasets._heavy_tailed import _default_coef
@@ -126,7 +126,7 @@ def table_replicability():
                 }
             )
     report(
-        "replicable_rate",
+        "replicable_ridge_rate",
         rows,
         title="Replicability (exact equality of coef_ and intercept_), 95% Wilson",
         meta={"sampler": "make_heavy_tailed_regression defaults (df=10)"},
@@ -160,7 +160,7 @@ def table_confirmation():
             }
         )
     report(
-        "replicable_confirmation",
+        "replicable_ridge_confirmation",
         rows,
         title="Independent confirmation runs, rho=0.05, d=5",
     )
@@ -201,7 +201,7 @@ def table_fixed_width():
             }
         )
     report(
-        "replicable_fixed_width",
+        "replicable_ridge_fixed_width",
         rows,
         title="rho=0.05 with a grid width fixed from a pilot sample",
     )
@@ -261,7 +261,7 @@ def table_accuracy():
                 }
             )
     report(
-        "replicable_accuracy",
+        "replicable_ridge_accuracy",
         rows,
         title=f"Population R^2 loss vs Ridge, d={d}, rho={rho} (paired fits)",
         meta={"d": d, "rho": rho, "r2_metric": "exact population R^2"},
@@ -320,7 +320,7 @@ def table_lemma():
             }
         )
     report(
-        "replicable_lemma",
+        "replicable_ridge_lemma",
         rows,
         title=f"Rounding lemma check, n={n}, d={d}, rho={rho}",
     )
@@ -328,7 +328,7 @@ def table_lemma():
 
 
 def table_controls():
-    """Same data, different seeds; heavy tails; mixed units; covariance."""
+    """Same data, different seeds; heavy tails; mixed units."""
     rows = []
     n_pairs = 40 if QUICK else 100
     X, y = sampler(40000, 8)(0)
@@ -381,38 +381,7 @@ def table_controls():
                 "wilson_low": r.ci_low,
             }
         )
-    for d in (3, 8):
-        cov = 0.5 * np.eye(d) + 0.5
-
-        def gaussian(seed, d=d, cov=cov):
-            return np.random.default_rng(seed).multivariate_normal(
-                np.zeros(d), cov, 20000
-            )
-
-        r = replicability_rate(
-            ReplicableCovariance(rho=0.2),
-            gaussian,
-            n_pairs=n_pairs,
-            attributes=("covariance_",),
-            random_state=4,
-            n_jobs=N_JOBS,
-        )
-        est = ReplicableCovariance(rho=0.2, random_state=0).fit(gaussian(0))
-        rows.append(
-            {
-                "experiment": f"ReplicableCovariance d={d}, n=2e4, rho=0.2: identical",
-                "value": r.rate,
-                "wilson_low": r.ci_low,
-            }
-        )
-        rows.append(
-            {
-                "experiment": f"ReplicableCovariance d={d}: max |cov_ - cov|",
-                "value": float(np.abs(est.covariance_ - cov).max()),
-                "wilson_low": float("nan"),
-            }
-        )
-    report("replicable_controls", rows, title="Controls and trade-offs")
+    report("replicable_ridge_controls", rows, title="Controls and trade-offs")
     return rows
 
 
@@ -471,7 +440,7 @@ def table_timing():
                         }
                     )
     report(
-        "replicable_timing",
+        "replicable_ridge_timing",
         rows,
         title=f"Fit time vs Ridge (median of {repeats}, one process)",
     )
@@ -591,7 +560,7 @@ def table_diabetes():
         )
         print(rows[-1], flush=True)
     report(
-        "replicable_diabetes",
+        "replicable_ridge_diabetes",
         rows,
         title="load_diabetes, defaults but rho: 5-fold R^2; bootstrap-half pairs",
         meta={
@@ -645,7 +614,7 @@ def table_diabetes_n():
         )
         print(rows[-1], flush=True)
     report(
-        "replicable_diabetes_n",
+        "replicable_ridge_diabetes_n",
         rows,
         title="Defaults on bootstrap-enlarged diabetes: held-out R^2 against n",
     )
@@ -690,7 +659,7 @@ def table_heavy():
                 }
             )
     report(
-        "replicable_heavy",
+        "replicable_ridge_heavy",
         rows,
         title=f"Gaussian vs heavy-tailed features, n={n}, d={d}, rho={rho}",
     )
@@ -707,7 +676,7 @@ def table_frontier_share():
     """
     return table_frontier(
         points=[("gaussian", 1e9, 0.104), ("student-t(5)", 5.0, 0.104)],
-        name="replicable_frontier_share",
+        name="replicable_ridge_frontier_share",
     )
 
 
@@ -715,11 +684,11 @@ def table_frontier_mid():
     """The frontier's point rho = 0.102 (a design share of 0.765 at rho = 0.1)."""
     return table_frontier(
         points=[("gaussian", 1e9, 0.102), ("student-t(5)", 5.0, 0.102)],
-        name="replicable_frontier_mid",
+        name="replicable_ridge_frontier_mid",
     )
 
 
-def table_frontier(points=None, name="replicable_frontier"):
+def table_frontier(points=None, name="replicable_ridge_frontier"):
     """Replicability against R^2 loss over the knob rho, Gaussian and t(5).
 
     Issue #25 asks for replicability >= 0.9 and a loss <= 0.03 at rho = 0.1
@@ -820,77 +789,64 @@ def table_units():
                     row["scaled_used"] = est.basis_
             row["ridge"] = Ridge().fit(Xf, y).score(Xf, y)
             rows.append(row)
-    report("replicable_units", rows, title="Training R^2 of X * factor, rho=0.2")
+    report("replicable_ridge_units", rows, title="Training R^2 of X * factor, rho=0.2")
     return rows
 
 
-def table_covariance():
-    """ReplicableCovariance on the lattice vs the cube."""
+def table_advice():
+    """The fallback warning's advice on diabetes in other units (issue #38).
+
+    ``ReplicableLinearRegressor(random_state=0)`` on ``load_diabetes`` with
+    ``X`` multiplied by a constant or standardized (``"scaled"``, by
+    ``StandardScaler``): the fit (the replicable
+    constant) does not change; the warning names the n at which least squares'
+    rounded model would be within a tenth of what it explains (``n_needed``,
+    which must not move), the n at this ``alpha`` where ``alpha=1`` still
+    shrinks the slopes (``n_needed_alpha``, 0 when not named, inf for "no
+    n") and the rounded linear model's expected squared error over ``Var(y)``
+    at this ``alpha`` (``linear_error``, which moves with ``alpha``'s weight).
+    """
+    import re
+
+    from sklearn.datasets import load_diabetes
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_diabetes(return_X_y=True)
+    versions = {"x 1e-300": X * 1e-300, "x 1e-3": X * 1e-3, "x 1": X}
+    versions["scaled"] = StandardScaler().fit_transform(X)
+    versions.update({"x 1e3": X * 1e3, "x 1e300": X * 1e300})
     rows = []
-    n_pairs = 60 if QUICK else 400
-    for d in (3, 8):
-        cov = 0.5 * np.eye(d) + 0.5
-
-        def gaussian(seed, d=d, cov=cov):
-            return np.random.default_rng(seed).multivariate_normal(
-                np.zeros(d), cov, 20000
-            )
-
-        for rounding in ("lattice", "cube"):
-            est = ReplicableCovariance(rho=0.2, rounding=rounding)
-            r = replicability_rate(
-                est,
-                gaussian,
-                n_pairs=n_pairs,
-                attributes=("covariance_",),
-                random_state=4,
-                n_jobs=N_JOBS,
-            )
-            errors = [
-                np.sum(
-                    (
-                        est.set_params(random_state=k).fit(gaussian(99 + k)).covariance_
-                        - cov
-                    )
-                    ** 2
-                )
-                for k in range(40)
-            ]
-            rows.append(
-                {
-                    "d": d,
-                    "rounding": rounding,
-                    "pairs": n_pairs,
-                    "identical": r.rate,
-                    "wilson_low": r.ci_low,
-                    "frobenius_mse": float(np.mean(errors)),
-                }
-            )
-    report("replicable_covariance", rows, title="ReplicableCovariance, n=2e4, rho=0.2")
+    for units, Xu in versions.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = ReplicableLinearRegressor(random_state=0).fit(Xu, y)
+        message = " ".join(str(w.message) for w in caught)
+        needed = re.search(r"About n >= (\S+) samples", message)
+        at_alpha = re.search(r"\((n >= (\S+)|no n) at alpha", message)
+        error = re.search(r"expected squared error (\S+) against (\S+)", message)
+        rows.append(
+            {
+                "units": units,
+                "constant_fallback": bool(est.constant_fallback_),
+                "intercept": est.intercept_,
+                "n_needed": float(needed[1]) if needed else float("inf"),
+                "n_needed_alpha": (
+                    0.0
+                    if at_alpha is None
+                    else float(at_alpha[2])
+                    if at_alpha[2]
+                    else float("inf")
+                ),
+                "linear_error": float(error[1]),
+                "constant_error": float(error[2]),
+            }
+        )
+    report(
+        "replicable_ridge_advice",
+        rows,
+        title="Fallback advice on load_diabetes in other units (defaults, seed 0)",
+    )
     return rows
-
-
-def table_memory():
-    """Peak traced memory of a 1000 x 1000 covariance fit (issue #25)."""
-    import tracemalloc
-
-    from sklearn.covariance import EmpiricalCovariance
-
-    X = np.random.default_rng(0).normal(size=(1000, 1000))
-    memory = []
-    for name, est in (
-        ("ReplicableCovariance", ReplicableCovariance(random_state=0)),
-        ("EmpiricalCovariance", EmpiricalCovariance()),
-    ):
-        tracemalloc.start()
-        start = time.perf_counter()
-        est.fit(X)
-        seconds = time.perf_counter() - start
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        memory.append({"estimator": name, "peak_mb": peak / 1e6, "seconds": seconds})
-    report("replicable_covariance_memory", memory, title="1000 x 1000 fit: peak memory")
-    return memory
 
 
 def main(argv=None):
@@ -910,8 +866,7 @@ def main(argv=None):
         "frontier_share": table_frontier_share,
         "frontier_mid": table_frontier_mid,
         "units": table_units,
-        "covariance": table_covariance,
-        "memory": table_memory,
+        "advice": table_advice,
     }
 
     def configure(parser):
@@ -949,18 +904,14 @@ def main(argv=None):
 
 # The page of this benchmark in the docs (python -m benchmarks.render).
 PAGE = {
-    "title": "ReplicableLinearRegressor and ReplicableCovariance: bit-identical refits",
-    "estimators": {
-        "ReplicableLinearRegressor": "met",
-        "ReplicableCovariance": "partly",
-    },
+    "title": "ReplicableLinearRegressor: bit-identical refits of ridge regression",
+    "estimators": {"ReplicableLinearRegressor": "met"},
     "claim": """
         Eaton, Hussing, Kearns, Roth, Sengupta and Sorrell (ICLR 2026):
-        ridge regression (R-Ridge-Regression) and the uncentered covariance
-        (R-UC-Cov-Estimation), rounded on a randomly shifted grid drawn from
-        a shared seed, return bit-for-bit identical outputs on two
-        independent samples with probability at least ``1 - rho``, at a
-        small cost in accuracy.
+        ridge regression (R-Ridge-Regression), rounded on a randomly shifted
+        grid drawn from a shared seed, returns bit-for-bit identical
+        ``coef_`` and ``intercept_`` on two independent samples with
+        probability at least ``1 - rho``, at a small cost in accuracy.
     """,
     "findings": """
         Replicability is measured with ``sklearn_iclr.metrics.replicability_rate``:
@@ -972,7 +923,8 @@ PAGE = {
         * **Replicability: met.** At ``rho = 0.05`` (d = 5 and 20, n = 5e4) 0.960
           and 0.964 of 6000 pairs are identical, Wilson lower bounds 0.955 and
           0.959 above the promised 0.95; two confirmation runs (12000 and 20000
-          pairs) agree. Ridge itself is never identical.
+          pairs) and both cells at ``rho = 0.2`` agree. Ridge itself is never
+          identical.
         * **Accuracy: met.** At n = 4e4, d = 8, ``rho = 0.1`` the default (an
           E8-lattice rounding in a units-equivariant basis) loses 0.030 of R^2
           against Ridge at 0.927 replicability; the paper's per-coordinate
@@ -980,21 +932,28 @@ PAGE = {
           its Appendix A.1 a hundred times more.
         * **Small samples.** On ``load_diabetes`` (442 rows) the rounded linear
           model would be worse than a constant: the estimator falls back to
-          the replicable constant and warns with the n it would need (about
-          1e6 on the bootstrap-enlarged data).
-        * **Covariance: partly.** Replicability holds (0.915 of 400 pairs at
-          ``rho = 0.2``), but the Frobenius error grows fast with d (26 at d = 8
-          against 0.2 at d = 3); issue #38 reports wild matrices at d = 30.
+          the replicable constant and warns with the n it would need. That n
+          (5.7e6: least squares' rounded model within a tenth of what it
+          explains) is the same in any units of ``X``, from ``X * 1e-300`` to
+          ``X * 1e300`` and after ``StandardScaler`` (issue #38 measured 1.9e5,
+          "more samples won't help", 5.8e6 and 3.9e6 for shipped, x 1e-3,
+          x 1e3 and standardized data). Where ``alpha=1`` still shrinks the
+          slopes at that n (``X`` at 1e-3 and below) the warning adds the n at
+          this ``alpha`` and says to lower it; the expected squared error it
+          quotes is that of the ridge at this ``alpha``, so it moves with
+          ``alpha``'s weight (55 to 1.05e4 times ``Var(y)``), not with the
+          basis or the grid. On bootstrap-enlarged diabetes the linear model
+          takes over near n = 1e6.
         * **Speed.** A fit costs 1.4-1.8 times Ridge's CPU time on one thread.
     """,
     "sections": [
         {
             "title": "Replicability at the promised sample sizes",
             "tables": [
-                {"results": "replicable_rate"},
-                {"results": "replicable_rate_issue25"},
-                {"results": "replicable_confirmation"},
-                {"results": "replicable_fixed_width"},
+                {"results": "replicable_ridge_rate"},
+                {"results": "replicable_ridge_rate_issue25"},
+                {"results": "replicable_ridge_confirmation"},
+                {"results": "replicable_ridge_fixed_width"},
             ],
         },
         {
@@ -1005,7 +964,7 @@ PAGE = {
             """,
             "figures": [
                 {
-                    "results": "replicable_frontier",
+                    "results": "replicable_ridge_frontier",
                     "x": "r2_loss",
                     "y": "identical",
                     "by": "features",
@@ -1015,26 +974,46 @@ PAGE = {
                 }
             ],
             "tables": [
-                {"results": "replicable_frontier"},
-                {"results": "replicable_frontier_mid"},
-                {"results": "replicable_frontier_share"},
-                {"results": "replicable_accuracy"},
-                {"results": "replicable_heavy"},
+                {"results": "replicable_ridge_frontier"},
+                {"results": "replicable_ridge_frontier_mid"},
+                {"results": "replicable_ridge_frontier_share"},
+                {"results": "replicable_ridge_accuracy"},
+                {"results": "replicable_ridge_heavy"},
             ],
         },
         {
             "title": "Rounding lemma and controls",
             "tables": [
-                {"results": "replicable_lemma"},
-                {"results": "replicable_controls"},
-                {"results": "replicable_units"},
+                {"results": "replicable_ridge_lemma"},
+                {"results": "replicable_ridge_controls"},
+                {"results": "replicable_ridge_units"},
             ],
         },
         {
             "title": "Small data: load_diabetes",
+            "text": """
+                The fallback's advice with the defaults (``rho = 0.05``,
+                ``alpha = 1``, ``random_state = 0``) on diabetes in other
+                units: the fit is the same replicable constant in every row;
+                ``n_needed`` is the n the warning names, ``n_needed_alpha`` the
+                n at ``alpha = 1`` where it names one (0: not named, inf: no
+                n), ``linear_error`` and ``constant_error`` the expected
+                squared errors over ``Var(y)`` that the choice compared.
+            """,
             "figures": [
                 {
-                    "results": "replicable_diabetes_n",
+                    "results": "replicable_ridge_advice",
+                    "kind": "bar",
+                    "x": "units",
+                    "y": "n_needed",
+                    "logy": True,
+                    "xlabel": "load_diabetes X",
+                    "ylabel": "n named by the warning",
+                    "caption": "The n the fallback warning names does not "
+                    "move with the units of X (scaled: after StandardScaler).",
+                },
+                {
+                    "results": "replicable_ridge_diabetes_n",
                     "x": "n",
                     "y": ["cv_r2", "ridge_r2"],
                     "labels": {
@@ -1046,23 +1025,17 @@ PAGE = {
                     "ylabel": "held-out R^2",
                     "caption": "Held-out R^2 against n: the constant fallback "
                     "gives way to the rounded linear model near n = 1e6.",
-                }
+                },
             ],
             "tables": [
-                {"results": "replicable_diabetes"},
-                {"results": "replicable_diabetes_n"},
-            ],
-        },
-        {
-            "title": "ReplicableCovariance",
-            "tables": [
-                {"results": "replicable_covariance"},
-                {"results": "replicable_covariance_memory"},
+                {"results": "replicable_ridge_advice"},
+                {"results": "replicable_ridge_diabetes"},
+                {"results": "replicable_ridge_diabetes_n"},
             ],
         },
         {
             "title": "Fit time against Ridge",
-            "tables": [{"results": "replicable_timing"}],
+            "tables": [{"results": "replicable_ridge_timing"}],
         },
     ],
 }
