@@ -308,9 +308,7 @@ def _moving_edges_motion():
 
 
 def _lds():
-    lds = datasets.make_lds(
-        2000, 1, 1, noise=0.0, observation_noise=1.0, random_state=0
-    )
+    lds = datasets.make_lds(2000, 1, noise=0.0, observation_noise=1.0, random_state=0)
     U, y = lds.inputs, lds.outputs[:, 0]
     half = len(y) // 2
     est = sklearn_iclr.SpectralFilterFeatures
@@ -322,7 +320,7 @@ def _lds():
 
     anchor = Ridge(alpha=1e-3).fit(U[:half], y[:half]).score(U[half:], y[half:])
     return (
-        "make_lds(2000, 1, 1, noise=0)",
+        "make_lds(2000, 1, noise=0)",
         "R^2 (second half)",
         "Ridge on the input",
         (anchor),
@@ -356,7 +354,7 @@ def _ising():
     n, beta = 2000, 0.5
     coupling = datasets.make_regular_coupling(n, 3, random_state=0)
     clauses = datasets.make_random_kcnf(n, 3, 5, random_state=0)
-    X = datasets.make_truncated_ising(coupling, beta, clauses, random_state=0)
+    X = datasets.make_truncated_ising(coupling, beta, clauses=clauses, random_state=0)
     est = sklearn_iclr.PseudoLikelihoodIsing
 
     def fit():
