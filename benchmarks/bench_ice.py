@@ -1076,13 +1076,15 @@ def _outcome(run, limit):
     return "proved" if run.get("optimal") else "not proved"
 
 
-def suite(quick, limit):
-    """Each instance by the sweep alone, HiGHS alone and the portfolio."""
+def suite(quick, limit, names=None):
+    """Each instance by the sweep alone, HiGHS alone and the portfolio (only
+    the instances ``names``, when given, into ``ice_suite_selected``)."""
     from sklearn_iclr.utils._cost import REFERENCE_MULTIPLY_ADDS_PER_SECOND
 
     instances, suite_name = (QUICK_SUITE, "QUICK_SUITE") if quick else (SUITE, "SUITE")
+    selected = instances if names is None else names
     rows = []
-    for name in instances:
+    for name in selected:
         X, y = instances[name]()
         load_before = os.getloadavg()[0]
         anchor = [_reference_product()]
@@ -1133,7 +1135,7 @@ def suite(quick, limit):
         rows.append(row)
         print(rows[-1], flush=True)
     report(
-        "ice_suite",
+        "ice_suite" if names is None else "ice_suite_selected",
         rows,
         title=(
             f"Sweep alone, HiGHS alone and the portfolio, each in a fresh process "
@@ -1316,6 +1318,11 @@ def cost(quick):
 
 def _options(parser):
     parser.add_argument(
+        "--suite-sets",
+        default=None,
+        help="semicolon-separated subset of the suite's instances (suite)",
+    )
+    parser.add_argument(
         "--real-sets",
         default=None,
         help="comma-separated subset of voicepath, haberman, caesarian (real)",
@@ -1372,7 +1379,8 @@ def main(argv=None):
     if "dask" in tables:
         dask_workers(args.quick)
     if "suite" in tables:
-        suite(args.quick, 10 if args.quick else 120)
+        names = args.suite_sets.split(";") if args.suite_sets else None
+        suite(args.quick, 10 if args.quick else 120, names)
     if "heuristic" in tables:
         heuristic(args.quick)
     if "cost" in tables:
