@@ -5,6 +5,8 @@ distinct points in order of cost and return the first that a linear program
 (HiGHS) proves strictly separable; (2) the big-M mixed-integer program of the
 0-1 loss, solved to proven optimality by HiGHS (``scipy.optimize.milp``).
 Neither shares code with the pencil sweep, and both treat ties exactly.
+Each test runs the sweep alone and HiGHS's MILP alone (``solver``), so the
+portfolio's answer is checked whichever method proves first.
 """
 
 import itertools
@@ -72,26 +74,43 @@ def _random_case(seed, n, d, kind):
     return X, y
 
 
+SOLVERS = pytest.mark.parametrize("solver", ["sweep", "milp"])
+
+
+def assert_proved_by(clf, solver):
+    """The method asked for proved the optimum, unless no search was needed
+    (separable or trivial data: no method ran)."""
+    report = clf.portfolio_
+    if report["proved_by"] is None:
+        assert report["sweep_seconds"] is None and report["milp_seconds"] is None
+    else:
+        assert report["proved_by"] == solver
+
+
+@SOLVERS
 @pytest.mark.parametrize("seed", range(12))
-def test_matches_brute_force_over_labellings(seed):
+def test_matches_brute_force_over_labellings(seed, solver):
     rng = np.random.default_rng(seed)
     n, d = int(rng.integers(5, 10)), int(rng.integers(1, 4))
     X, y = _random_case(seed, n, d, "grid" if seed % 2 else "normal")
     weight = rng.integers(1, 4, n).astype(float) if seed % 3 == 0 else np.ones(n)
-    clf = ICEClassifier().fit(X, y, sample_weight=weight)
+    clf = ICEClassifier(solver=solver).fit(X, y, sample_weight=weight)
     assert clf.optimal_
-    assert clf.n_errors_ == brute_force_01_loss(X, y, weight)
+    assert_proved_by(clf, solver)
+    assert clf.weighted_error_ == brute_force_01_loss(X, y, weight)
 
 
-def test_collinear_tie_is_not_free():
+@SOLVERS
+def test_collinear_tie_is_not_free(solver):
     # Three collinear points labelled +, -, + and two off the line: the
     # "on-plane points are free" count gives 0, the true optimum is 1.
     X = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
     y = np.array([1, 0, 1, 0, 1])
-    clf = ICEClassifier().fit(X, y)
-    assert clf.n_errors_ == brute_force_01_loss(X, y, np.ones(5)) == 1
+    clf = ICEClassifier(solver=solver).fit(X, y)
+    assert clf.weighted_error_ == brute_force_01_loss(X, y, np.ones(5)) == 1
 
 
+@SOLVERS
 @pytest.mark.parametrize(
     "seed, n, d, kind",
     [
@@ -105,16 +124,18 @@ def test_collinear_tie_is_not_free():
         (9, 55, 2, "grid"),
     ],
 )
-def test_matches_highs_milp(seed, n, d, kind):
+def test_matches_highs_milp(seed, n, d, kind, solver):
     X, y = _random_case(seed, n, d, kind)
     weight = np.random.default_rng(seed).integers(1, 4, n).astype(float)
     weight = weight if seed % 2 else np.ones(n)
-    clf = ICEClassifier(search="exact").fit(X, y, sample_weight=weight)
-    assert clf.n_errors_ == pytest.approx(milp_01_loss(X, y, weight), abs=1e-6)
+    clf = ICEClassifier(search="exact", solver=solver).fit(X, y, sample_weight=weight)
+    assert_proved_by(clf, solver)
+    assert clf.weighted_error_ == pytest.approx(milp_01_loss(X, y, weight), abs=1e-6)
 
 
+@SOLVERS
 @pytest.mark.parametrize("seed, kind", [(5, "normal"), (6, "grid")])
-def test_degree_two_matches_highs_milp(seed, kind):
+def test_degree_two_matches_highs_milp(seed, kind, solver):
     rng = np.random.default_rng(seed)
     n = 24
     if kind == "grid":
@@ -123,13 +144,16 @@ def test_degree_two_matches_highs_milp(seed, kind):
         X = rng.standard_normal((n, 2))
     radius = np.sum(X**2, axis=1)
     y = (radius + 0.8 * rng.standard_normal(n) > np.median(radius)).astype(int)
-    clf = ICEClassifier(degree=2, search="exact").fit(X, y)
+    # (the MILP runs on the five monomials, as the sweep does)
+    clf = ICEClassifier(degree=2, search="exact", solver=solver).fit(X, y)
+    assert_proved_by(clf, solver)
     embedded = PolynomialFeatures(2, include_bias=False).fit_transform(X)
-    assert clf.n_errors_ == pytest.approx(milp_01_loss(embedded, y, np.ones(n)))
+    assert clf.weighted_error_ == pytest.approx(milp_01_loss(embedded, y, np.ones(n)))
 
 
+@SOLVERS
 @pytest.mark.parametrize("seed", [70, 71, 74, 77])
-def test_higher_dimensional_grid_matches_highs_milp(seed):
+def test_higher_dimensional_grid_matches_highs_milp(seed, solver):
     # 4 and 5 features on {0, 1, 2}: planes through many points, recursion
     # two levels deep, and pencils with extra points on their own flat.
     rng = np.random.default_rng(seed)
@@ -137,5 +161,5 @@ def test_higher_dimensional_grid_matches_highs_milp(seed):
     n = 28 if d == 4 else 22
     X = rng.integers(0, 3, size=(n, d)).astype(float)
     y = (X.sum(1) + 3 * rng.standard_normal(n) > np.median(X.sum(1))).astype(int)
-    clf = ICEClassifier(search="exact").fit(X, y)
-    assert clf.n_errors_ == pytest.approx(milp_01_loss(X, y, np.ones(n), box=1e4))
+    clf = ICEClassifier(search="exact", solver=solver).fit(X, y)
+    assert clf.weighted_error_ == pytest.approx(milp_01_loss(X, y, np.ones(n), box=1e4))

@@ -2,11 +2,11 @@
 
 import time
 import warnings
-from math import comb
+from functools import partial
+from math import ceil, comb
 from numbers import Integral
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
@@ -14,38 +14,64 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import PolynomialFeatures
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ...utils import (
+    WorkBudgetError,
     check_count_budget,
     estimate_seconds,
     format_duration,
     warn_user,
 )
 from ...utils._compat import Interval, StrOptions, _fit_context
-from ...utils.validation import check_binary_target, check_nonnegative_sample_weight
+from ...utils.validation import (
+    BINARY_ONLY_MESSAGE,
+    check_binary_target,
+    check_nonnegative_sample_weight,
+)
+from . import _kernel
+from ._cost_model import (
+    available_memory,
+    check_memory,
+    chunk_seconds,
+    format_bytes,
+    linear_program_bytes,
+    linear_program_entries,
+    sweep_seconds,
+)
+from ._milp import milp_bytes, solve_milp
+from ._portfolio import MILP_RANK, Incumbent, race
 from ._search import (
+    SearchCancelled,
+    SearchControl,
     affine_coordinates,
-    combinations_array,
     constant_labels,
     count_examinations,
     exhaustive_chunks,
     exhaustive_chunks_bytes,
     scan_pencils,
 )
+from ._separator import max_margin_separator
 from ._tolerances import MERGE_TOL
 
-# Pencils per parallel task: coarse enough to amortise the task overhead.
+# Pencils per parallel task: coarse enough to amortise the task overhead ...
 _EXAMINATIONS_PER_CHUNK = 2_000_000
-# Rounds of the heuristic search (each at most max_candidates / rounds).
+# ... and predicted to take at most this many CPU seconds, so that a stop
+# (the MILP proved the optimum) and the progress report come promptly.
+_CHUNK_SECONDS = 0.1
+# Rounds of the heuristic search (each at most a quarter of the budget).
 _HEURISTIC_ROUNDS = 4
+# The heuristic's pencil tables may take this share of the available memory.
+_HEURISTIC_MEMORY_SHARE = 0.25
+# The MILP starts with the sweep when the sweep is predicted to take longer
+# than this many seconds, and after it otherwise (small fits never start it).
+_MILP_DELAY = 0.5
 # Largest ratio of the total weight to the least positive weight: the least
 # weight is then about 45 units in the last place of the total (2^52 / 1e14).
 _MAX_WEIGHT_RATIO = 1e14
-# Most bytes of pencil indices an exact search may hold at once.
-_MAX_PENCIL_BYTES = 2 * 2**30
 # Smallest column range of the monomial features that can be inverted.
 _MIN_SPAN = 1e-300
 
@@ -72,6 +98,13 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     paper. The result is exact on real data with ties (many points on one
     hyperplane), without jitter.
 
+    Two exact methods solve the problem side by side (a *portfolio*) and the
+    first proof wins: the combinatorial sweep above, and the big-M
+    mixed-integer program of the same weighted 0-1 loss, solved by HiGHS. The
+    sweep wins where ``D`` is small; HiGHS where ``D`` is close to ``N`` and
+    the sweep's candidates explode. They share their best labellings: each
+    tightens the other's bound.
+
     Parameters
     ----------
     degree : int, default=1
@@ -80,37 +113,55 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         ``PolynomialFeatures(include_bias=False)``), of dimension
         ``G = C(n_features + degree, degree) - 1``.
     search : {"auto", "exact"}, default="auto"
-        ``"exact"`` raises a ``ValueError`` (with the count and a time
-        estimate) when the exhaustive search needs more than
-        ``max_candidates`` examinations. ``"auto"`` is exact within the
-        budget and otherwise warns and runs a heuristic (pencils through the
-        points nearest the current best boundary, improved over a few
-        rounds, starting from logistic regression; the points of a plane
-        through more than D of them all take their heavier label), up to
-        ``max_candidates`` examinations, and sets ``optimal_ = False``.
+        Within the budget, both run the exact search. Beyond it,
+        ``"exact"`` gives HiGHS's MILP the budget's time to prove the
+        optimum and raises a ``ValueError`` (with the sweep's predicted time
+        and memory, and the budget that would admit it) when it does not;
+        ``"auto"`` warns and runs a heuristic for the budget's time (pencils
+        through the points nearest the current best boundary, improved over
+        a few rounds, starting from logistic regression; the points of a
+        plane through more than D of them all take their heavier label),
+        next to the MILP, and sets ``optimal_`` to False unless the MILP
+        proves the optimum.
+    solver : {"portfolio", "sweep", "milp"}, default="portfolio"
+        ``"portfolio"`` races the sweep and HiGHS and returns the first proof
+        (HiGHS starts after half a second, at once when the sweep is
+        predicted to take longer). ``"sweep"`` runs the sweep alone: its
+        model does not depend on ``n_jobs``, the joblib backend or timing.
+        ``"milp"`` runs HiGHS alone, for the budget's time. A proof by HiGHS
+        covers the boundaries of margin at least 1e-6 on features scaled to
+        [-1, 1] (see Notes). With several optimal labellings, the one
+        returned may depend on which method proves first.
     max_candidates : int, default=2_400_000_000
-        Budget of candidate-hyperplane examinations. An exhaustive search over
-        N distinct points spanning D dimensions makes ``D * C(N, D)`` of them
-        (each hyperplane through D points, once per pencil containing it).
-        A refusal estimates its time from the package's cost table
-        (:func:`sklearn_iclr.utils.estimate_seconds`). The
-        separating linear programs, solved before any search with one variable
-        per monomial feature, count against it too, as the examinations that
-        take as long: a fit whose linear programs alone exceed the budget
-        (e.g. ``degree=4`` on 20 features: 10,625 monomials) is refused before
-        any work, in either search mode, and so is an exact search within the
-        budget whose pencil indices would take more than 2 GiB at once.
+        Budget of the search, in candidate-hyperplane examinations of the
+        compiled sweep, each worth the cost table's estimate
+        (:func:`sklearn_iclr.utils.estimate_seconds`; the default is about
+        a minute of a reference core). Before
+        the search, a cost model predicts the sweep's time (it sweeps a
+        seeded sample of the pencils, sub-problems included, and counts the
+        frames, pencils and planes it would compute) and its memory; the
+        exact sweep runs when both fit, the budget and the available memory.
+        The separating linear programs, solved before any search with one
+        variable per monomial feature, count against it too, as the
+        examinations that take as long: a fit whose linear programs alone
+        exceed the budget (e.g. ``degree=4`` on 20 features: 10,625
+        monomials) is refused before any work, in either search mode. Every
+        table above 256 MiB is checked against the memory available to the
+        process before it is allocated.
     n_jobs : int, default=None
         Parallel tasks (chunks of pencils) through joblib, threads by default
         (the compiled sweep releases the GIL). ``None`` means 1 unless in a
         ``joblib.parallel_config`` context, so
         ``parallel_config(backend="dask")`` runs the search on a Dask
-        cluster. The result does not depend on ``n_jobs``; more jobs than
-        chunks of work are not started. BLAS runs on one thread during the
-        fit (its linear algebra is small; idle BLAS threads would spin on
-        the cores the search needs).
+        cluster. With ``solver="sweep"`` the model does not depend on
+        ``n_jobs``; more jobs than chunks of work are not started. HiGHS
+        runs on one more thread. BLAS runs on one thread during the fit (its
+        linear algebra is small; idle BLAS threads would spin on the cores
+        the search needs).
     verbose : int, default=0
-        Print progress (chunks done, examinations, best loss, ETA) when > 0.
+        Print the predicted cost, a one-time compilation of the sweep kernel
+        when it happens, and progress (chunks done, examinations, best loss,
+        ETA) when > 0.
 
     Attributes
     ----------
@@ -123,33 +174,41 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         Its intercept.
     powers_ : ndarray of shape (n_features_out, n_features_in)
         Exponents of the monomial features (the identity for ``degree=1``).
-    n_errors_ : float
-        Weighted training 0-1 loss of the fitted boundary (the number of
-        training errors without sample weights): ``predict`` on the training
-        data makes exactly these errors. Training feature vectors closer
-        than 1e-9 in every coordinate after min-max scaling to [-1, 1]
-        (directly or through a chain of such vectors) count as one location
-        and share one label, so their lighter label's rows are errors even
-        where a boundary squeezed between them would do better; likewise a
-        point met within 1e-9 radians of a candidate hyperplane through D
-        others counts as on it (see Notes). When ``optimal_`` is True,
-        ``n_errors_`` is the optimum of that problem.
+    n_errors_ : int
+        Training samples the fitted boundary misclassifies: ``predict`` on
+        the training data makes exactly these errors.
+    weighted_error_ : float
+        Their total sample weight, the weighted training 0-1 loss (equal to
+        ``n_errors_`` without sample weights). Training feature vectors
+        closer than 1e-9 in every coordinate after min-max scaling to
+        [-1, 1] (directly or through a chain of such vectors) count as one
+        location and share one label, so their lighter label's rows are
+        errors even where a boundary squeezed between them would do better;
+        likewise a point met within 1e-9 radians of a candidate hyperplane
+        through D others counts as on it (see Notes). When ``optimal_`` is
+        True, ``weighted_error_`` is the optimum of that problem.
     optimal_ : bool
-        True when the search was exhaustive and the refitted boundary
-        realises the best labelling it found, so ``n_errors_`` is the
-        optimum. False after the heuristic search, and (with a warning) in
-        the rare case where the refit does not realise the best labelling
-        found: a margin below about 1e-10 of the feature range, or points
-        within ~1e-7 of each other next to planes through others, at the
-        edge of the tolerances; ``n_errors_`` then counts the errors of the
-        boundary returned.
+        True when a method proved the optimum and the refitted boundary
+        realises the best labelling found, so ``weighted_error_`` is the
+        optimum. False after the heuristic search (unless HiGHS proved its
+        result), and (with a warning) in the rare case where the refit does
+        not realise the best labelling found: a margin below about 1e-10 of
+        the feature range, or points within ~1e-7 of each other next to
+        planes through others, at the edge of the tolerances;
+        ``weighted_error_`` then counts the errors of the boundary returned.
     n_candidates_ : int
-        Candidate hyperplanes examined (0 when the data were separable or
-        trivial and no search was needed). The exact search skips, without
-        examining their planes, the pencils that cannot improve on the best
-        boundary found so far, and examines each plane in one pencil only
-        (see the user guide), so this is at most, and often well below, the
-        count the budget is set in.
+        Candidate hyperplanes the sweep examined (0 when the data were
+        separable or trivial and no search was needed). The exact search
+        skips, without examining their planes, the pencils that cannot
+        improve on the best boundary found so far, and examines each plane
+        in one pencil only (see the user guide).
+    portfolio_ : dict
+        What the search did: ``"proved_by"`` (``"sweep"``, ``"milp"``, or
+        None when nothing was proven or no search was needed),
+        ``"sweep_seconds"`` and ``"milp_seconds"`` (wall seconds each method
+        ran, None when it did not start), ``"predicted_seconds"`` (the
+        sweep's predicted reference seconds) and ``"predicted_bytes"``
+        (its pencil tables and the MILP's model).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -178,6 +237,16 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     within 1e-9 radians (plus the angles' rounding bound) of a candidate plane is
     on it, so the search and the refit agree on which points share a label.
 
+    The MILP is ``min sum_i s_i z_i`` subject to ``y_i (w . x_i + b) >=
+    1e-6 - M z_i``, ``z_i`` binary, ``max |w_j| <= 1`` on features scaled to
+    [-1, 1]; its proof holds over boundaries of margin at least 1e-6 there, a
+    labelling realisable only with a smaller margin is not seen by it. Its
+    solutions are checked in float64 before they are shared. HiGHS runs in a
+    thread (it releases the GIL) and is stopped at its next callback when the
+    sweep proves first; the sweep stops before its next chunk of pencils when
+    HiGHS proves first. Without a proof in the budget, ``search="auto"``
+    returns the best labelling either found.
+
     The proof of exactness is in the user guide (:ref:`ice-details`).
 
 
@@ -193,8 +262,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     >>> from sklearn_iclr.linear_model import ICEClassifier
     >>> X, y = load_voicepath(return_X_y=True)
     >>> clf = ICEClassifier().fit(X, y)
-    >>> clf.n_errors_, clf.optimal_
-    (19.0, True)
+    >>> clf.n_errors_, clf.optimal_, clf.portfolio_["proved_by"]
+    (19, True, 'sweep')
     >>> int((clf.predict(X) != y).sum())
     19
     """
@@ -202,6 +271,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "degree": [Interval(Integral, 1, None, closed="left")],
         "search": [StrOptions({"auto", "exact"})],
+        "solver": [StrOptions({"portfolio", "sweep", "milp"})],
         "max_candidates": [Interval(Integral, 1, None, closed="left")],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -212,12 +282,14 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         degree=1,
         *,
         search="auto",
+        solver="portfolio",
         max_candidates=2_400_000_000,
         n_jobs=None,
         verbose=0,
     ):
         self.degree = degree
         self.search = search
+        self.solver = solver
         self.max_candidates = max_candidates
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -250,6 +322,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight):
         X, y = validate_data(self, X, y, dtype=np.float64)
+        _check_two_classes(y)
         self.classes_, y_signed = check_binary_target(y)
         weight = check_nonnegative_sample_weight(sample_weight, X)
         _check_weight_resolution(weight)
@@ -262,27 +335,28 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         # Samples of zero weight play no part, not even in the scaling.
         scaled, low, span = _min_max_scale(features, weight > 0)
         problem = _Problem.from_samples(scaled, y_signed, weight)
-        labels, optimal, n_candidates = self._search(problem)
-        w, b = _max_margin_separator(*problem.member_labels(labels))
+        labels, optimal, n_candidates, self.portfolio_ = self._search(problem)
+        w, b = max_margin_separator(*problem.member_labels(labels))
         # Undo the scaling x_s = 2 (x - low) / span - 1 (constant columns: 0).
         w = np.where(span > 0, w, 0.0)
         self.coef_ = (2.0 * w / _safe(span))[None, :]
         intercept = b - np.sum(w * (2.0 * low / _safe(span) + 1.0))
         decision = features @ self.coef_[0]
         self.intercept_ = np.array([_off_the_boundary(decision, intercept)])
-        predicted = np.where(decision + self.intercept_[0] > 0, 1, -1)
-        self.n_errors_ = float(np.sum(weight[predicted != y_signed]))
+        wrong = np.where(decision + self.intercept_[0] > 0, 1, -1) != y_signed
+        self.n_errors_ = int(np.count_nonzero(wrong))
+        self.weighted_error_ = float(np.sum(weight[wrong]))
         searched = float(problem.cost(problem.expand(labels)))
-        if not np.isclose(self.n_errors_, searched, rtol=1e-12, atol=0.0):
+        if not np.isclose(self.weighted_error_, searched, rtol=1e-12, atol=0.0):
             # Only near-degenerate data at the edge of the tolerances get here.
             warn_user(
-                f"ICEClassifier: the refitted boundary makes {self.n_errors_:g} "
-                f"errors, not the {searched:g} of the best labelling found: that "
-                "labelling has a margin below the linear program's resolution "
-                "(about 1e-10 of the feature range), or some points are too "
-                "close to each other or to a hyperplane through others for the "
-                "search's tolerances. optimal_ is set to False. Rounding the "
-                "features avoids this.",
+                "ICEClassifier: the refitted boundary makes a weighted error of "
+                f"{self.weighted_error_:g}, not the {searched:g} of the best "
+                "labelling found: that labelling has a margin below the linear "
+                "program's resolution (about 1e-10 of the feature range), or some "
+                "points are too close to each other or to a hyperplane through "
+                "others for the search's tolerances. optimal_ is set to False. "
+                "Rounding the features avoids this.",
                 UserWarning,
             )
             optimal = False
@@ -294,9 +368,9 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         """Refuse, before the monomials exist, linear programs too large."""
         n_samples, n_features = shape
         n_out = comb(n_features + self.degree, self.degree) - 1
-        work = {"lp_entry": n_samples * float(n_out) ** 2}
+        work = {"lp_entry": linear_program_entries(n_samples, n_out)}
         check_count_budget(
-            estimate_seconds(work) / estimate_seconds({"hyperplane_examination": 1}),
+            _examinations(estimate_seconds(work)),
             self.max_candidates,
             what=(
                 f"candidate-examination equivalents (the separating linear "
@@ -307,101 +381,214 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             parameter="max_candidates",
             advice="Or lower degree, or select fewer features first.",
         )
+        check_memory(
+            max(8 * n_samples * n_out, linear_program_bytes(n_samples, n_out)),
+            f"The monomial features and separating linear program of {n_samples} "
+            f"samples and {n_out:,} monomials of degree <= {self.degree}",
+            "Lower degree, or select fewer features or samples first.",
+        )
 
     def _search(self, problem):
-        """Return (labels of problem.points, optimal?, candidates examined)."""
+        """Return the labels of ``problem.points``, whether they are proven
+        optimal, the candidates examined and the portfolio's report."""
         points, y, w = problem.points, problem.labels, problem.weights
+        report = _report()
         if len(points) == 0 or np.all(y == y[0]):
-            return y, True, 0
-        if _max_margin_separator(points, y, check_only=True):
-            return y, True, 0
+            return y, True, 0, report
+        if max_margin_separator(points, y, check_only=True):
+            return y, True, 0, report
         Y = affine_coordinates(points)
         m, d = Y.shape
-        bound_labels, bound_plane = _surrogate(Y, y, w)
-        total = count_examinations(m, d)
-        if total <= self.max_candidates:
-            per_chunk = _pencils_per_chunk(m, d)
-            _check_pencil_memory(exhaustive_chunks_bytes(m, d, per_chunk), m, d)
-            chunks = exhaustive_chunks(m, d, per_chunk)
-            found, n_candidates = self._run(Y, y, w, chunks, bound_labels, True, total)
-            return found, True, n_candidates
-        if self.search == "exact":
-            check_count_budget(
-                total,
-                self.max_candidates,
-                what=(
-                    "candidate-hyperplane examinations for search='exact' "
-                    f"({m} distinct points in dimension {d})"
-                ),
-                work={"hyperplane_examination": total},
-                parameter="max_candidates",
-                advice="Or use search='auto' (a heuristic), or fewer samples, "
-                "features or a lower degree.",
+        labels, plane = _surrogate(Y, y, w)
+        incumbent = Incumbent(_cost(labels, y, w), labels)
+        self._announce_compilation()
+        seconds = sweep_seconds(Y, y, w, incumbent.cost)
+        per_chunk = _pencils_per_chunk(m, d, comb(m, d - 1), seconds)
+        available = available_memory()
+        table = self._sweep_bytes(m, d, per_chunk)
+        milp = None
+        if self.solver != "sweep" and milp_bytes(m, d) <= available - table:
+            milp = partial(solve_milp, Y, y, w, incumbent, MILP_RANK)
+        report["predicted_seconds"] = seconds
+        report["predicted_bytes"] = table + (milp_bytes(m, d) if milp else 0)
+        budget = _budget_seconds(self.max_candidates)
+        if self.verbose:
+            print(
+                f"[ICEClassifier] exact sweep of {m} points in dimension {d}: "
+                f"predicted {format_duration(seconds)} and {format_bytes(table)}; "
+                f"budget {format_duration(budget)}",
+                flush=True,
             )
+        if self.solver != "milp" and seconds <= budget and table <= available:
+            total = count_examinations(m, d)
+            chunks = exhaustive_chunks(m, d, per_chunk)
+            sweep = partial(self._run, Y, y, w, chunks, incumbent, True, total)
+            delay = 0.0 if seconds >= _MILP_DELAY else _MILP_DELAY
+            n_candidates, timings = race(sweep, milp, incumbent, milp_delay=delay)
+            return incumbent.labels, True, n_candidates, {**report, **timings}
+        verdict = _sweep_verdict(
+            m, d, seconds, table, available, self.max_candidates, self.solver
+        )
+        if self.solver != "milp" and seconds <= budget:
+            # The budget admits the exact sweep but the memory does not: a
+            # heuristic is not what was asked for.
+            raise ValueError(
+                f"{verdict} Lower max_candidates (search='auto' then runs a "
+                "heuristic), or use fewer samples, features or a lower degree."
+            )
+        if self.solver == "milp" and milp is None:
+            raise ValueError(
+                f"HiGHS's MILP of {m} points in dimension {d} would need "
+                f"{format_bytes(milp_bytes(m, d))} of memory; this process has "
+                f"{format_bytes(available)} available. Use solver='portfolio'."
+            )
+        if self.search == "exact" and self.solver != "milp" and table > available:
+            # Refused before any allocation: no method is tried.
+            raise ValueError(f"search='exact': {verdict} {_SMALLER}")
+        if self.search == "exact" and milp is None:
+            raise WorkBudgetError(
+                f"search='exact': {verdict} {_SMALLER}",
+                work={"hyperplane_examination": _examinations(seconds)},
+                seconds=seconds,
+            )
+        if self.solver == "milp" or self.search == "exact":
+            n_candidates, timings = race(
+                _no_sweep,
+                partial(milp, time_limit=budget),
+                incumbent,
+                sweep_proves=False,
+            )
+            optimal = incumbent.proved_by is not None
+            if not optimal:
+                failure = (
+                    "HiGHS's MILP did not prove the optimum within "
+                    f"max_candidates={self.max_candidates} (about "
+                    f"{format_duration(budget)} of a reference core)"
+                )
+                if self.search == "exact":
+                    raise WorkBudgetError(
+                        f"search='exact': {failure}. {verdict}",
+                        work={"hyperplane_examination": _examinations(seconds)},
+                        seconds=seconds,
+                    )
+                warn_user(
+                    f"ICEClassifier: {failure}; optimal_ is False. {verdict}",
+                    UserWarning,
+                )
+            return incumbent.labels, optimal, n_candidates, {**report, **timings}
         # Warned before the heuristic starts: it may run for its whole budget.
-        heuristic = estimate_seconds({"hyperplane_examination": self.max_candidates})
         warn_user(
-            f"The exact search needs {total:.3g} examinations, more than "
-            f"max_candidates={self.max_candidates}; ICEClassifier runs a "
-            "heuristic instead (at most max_candidates examinations, about "
-            f"{format_duration(heuristic)}), "
-            "so the training 0-1 loss may not be optimal (optimal_ is False). "
-            "Raise max_candidates for an exact fit.",
+            f"ICEClassifier: {verdict} A heuristic runs instead, for up to "
+            f"max_candidates={self.max_candidates} (about "
+            f"{format_duration(budget)} of a reference core), so the training 0-1 "
+            "loss may not be "
+            "optimal: optimal_ is False unless "
+            + (
+                "HiGHS's MILP, still trying next to it, proves it."
+                if milp is not None
+                else "it is proven."
+            ),
             UserWarning,
         )
-        found, n_candidates = self._heuristic(Y, y, w, bound_labels, bound_plane)
-        return found, False, n_candidates
+        heuristic = partial(self._heuristic, Y, y, w, incumbent, plane, budget)
+        n_candidates, timings = race(
+            heuristic,
+            None if milp is None else partial(milp, time_limit=budget),
+            incumbent,
+            sweep_proves=False,
+        )
+        optimal = incumbent.proved_by is not None
+        return incumbent.labels, optimal, n_candidates, {**report, **timings}
 
-    def _run(self, Y, y, w, chunks, bound_labels, exhaustive, total):
-        """Scan chunks of pencils in parallel; the first best candidate wins."""
-        bound = _cost(bound_labels, y, w)
+    def _sweep_bytes(self, m, d, per_chunk):
+        """Peak bytes of the exhaustive sweep's pencil tables: the chunks
+        in flight (two per job) and the enumeration's own table."""
+        n_jobs = 1 if self.n_jobs is None else max(abs(self.n_jobs), 1)
+        in_flight = 2 * min(n_jobs, m) * per_chunk * max(d - 1, 1) * 8
+        return exhaustive_chunks_bytes(m, d, per_chunk) + in_flight
+
+    def _announce_compilation(self):
+        if self.verbose and _kernel_compiles():
+            print(
+                "[ICEClassifier] compiling the sweep kernel with numba: a "
+                "one-time cost of about 15 s; later processes load it from "
+                "numba's on-disk cache",
+                flush=True,
+            )
+
+    def _run(self, Y, y, w, chunks, incumbent, exhaustive, total, rank=0):
+        """Scan chunks of pencils in parallel; each starts below the
+        incumbent and offers its best to it. Returns ``(candidates examined,
+        whether every chunk was scanned)``: the scan stops early once the
+        incumbent's ``stop`` is set."""
         n_jobs = self.n_jobs
         if n_jobs is not None and n_jobs > 0:
             # No more workers than tasks (an exhaustive scan makes at most one
             # chunk per point): a huge n_jobs would overflow inside joblib.
             n_tasks = len(chunks) if hasattr(chunks, "__len__") else len(Y)
             n_jobs = min(n_jobs, max(n_tasks, 1))
+        dispatched = {"all": False}
+
+        def tasks():
+            # Each chunk reads the incumbent's bound when it is dispatched.
+            for k, pencils in enumerate(chunks):
+                if incumbent.stop.is_set():
+                    return
+                bound = incumbent.bound_for(rank + k)
+                yield delayed(_scan_chunk)(
+                    Y, y, w, pencils, bound, exhaustive, incumbent.stop
+                )
+            dispatched["all"] = True
+
         # The compiled sweep releases the GIL: threads share its compiled
         # code and the points (a joblib backend set by the user still rules).
         results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-            delayed(_scan_chunk)(Y, y, w, pencils, bound, exhaustive)
-            for pencils in chunks
+            tasks()
         )
-        best_cost, best_labels, n_candidates = bound, bound_labels, 0
-        start = time.perf_counter()
-        for k, (cost, labels, n_examined) in enumerate(results, 1):
-            n_candidates += n_examined
-            if labels is not None and cost < best_cost:
-                best_cost, best_labels = cost, labels
-            if self.verbose:
-                self._progress(k, n_candidates, total, best_cost, start)
-        return best_labels, n_candidates
+        n_candidates, start = 0, time.perf_counter()
+        try:
+            for k, (cost, labels, n_examined) in enumerate(results):
+                n_candidates += n_examined
+                if labels is not None:
+                    incumbent.offer(cost, labels, rank + k)
+                if self.verbose:
+                    self._progress(k + 1, n_candidates, total, incumbent.cost, start)
+        except SearchCancelled:
+            return n_candidates, False
+        return n_candidates, dispatched["all"]
 
-    def _heuristic(self, Y, y, w, labels, plane):
-        """Pencils through the points nearest the best boundary, in rounds."""
+    def _heuristic(self, Y, y, w, incumbent, plane, budget):
+        """Pencils through the points nearest the best boundary, in rounds,
+        each predicted to take at most a quarter of the budget's seconds."""
         m, d = Y.shape
-        budget = self.max_candidates // _HEURISTIC_ROUNDS
-        pool = d - 1
-        while pool < m and comb(pool + 1, d - 1) * m <= budget:
-            pool += 1
-        n_candidates, cost = 0, _cost(labels, y, w)
-        if comb(pool, d - 1) * m > budget:  # not even one pencil fits
-            return labels, n_candidates
-        for _ in range(_HEURISTIC_ROUNDS):
+        pool, per_chunk = _heuristic_pool(
+            m,
+            d,
+            budget / _HEURISTIC_ROUNDS,
+            self.max_candidates // _HEURISTIC_ROUNDS,
+            _HEURISTIC_MEMORY_SHARE * available_memory(),
+        )
+        n_candidates = 0
+        if pool is None:  # not even one pencil fits
+            return n_candidates, True
+        cost = incumbent.cost
+        total = comb(pool, d - 1) * m
+        for round_ in range(_HEURISTIC_ROUNDS):
             distance = np.abs(np.column_stack([Y, np.ones(m)]) @ plane)
             nearest = np.sort(np.argsort(distance, kind="stable")[:pool])
-            pencils = nearest[combinations_array(pool, d - 1)]
-            chunks = np.array_split(
-                pencils, -(-len(pencils) // _pencils_per_chunk(m, d))
+            chunks = (nearest[c] for c in exhaustive_chunks(pool, d, per_chunk))
+            # Later rounds rank after earlier ones: ties keep the older cell.
+            rank = round_ * 2**32
+            examined, finished = self._run(
+                Y, y, w, chunks, incumbent, False, total, rank
             )
-            found, examined = self._run(Y, y, w, chunks, labels, False, budget)
             n_candidates += examined
-            found_cost = _cost(found, y, w)
-            if found_cost >= cost:
-                break
-            labels, cost = found, found_cost
-            plane = np.append(*_max_margin_separator(Y, labels))
-        return labels, n_candidates
+            found_cost, labels = incumbent.best()
+            if not finished or found_cost >= cost:
+                return n_candidates, finished
+            cost = found_cost
+            plane = np.append(*max_margin_separator(Y, labels))
+        return n_candidates, True
 
     def _progress(self, k, done, total, best, start):
         elapsed = time.perf_counter() - start
@@ -521,16 +708,72 @@ def _merge_nearby(points, tolerance):
     return rank[component]
 
 
-def _scan_chunk(Y, y, w, pencils, bound, exhaustive):
-    """One parallel task: the best candidate of a chunk of pencils."""
+def _scan_chunk(Y, y, w, pencils, bound, exhaustive, stop):
+    """One parallel task: the best candidate of a chunk of pencils (none
+    when the search was stopped before the task started)."""
+    if stop.is_set():
+        return np.inf, None, 0
     cost, _, labels, n_examined = scan_pencils(
-        Y, y, w, pencils, bound, exhaustive=exhaustive
+        Y, y, w, pencils, bound, exhaustive=exhaustive, control=SearchControl(stop)
     )
     return cost, labels, n_examined
 
 
-def _pencils_per_chunk(m, d):
-    return max(1, _EXAMINATIONS_PER_CHUNK // max(m - d + 1, 1))
+def _no_sweep():
+    """The portfolio without its sweep (the MILP alone)."""
+    return 0, True
+
+
+def _report():
+    """The portfolio's report before any search (see ``portfolio_``)."""
+    return {
+        "proved_by": None,
+        "sweep_seconds": None,
+        "milp_seconds": None,
+        "predicted_seconds": 0.0,
+        "predicted_bytes": 0,
+    }
+
+
+def _pencils_per_chunk(m, d, n_pencils, seconds):
+    """Pencils per task: about ``_EXAMINATIONS_PER_CHUNK`` examinations, and
+    at most ``_CHUNK_SECONDS`` of a search of ``n_pencils`` predicted to take
+    ``seconds``."""
+    by_count = _EXAMINATIONS_PER_CHUNK // max(m - d + 1, 1)
+    by_time = n_pencils * _CHUNK_SECONDS / max(seconds, 1e-9)
+    return int(max(1, min(by_count, by_time)))
+
+
+def _round_seconds(m, d, pool):
+    """Predicted seconds of a heuristic round over every (d - 1)-subset of
+    ``pool`` points (no pencil skipped, every plane examined)."""
+    n_pencils = comb(pool, d - 1)
+    n_prefixes = comb(pool - 1, d - 2) if d >= 3 else 1
+    return chunk_seconds(m, d, n_pencils, n_prefixes, 0, n_pencils * m)
+
+
+def _heuristic_pool(m, d, seconds, examinations, memory):
+    """The largest pool of nearest points whose (d - 1)-subsets one heuristic
+    round can sweep within ``seconds`` (predicted), ``examinations`` and
+    ``memory`` (its pencil tables, held twice: indices into the pool and into
+    the points), and its pencils per task; ``(None, None)`` when not even
+    d - 1 points fit."""
+    by_count = _pencils_per_chunk(m, d, 1, 0.0)
+
+    def fits(pool):
+        return (
+            comb(pool, d - 1) * m <= examinations
+            and _round_seconds(m, d, pool) <= seconds
+            and 2 * exhaustive_chunks_bytes(pool, d, by_count) <= memory
+        )
+
+    pool = d - 1
+    if not fits(pool):
+        return None, None
+    while pool < m and fits(pool + 1):
+        pool += 1
+    per_chunk = _pencils_per_chunk(m, d, comb(pool, d - 1), _round_seconds(m, d, pool))
+    return pool, per_chunk
 
 
 def _monomials(X, powers):
@@ -559,15 +802,58 @@ def _min_max_scale(F, rows):
     return np.where(span > 0, 2.0 * (F - low) / _safe(span) - 1.0, 0.0), low, span
 
 
-def _check_pencil_memory(n_bytes, m, d):
-    """Refuse an exact search whose pencil index tables would not fit."""
-    if n_bytes > _MAX_PENCIL_BYTES:
+_SMALLER = (
+    "Use search='auto' (a heuristic), or fewer samples, features or a lower degree."
+)
+
+
+def _sweep_verdict(m, d, seconds, table, available, max_candidates, solver):
+    """Why the exact sweep does not run, and what would make it run: the
+    smallest budget, with its time and memory, or the plain fact that it
+    cannot run on this machine."""
+    size = (
+        f"The exact sweep over {m} distinct points in dimension {d} is predicted "
+        f"to take {format_duration(seconds)} of a reference core"
+    )
+    if table > available:
+        return (
+            f"{size}, and is out of reach on this machine: its pencil tables "
+            f"alone need {format_bytes(table)}, more than the "
+            f"{format_bytes(available)} available."
+        )
+    smallest = (
+        f"max_candidates={ceil(_examinations(seconds)):.3g} "
+        f"runs it ({format_bytes(table)} of pencil tables)"
+    )
+    if solver == "milp":
+        return f"{size}: solver='portfolio' with {smallest}."
+    return f"{size}, more than max_candidates={max_candidates:.3g} allows; {smallest}."
+
+
+def _kernel_compiles():
+    """Whether the next sweep compiles the kernel: it is neither loaded in
+    this process nor in numba's on-disk cache for this machine (numba's
+    cache index, read through its private API; None when unreadable)."""
+    if _kernel.scan.signatures:
+        return False
+    try:
+        index = _kernel.scan._cache._cache_file._load_index()
+        magic = _kernel.scan.targetctx.codegen().magic_tuple()
+        return not any(key[1] == magic for key in index)
+    except Exception:  # another numba version: say nothing
+        return None
+
+
+def _check_two_classes(y):
+    """Refuse multiclass targets, naming the way to a multiclass model."""
+    check_classification_targets(y)
+    n_classes = len(np.unique(y))
+    if n_classes > 2:
         raise ValueError(
-            f"The exact search over {m} distinct points in dimension {d} would "
-            f"hold {n_bytes / 2**30:.3g} GiB of pencil indices at once (all "
-            f"pencils through one point), more than {_MAX_PENCIL_BYTES / 2**30:g} "
-            "GiB. Lower max_candidates (search='auto' then runs a heuristic), "
-            "or use fewer samples, features or a lower degree."
+            f"{BINARY_ONLY_MESSAGE} y has {n_classes} classes; ICEClassifier "
+            "fits one exact boundary between two. For a multiclass model wrap it "
+            "in sklearn.multiclass.OneVsRestClassifier(ICEClassifier()), one "
+            "exact fit per class against the rest."
         )
 
 
@@ -634,69 +920,6 @@ def _surrogate(Y, y, w):
     return labels.astype(np.int8), plane
 
 
-def _max_margin_separator(X, labels, check_only=False):
-    """Maximum-margin (``max |w_j| <= 1``) separator of a strict labelling.
-
-    Solves ``min u`` subject to ``labels_i (w . x_i + b) >= 1`` and
-    ``-u <= w_j <= u`` with HiGHS, and returns ``(w / u, b / u)``, whose
-    margin ``1 / u`` is the largest under ``max |w_j| <= 1``. Asking for
-    margin 1 rather than maximising a small margin keeps HiGHS's feasibility
-    tolerance (1e-7) from flipping a sign when the margin is tiny. When
-    HiGHS finds the labelling not strictly separable, returns the least-hinge
-    separator instead (the caller checks the signs); with ``check_only``,
-    returns whether the solution HiGHS finds meets every margin.
-    """
-    n, p = X.shape
-    s = labels.astype(np.float64)
-    if n == 0 or np.all(s == s[0]):
-        return True if check_only else (np.zeros(p), float(s[0]) if n else 1.0)
-    # variables (w, b, u); rows: -s_i (w . x_i + b) <= -1, w_j - u <= 0,
-    # -w_j - u <= 0
-    A = np.vstack(
-        [
-            np.column_stack([-s[:, None] * X, -s, np.zeros(n)]),
-            np.column_stack([np.eye(p), np.zeros(p), -np.ones(p)]),
-            np.column_stack([-np.eye(p), np.zeros(p), -np.ones(p)]),
-        ]
-    )
-    result = linprog(
-        np.r_[np.zeros(p + 1), 1.0],
-        A_ub=A,
-        b_ub=np.r_[-np.ones(n), np.zeros(2 * p)],
-        bounds=[(None, None)] * (p + 1) + [(0, None)],
-        method="highs",
-    )
-    # HiGHS may call a nearly separable labelling feasible within its
-    # tolerances; only a solution that meets every margin is accepted.
-    separable = result.status == 0 and np.all(
-        s * (X @ result.x[:p] + result.x[p]) > 0.5
-    )
-    if check_only:
-        return separable
-    if not separable:
-        return _least_hinge_separator(X, s)
-    u = result.x[-1]
-    return result.x[:p] / u, float(result.x[p] / u)
-
-
-def _least_hinge_separator(X, s):
-    """``min sum_i xi_i`` subject to ``s_i (w . x_i + b) >= 1 - xi_i``,
-    ``xi >= 0``: the fallback when HiGHS finds no strict separator of the
-    labelling, which happens only when its margin is below ~1e-10."""
-    n, p = X.shape
-    result = linprog(
-        np.r_[np.zeros(p + 1), np.ones(n)],
-        A_ub=np.column_stack([-s[:, None] * X, -s, -np.eye(n)]),
-        b_ub=-np.ones(n),
-        bounds=[(None, None)] * (p + 1) + [(0, None)] * n,
-        method="highs",
-    )
-    if result.status != 0:
-        return np.zeros(p), 1.0
-    scale = max(np.abs(result.x[:p]).max(), np.finfo(float).tiny)
-    return result.x[:p] / scale, float(result.x[p] / scale)
-
-
 def _off_the_boundary(decision, intercept):
     """An intercept that leaves no training point on the boundary.
 
@@ -709,3 +932,14 @@ def _off_the_boundary(decision, intercept):
         return intercept
     nonzero = np.abs(values[values != 0])
     return intercept + (nonzero.min() / 2 if nonzero.size else 1.0)
+
+
+def _examinations(seconds):
+    """Candidate-examination equivalents (the unit of ``max_candidates``) of
+    so many reference seconds, by the cost table."""
+    return seconds / estimate_seconds({"hyperplane_examination": 1})
+
+
+def _budget_seconds(max_candidates):
+    """Reference seconds of a budget of ``max_candidates`` examinations."""
+    return estimate_seconds({"hyperplane_examination": max_candidates})

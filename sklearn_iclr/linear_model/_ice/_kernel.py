@@ -1,7 +1,8 @@
 """The compiled pencil sweep of :class:`ICEClassifier` (numba).
 
 One pencil at a time: an orthonormal basis of the 2-dimensional null space of
-its d - 1 homogeneous points (modified Gram-Schmidt), the pseudo-angle at
+its d - 1 homogeneous points (a Householder QR of the first d - 2, shared by
+the pencils of that prefix, then a rotation about the last), the pseudo-angle at
 which the rotating plane meets every other point, a sort, the grouping of
 points met at the same angle (within ``ANGLE_TOL`` plus a bound on the
 rounding error of both angles), and the weighted off-plane errors of every
@@ -119,81 +120,80 @@ def _project_out(basis, count, target, row, width):
 
 
 @njit(cache=True, nogil=True)
-def _gram_schmidt_pass(units, n_units, basis, slot, width):
-    """One Gram-Schmidt pass of ``basis[slot]`` against the units and the
-    earlier slots; return its squared norm."""
-    _project_out(units, n_units, basis, slot, width)
-    _project_out(basis, slot, basis, slot, width)
-    norm = 0.0
-    for c in range(width):
-        norm += basis[slot, c] * basis[slot, c]
-    return norm
+def _reflect(v, start, x, width):
+    """Apply the Householder reflection I - 2 v v^T (``v`` a unit vector,
+    zero before ``start``) to ``x`` in place."""
+    dot = 0.0
+    for c in range(start, width):
+        dot += v[c] * x[c]
+    for c in range(start, width):
+        x[c] -= 2.0 * dot * v[c]
 
 
 @njit(cache=True, nogil=True)
-def _prefix(Z, ZT, pencil, d, units, frame, projected, projector):
+def _prefix(Z, ZT, pencil, d, units, frame, projected, columns):
     """Project the points onto the null space of the pencil's first d - 2
-    points: an orthonormal ``frame`` of 3 vectors (modified Gram-Schmidt of
-    those points, then a greedy completion by the columns of the projector
-    onto their complement; ``projector`` is a (d + 1, d + 1) work array), and
+    points: an orthonormal ``frame`` of 3 vectors, the last columns of Q in
+    the Householder QR of those points (``columns``, a (d + 1, d + 1) work
+    array, holds them, one per row, and ``units`` the reflectors), and
     ``projected`` (3, m), the coordinates of every point in it. Returns
-    (largest norm, least Gram-Schmidt residual) of the prefix's points."""
+    (largest norm, least |R_kk|) of the prefix's points: |R_kk| is the
+    residual of point k against the earlier ones."""
     width = d + 1
+    n = d - 2
     largest, least = 0.0, np.inf
-    for k in range(d - 2):
+    for k in range(n):
         row = Z[pencil[k]]
         norm = 0.0
         for c in range(width):
-            units[k, c] = row[c]
+            columns[k, c] = row[c]
             norm += row[c] * row[c]
         largest = max(largest, np.sqrt(norm))
-        for _ in range(2):  # twice is enough (Kahan-Parlett)
-            _project_out(units, k, units, k, width)
-        residual = 0.0
-        for c in range(width):
-            residual += units[k, c] * units[k, c]
-        residual = np.sqrt(residual)
+    for k in range(n):
+        v, column = units[k], columns[k]
+        norm = 0.0
+        for c in range(k, width):
+            norm += column[c] * column[c]
+        residual = np.sqrt(norm)
         least = min(least, residual)
-        if residual > 0.0:
-            for c in range(width):
-                units[k, c] /= residual
-    # Complete with the standard vectors of largest residual, greedily. The
-    # residual of e_c against the units and the slots chosen so far is
-    # column c of the projector onto their complement, its squared norm the
-    # diagonal entry: one projector, deflated by each chosen slot.
-    n_units = d - 2
-    for r in range(width):
+        # v: column k below row k, less -sign * its norm in row k, normalised
+        # (zero, the identity, for a dependent point).
         for c in range(width):
-            entry = 1.0 if r == c else 0.0
-            for k in range(n_units):
-                entry -= units[k, r] * units[k, c]
-            projector[r, c] = entry
-    chosen = 0
+            v[c] = column[c] if c >= k else 0.0
+        v[k] += residual if column[k] >= 0.0 else -residual
+        norm = 0.0
+        for c in range(k, width):
+            norm += v[c] * v[c]
+        if norm > 0.0:
+            scale = 1.0 / np.sqrt(norm)
+            for c in range(k, width):
+                v[c] *= scale
+        for later in range(k + 1, n):
+            _reflect(v, k, columns[later], width)
+    # Q e_c for the last 3 columns c: the reflections in reverse order.
     for slot in range(3):
-        best_norm, best_e = -1.0, 0
-        for e in range(width):
-            if not chosen >> e & 1 and projector[e, e] > best_norm:
-                best_norm, best_e = projector[e, e], e
-        chosen |= 1 << best_e
+        f = frame[slot]
         for c in range(width):
-            frame[slot, c] = projector[c, best_e]
-        # Once more against the units and the earlier slots (Kahan-Parlett).
-        norm = np.sqrt(_gram_schmidt_pass(units, n_units, frame, slot, width))
-        for c in range(width):
-            frame[slot, c] /= norm
-        for r in range(width):
-            for c in range(width):
-                projector[r, c] -= frame[slot, r] * frame[slot, c]
-    m = ZT.shape[1]
-    for slot in range(3):
-        out = projected[slot]
-        for i in range(m):
-            out[i] = 0.0
-        for c in range(width):
-            f = frame[slot, c]
-            column = ZT[c]
-            for i in range(m):
-                out[i] += column[i] * f
+            f[c] = 0.0
+        f[n + slot] = 1.0
+        for k in range(n - 1, -1, -1):
+            _reflect(units[k], k, f, width)
+    # projected = frame @ Z.T, by coordinate (the compiler vectorises over
+    # the points).
+    p0, p1, p2 = projected[0], projected[1], projected[2]
+    for c in range(width):
+        column = ZT[c]
+        f0, f1, f2 = frame[0, c], frame[1, c], frame[2, c]
+        if c == 0:
+            for i in range(column.shape[0]):
+                p0[i] = column[i] * f0
+                p1[i] = column[i] * f1
+                p2[i] = column[i] * f2
+        else:
+            for i in range(column.shape[0]):
+                p0[i] += column[i] * f0
+                p1[i] += column[i] * f1
+                p2[i] += column[i] * f2
     return largest, least
 
 
@@ -279,6 +279,27 @@ def _norms(projected, norms):
     px, py, pz = projected[0], projected[1], projected[2]
     for i in range(norms.shape[0]):
         norms[i] = np.sqrt(px[i] * px[i] + py[i] * py[i] + pz[i] * pz[i])
+
+
+@njit(cache=True, nogil=True)
+def _prefix_owns(Z, norms, pencil, d, flat, units):
+    """Whether the greedy owner (``_owns``) of the flat of a pencil of this
+    prefix can start with the prefix's own d - 2 points. The points within
+    ``FLAT_TOL / 2`` of the prefix's flat lie on the flat of every pencil of
+    the prefix (``_pseudo_angles`` measures the distance from the pencil's
+    axis in the 1-norm, at most sqrt(2) times this); when the greedy choice
+    among those up to the prefix's largest (``flat``, a work array) takes
+    another point, it takes it from every such flat, whatever else lies on
+    it (the choices before that point are the same), and no pencil of the
+    prefix owns any of its planes."""
+    top = pencil[d - 3]
+    n_flat = np.int64(0)  # not a literal (module docstring)
+    for j in range(top + 1):
+        flat[n_flat] = j
+        n_flat += norms[j] <= 0.5 * FLAT_TOL
+    if n_flat <= d - 2:  # the prefix's own points only
+        return True
+    return _owns(Z, flat, n_flat, pencil, d - 1, units)
 
 
 @njit(cache=True, nogil=True)
@@ -465,31 +486,42 @@ def _pencil_bound(
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _pseudo_angles(px, py, pz, e1, e2, rounding, angle, slack, direction):
+def _pseudo_angles(px, py, pz, e1, e2, angle, norm, direction):
     """For every point, the pseudo-angle in [0, 2) at which the plane rotating
-    about the pencil's axis meets it (+inf on the pencil's flat), the bound on
-    its rounding error and the orientation (+-1) of its side before that: in
-    the frame (e1, e2) of the axis, (alpha, beta) folded to beta >= 0, the
-    angle 1 - alpha / (|alpha| + |beta|). Branch-free (vectorised)."""
+    about the pencil's axis meets it (+inf on the pencil's flat), its 1-norm
+    in the frame (e1, e2) of the axis (the rounding bound of the angle is
+    inversely proportional to it, see ``_slacks``) and the orientation (+-1)
+    of its side before the plane meets it: (alpha, beta) folded to beta >= 0,
+    the angle 1 - alpha / (|alpha| + |beta|). Branch-free (vectorised)."""
     for i in range(px.shape[0]):
         alpha = px[i] * e1[0] + py[i] * e1[1] + pz[i] * e1[2]
         beta = px[i] * e2[0] + py[i] * e2[1] + pz[i] * e2[2]
         back = (beta < 0.0) | ((beta == 0.0) & (alpha < 0.0))
         fold = -1.0 if back else 1.0
         alpha *= fold
-        norm = abs(alpha) + abs(beta)
-        flat = norm <= FLAT_TOL
+        r = abs(alpha) + abs(beta)
         direction[i] = fold
-        angle[i] = np.inf if flat else 1.0 - alpha / norm
-        slack[i] = rounding if flat else rounding / norm
+        norm[i] = r
+        angle[i] = np.inf if r <= FLAT_TOL else 1.0 - alpha / r
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _slacks(work, m, rounding):
+    """The rounding bound of every angle of ``_pseudo_angles`` into
+    ``work[1]`` (``rounding`` on the pencil's flat), for the sweeps that
+    compare angles one by one."""
+    angle, norm, slack = work[0], work[7], work[1]
+    for i in range(m):
+        slack[i] = rounding if angle[i] == np.inf else rounding / norm[i]
 
 
 @njit(cache=True, nogil=True)
 def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
-    """The pseudo-angle, its rounding bound and the fold of every point about
-    one pencil's axis, into ``work[0]``, ``work[1]`` and ``work[5]``.
+    """The pseudo-angle, its norm and the fold of every point about one
+    pencil's axis, into ``work[0]``, ``work[7]`` and ``work[5]``.
 
-    Returns ``(n_swept, largest slack of a swept point)``; ``n_swept`` is -1
+    Returns ``(n_swept, largest rounding bound of a swept angle, the
+    pencil's rounding)`` (``_slacks`` writes the bounds); ``n_swept`` is -1
     when the pencil's points are affinely dependent, and, with ``foreign``
     (a work array of m integers), -2 when the pencil's flat holds more points
     than its own d - 1 and the pencil does not own them (``_owns``): every
@@ -516,25 +548,28 @@ def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
         residual = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
         least = min(prefix[1], residual)
         if not least > RANK_TOL * largest:
-            return -1, 0.0
+            return -1, 0.0, 0.0
         condition = largest / least
         # e1: the standard axis least aligned with u, minus its u component.
         e1, e2 = _axis_frame(u0 / residual, u1 / residual, u2 / residual)
-    angle, slack, direction = work[0, :m], work[1, :m], work[5, :m]
+    angle, norm, direction = work[0, :m], work[7, :m], work[5, :m]
     rounding = ROUNDING * width * condition
     if d == 1:
         # The points (x, 1) themselves: (alpha, beta) = (x, 1); the third
         # coordinate is multiplied by the zeros of e1 and e2.
-        _pseudo_angles(ZT[0], ZT[1], ZT[1], e1, e2, rounding, angle, slack, direction)
+        _pseudo_angles(ZT[0], ZT[1], ZT[1], e1, e2, angle, norm, direction)
     else:
         px, py, pz = projected[0], projected[1], projected[2]
-        _pseudo_angles(px, py, pz, e1, e2, rounding, angle, slack, direction)
+        _pseudo_angles(px, py, pz, e1, e2, angle, norm, direction)
     n_swept = 0
-    widest_slack = 0.0
+    least_norm = np.inf
     for i in range(m):
         swept = angle[i] != np.inf
         n_swept += swept
-        widest_slack = max(widest_slack, slack[i] if swept else 0.0)
+        least_norm = min(least_norm, norm[i] if swept else np.inf)
+    # The largest bound, rounding / norm, of the least norm (division is
+    # monotone, so this is the largest of the bounds ``_slacks`` writes).
+    widest_slack = rounding / least_norm if n_swept > 0 else 0.0
     if foreign.shape[0] > 0 and m - n_swept > d - 1:
         n_flat = np.int64(0)  # not a literal (module docstring)
         for i in range(m):
@@ -543,8 +578,8 @@ def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
                 n_flat += 1
         flat = foreign[:n_flat]  # ascending, as ``_owns`` needs
         if not _owns(Z, flat, n_flat, pencil, d, units):
-            return -2, 0.0
-    return n_swept, widest_slack
+            return -2, 0.0, 0.0
+    return n_swept, widest_slack, rounding
 
 
 @njit(cache=True, nogil=True)
@@ -553,16 +588,20 @@ def _sweep(
 ):
     """Sweep one pencil into the work arrays: ``_angles``, then ``_order``.
     Returns ``n_swept`` (negative: see ``_angles``)."""
-    n_swept, _ = _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units)
+    n_swept, _, rounding = _angles(
+        Z, ZT, pencil, d, work, prefix, projected, foreign, units
+    )
     if n_swept < 0:
         return n_swept
+    _slacks(work, Z.shape[0], rounding)
     _order(signed_weight, n_swept, work, iwork)
     return n_swept
 
 
 @njit(cache=True, nogil=True)
 def _order(signed_weight, n_swept, work, iwork):
-    """Sort the angles of ``_angles`` and group and prefix-sum them.
+    """Sort the angles of ``_angles`` and group and prefix-sum them (their
+    rounding bounds, ``work[1]``, written by ``_slacks``).
 
     Afterwards, for positions ``j`` along the sweep: ``iwork[1, j]`` the
     point met (points on the pencil's flat last), ``work[2, j]`` its side
@@ -702,7 +741,11 @@ def _dense_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     within ``reach`` of its angle, which covers every pair in a group of
     eligible points; with one, it is not its group's least point and writes
     nothing. A group is written from its least point, when that point is
-    eligible (then all are), as ``_sweep_owned`` writes it.
+    eligible (then all are), as ``_sweep_owned`` writes it. All eligible
+    points are checked first and the least points compacted without a
+    branch, then only their planes are costed: a branch per eligible point on
+    whether it is a least point mispredicts often (Caesarian's kernel took
+    1.10x the time with it).
 
     Returns -1 (``scan`` then calls ``_sweep_owned``) with more eligible
     points, with a point between ``tight`` and ``reach`` of an eligible
@@ -729,27 +772,39 @@ def _dense_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     total = _dense_weights(angle, direction, signed_weight, off_c, off_w, weight)
     n_flat = m - n_swept
     lower_out, size_out, least_out = owork[8], oiwork[1], oiwork[2]
-    n_out = 0
+    # First the eligible points with no point of lower index within reach
+    # (each its group's least point), compacted without a branch; a point
+    # between tight and reach of one declines the pencil.
+    leaders = oiwork[3]
+    n_leaders, n_loose = np.int64(0), 0
     for t in range(k):
         point = eligible[t]
-        theta = angle[point]
-        # A point of lower index within reach: not the group's least point
-        # (or too near to tell whether the sweep joins them).
-        n_reach, n_tight = _near_below(angle, theta, reach, tight, point)
-        if n_reach != n_tight:
-            return -1
-        if n_reach > 0:
-            continue
-        plus, n_near = _plane_cost(angle, off_c, off_w, theta, reach)
-        near_weight = weight[point]
-        if n_near > 1:  # a tied group
-            near_weight = _near_weight(angle, weight, theta, reach)
-        minus = total - near_weight - plus
-        lower_out[n_out] = plus if plus < minus else minus
-        size_out[n_out] = n_near + n_flat
-        least_out[n_out] = point
-        n_out += 1
-    return n_out
+        n_reach, n_tight = _near_below(angle, angle[point], reach, tight, point)
+        n_loose += n_reach != n_tight
+        leaders[n_leaders] = point
+        n_leaders += n_reach == 0
+    if n_loose > 0:
+        return -1
+    # The planes' costs in one orientation and sizes; the weight on the
+    # plane of the groups of more than one point (compacted, as above).
+    plus_out, tied = owork[0], oiwork[4]
+    n_tied = np.int64(0)  # not a literal (module docstring)
+    for t in range(n_leaders):
+        point = leaders[t]
+        plus, n_near = _plane_cost(angle, off_c, off_w, angle[point], reach)
+        plus_out[t] = plus
+        lower_out[t] = weight[point]
+        size_out[t] = n_near + n_flat
+        least_out[t] = point
+        tied[n_tied] = t
+        n_tied += n_near > 1
+    for u in range(n_tied):
+        t = tied[u]
+        lower_out[t] = _near_weight(angle, weight, angle[least_out[t]], reach)
+    for t in range(n_leaders):
+        minus = total - lower_out[t] - plus_out[t]
+        lower_out[t] = min(plus_out[t], minus)
+    return n_leaders
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -801,7 +856,8 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     those of ``_order``. That holds when ``_order``'s start, the widest gap,
     is a break between groups, which is certain when ``2 / n_swept`` exceeds
     twice the largest rounding bound plus ``2 * ANGLE_TOL``; otherwise -1 is
-    returned (``scan`` then sweeps the pencil in full).
+    returned (``scan`` then sweeps the pencil in full). The rounding bounds,
+    ``work[1]``, are ``_slacks``'.
 
     Returns the number of groups written: ``owork[8, g]`` the off-plane cost
     of group ``g`` in the cheaper orientation, ``oiwork[1, g]`` its number of
@@ -1013,20 +1069,21 @@ class Workspace(NamedTuple):
 
     #: (d + 1, m): the homogeneous points by coordinate.
     ZT: np.ndarray
-    #: (max(d - 1, 1), d + 1): Gram-Schmidt units (``_prefix``, ``_owns``).
+    #: (max(d - 1, 1), d + 1): Householder reflectors (``_prefix``) and
+    #: Gram-Schmidt units (``_owns``).
     units: np.ndarray
     #: (3, d + 1): the prefix frame, an orthonormal basis of the null space
-    #: of the pencil's first d - 2 points, and (d + 1, d + 1) the projector
-    #: that completes it (``_prefix``).
+    #: of the pencil's first d - 2 points, and (d + 1, d + 1) the work array
+    #: of its Householder QR (``_prefix``).
     frame: np.ndarray
-    projector: np.ndarray
+    columns: np.ndarray
     #: (3, m): every point in the prefix frame, and (2,) the largest norm and
     #: least Gram-Schmidt residual of the prefix's points (``_prefix``).
     projected: np.ndarray
     prefix: np.ndarray
     #: (m,): every point's distance from the prefix's flat (``_norms``).
     norms: np.ndarray
-    #: (7, m + 1) and (4, m + 1) int: the rows of ``_angles`` and ``_order``.
+    #: (8, m + 1) and (4, m + 1) int: the rows of ``_angles`` and ``_order``.
     sweep: np.ndarray
     sweep_index: np.ndarray
     #: (15, 2m + 2) and (10, 8m + 32) int: the rows of ``_dense_owned`` and
@@ -1058,7 +1115,7 @@ def workspace(Z, d, owned, bounded):
         np.empty((3, m)),
         np.empty(2),
         np.empty(m),
-        np.empty((7, m + 1)),
+        np.empty((8, m + 1)),
         np.empty((4, m + 1), dtype=np.int64),
         np.empty((15, 2 * m_owned + 2)),
         np.empty((10, 8 * m_owned + 32), dtype=np.int64),
@@ -1163,7 +1220,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
         ZT,
         units,
         frame,
-        projector,
+        columns,
         projected,
         prefix,
         norms,
@@ -1189,32 +1246,37 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
     # With pruning, pencils that own none of their planes are not sorted.
     foreign = np.empty(m if prune & _FOREIGN and check_owner else 0, dtype=np.int64)
     bounded = bounding  # the bound is on in this window of prefixes
+    foreign_prefix = False  # no pencil of the prefix owns a plane
     window_prefixes, window_pruned, resting = 0, 0, 0
     b = start
     while b < n_pencils and n_tied + m <= capacity:
         pencil = pencils[b]
         if d > 1 and (b == start or _new_prefix(pencils, b, d)):
             prefix[0], prefix[1] = _prefix(
-                Z, ZT, pencil, d, units, frame, projected, projector
+                Z, ZT, pencil, d, units, frame, projected, columns
             )
             if foreign.shape[0] > 0 and d > 2:
                 _norms(projected, norms)
-            if bounding and window_prefixes == BOUND_WINDOW:
+                foreign_prefix = not _prefix_owns(Z, norms, pencil, d, flat, units)
+            if bounding and not foreign_prefix:
+                if window_prefixes == BOUND_WINDOW:
+                    if bounded:
+                        bounded = window_pruned >= 2 * BOUND_WINDOW
+                    else:
+                        resting += 1
+                        bounded = resting == BOUND_REST
+                        resting = 0 if bounded else resting
+                    window_prefixes, window_pruned = 0, 0
+                window_prefixes += 1
                 if bounded:
-                    bounded = window_pruned >= 2 * BOUND_WINDOW
-                else:
-                    resting += 1
-                    bounded = resting == BOUND_REST
-                    resting = 0 if bounded else resting
-                window_prefixes, window_pruned = 0, 0
-            window_prefixes += 1
-            if bounded:
-                n_forced, forced = _lines(
-                    projected, signed_weight, pencil, d, lwork, liwork
-                )
+                    n_forced, forced = _lines(
+                        projected, signed_weight, pencil, d, lwork, liwork
+                    )
         last = pencil[d - 2] if d > 1 else -1
-        if owned and last == m - 1:
-            # No point above the pencil's largest: it owns no plane.
+        if foreign_prefix or (owned and last == m - 1):
+            # Another point in the owner of the prefix's flat
+            # (``_prefix_owns``), or no point above the pencil's largest: the
+            # pencil owns no plane.
             n_foreign += 1
             b += 1
             continue
@@ -1244,7 +1306,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                     window_pruned += 1
                     b += 1
                     continue
-        n_swept, widest_slack = _angles(
+        n_swept, widest_slack, rounding = _angles(
             Z, ZT, pencil, d, work, prefix, projected, foreign, units
         )
         b += 1
@@ -1259,6 +1321,7 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                 signed_weight, last, n_swept, widest_slack, work, owork, oiwork
             )
             if n_groups < 0:
+                _slacks(work, m, rounding)
                 n_groups = _sweep_owned(
                     signed_weight, last, n_swept, widest_slack, work, owork, oiwork
                 )
@@ -1267,6 +1330,8 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                 g_size[g] = oiwork[1, g]
                 g_least[g] = oiwork[2, g]
         if n_groups < 0:
+            if not owned:
+                _slacks(work, m, rounding)
             _order(signed_weight, n_swept, work, iwork)
             n_groups = _groups(
                 iwork, work, n_swept, signed_weight, g_lower, g_size, g_least, g_heavier
@@ -1374,7 +1439,7 @@ def plane_labels(Z, signed_weight, pencil, d, point):
     work, iwork = ws.sweep, ws.sweep_index
     if d > 1:
         ws.prefix[0], ws.prefix[1] = _prefix(
-            Z, ws.ZT, pencil, d, ws.units, ws.frame, ws.projected, ws.projector
+            Z, ws.ZT, pencil, d, ws.units, ws.frame, ws.projected, ws.columns
         )
     foreign = np.empty(0, dtype=np.int64)
     n_swept = _sweep(

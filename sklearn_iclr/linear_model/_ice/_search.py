@@ -36,6 +36,32 @@ from ._tolerances import ANGLE_TOL, FLAT_TOL, RANK_TOL, ROUNDING
 BATCH_ENTRIES = 1 << 18
 
 
+class SearchCancelled(Exception):
+    """Raised inside a search whose stop flag was set (another method of the
+    portfolio proved the optimum first)."""
+
+
+class SearchControl:
+    """What the nested searches of :func:`solve_exact` obey.
+
+    Parameters
+    ----------
+    stop : threading.Event, default=None
+        Once set, :meth:`check` raises :class:`SearchCancelled`.
+    estimate : callable, default=None
+        ``estimate(Y, y, w, bound)`` is called instead of each nested search
+        (the cost model's probe prices sub-problems without solving them);
+        the sub-problem then answers with its constant labelling.
+    """
+
+    def __init__(self, stop=None, estimate=None):
+        self.stop, self.estimate = stop, estimate
+
+    def check(self):
+        if self.stop is not None and self.stop.is_set():
+            raise SearchCancelled
+
+
 def combinations_array(n, k):
     """All k-subsets of ``range(n)`` in lexicographic order.
 
@@ -294,6 +320,7 @@ def scan_pencils(
     compiled=True,
     prune=True,
     stats=None,
+    control=None,
 ):
     """Find the best candidate hyperplane over the given pencils.
 
@@ -340,6 +367,9 @@ def scan_pencils(
         When given, ``stats["pruned"]`` is increased by the number of pencils
         skipped by the bound and ``stats["foreign"]`` by those skipped because
         they own none of their planes.
+    control : SearchControl, default=None
+        Passed to the on-plane sub-problems (compiled sweep), which check it
+        before each chunk of their pencils.
 
     Returns
     -------
@@ -359,7 +389,7 @@ def scan_pencils(
     if not compiled:
         return _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive)
     *result, (n_pruned, n_foreign) = _scan_compiled(
-        X, y, w, pencils, upper_bound, cache, exhaustive, prune
+        X, y, w, pencils, upper_bound, cache, exhaustive, prune, control
     )
     if stats is not None:
         stats["pruned"] = stats.get("pruned", 0) + n_pruned
@@ -445,7 +475,7 @@ def _best_in_batch(
     return best_cost, best_key, batch_best
 
 
-def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
+def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune, control):
     """``scan_pencils`` with the numba sweep: the kernel returns the best plane
     through exactly d points and the tied planes that may beat it; their
     on-plane sub-problems are solved here, cheapest off-plane cost first."""
@@ -489,7 +519,9 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
             # Only a sub-problem optimum below best - lower can win (with a
             # margin for the rounding of the sum).
             limit = (best_cost - tied_lower[k]) * (1 + 1e-9) + 1e-12
-            sub_cost, labels = _solve_cached(X, y, w, on_plane, cache, True, limit)
+            sub_cost, labels = _solve_cached(
+                X, y, w, on_plane, cache, True, limit, control
+            )
             cost = float(tied_lower[k]) + sub_cost
             if labels is not None and cost < best_cost:
                 best_cost, best_key, sub_labels = cost, key, labels
@@ -548,7 +580,7 @@ def _better(cost, key, best_cost, best_key):
     return cost == best_cost and (best_key is None or key < best_key)
 
 
-def _solve_cached(X, y, w, on_plane, cache, compiled, limit=np.inf):
+def _solve_cached(X, y, w, on_plane, cache, compiled, limit=np.inf, control=None):
     """The on-plane sub-problem's ``(cost, labels)``, or ``(bound, None)``
     when its optimum is known to be at least ``bound >= limit`` (then the
     plane cannot beat the caller's best)."""
@@ -562,12 +594,15 @@ def _solve_cached(X, y, w, on_plane, cache, compiled, limit=np.inf):
             max_dim=X.shape[1] - 1,
             compiled=compiled,
             upper_bound=limit,
+            control=control,
         )
         cache[key] = entry
     return entry
 
 
-def solve_exact(X, y, w, max_dim=None, *, compiled=True, upper_bound=np.inf):
+def solve_exact(
+    X, y, w, max_dim=None, *, compiled=True, upper_bound=np.inf, control=None
+):
     """Exact minimum weighted 0-1 loss labelling of distinct points (serial).
 
     Parameters
@@ -585,6 +620,9 @@ def solve_exact(X, y, w, max_dim=None, *, compiled=True, upper_bound=np.inf):
     upper_bound : float, default=inf
         Only an optimum below this is of interest: when the optimum is not,
         ``(upper_bound, None)`` may be returned instead.
+    control : SearchControl, default=None
+        Checked before each chunk of pencils, here and in the nested
+        sub-problems.
 
     Returns
     -------
@@ -612,11 +650,18 @@ def solve_exact(X, y, w, max_dim=None, *, compiled=True, upper_bound=np.inf):
         return bound, constant
     if d >= len(Y) - 1:  # affinely independent points: every labelling
         return 0.0, y.copy()
+    if d == len(Y) - 2:  # one affine dependency: no search needed
+        return _one_circuit(Y, y, w)
+    if control is not None and control.estimate is not None:
+        control.estimate(Y, y, w, min(bound, upper_bound))
+        return (bound, constant) if bound < upper_bound else (upper_bound, None)
     # In chunks (memory), each searched below the best of the earlier ones.
     best_cost, best_labels, cache = min(bound, upper_bound), None, {}
     for pencils in exhaustive_chunks(len(Y), d, max(1, BATCH_ENTRIES // len(Y))):
+        if control is not None:
+            control.check()
         cost, _, labels, _ = scan_pencils(
-            Y, y, w, pencils, best_cost, cache, compiled=compiled
+            Y, y, w, pencils, best_cost, cache, compiled=compiled, control=control
         )
         if labels is not None:
             best_cost, best_labels = cost, labels
@@ -627,6 +672,31 @@ def solve_exact(X, y, w, max_dim=None, *, compiled=True, upper_bound=np.inf):
     return best_cost, best_labels
 
 
+def _one_circuit(Y, y, w):
+    """The optimum of d + 2 points spanning dimension d, in closed form.
+
+    Their homogeneous coordinates have a one-dimensional space of affine
+    dependencies ``sum_i lambda_i (Y_i, 1) = 0``. By Gordan's theorem a
+    strict labelling ``s`` is not realisable exactly when some ``mu >= 0``,
+    not zero, has ``sum_i mu_i s_i (Y_i, 1) = 0``, that is when ``s_i`` is
+    the sign of ``lambda_i`` on the whole support of ``lambda`` (a Radon
+    partition), or its opposite everywhere there. So ``y`` is optimal unless
+    it is one of those two patterns, and then flipping the lightest point of
+    the support is. (Nested sub-problems of data with D close to N are often
+    of this size: 31 points on a plane of 33 in D = 30.)
+    """
+    homogeneous = np.column_stack([Y, np.ones(len(Y))])
+    dependency = np.linalg.svd(homogeneous.T)[2][-1]
+    support = np.abs(dependency) > RANK_TOL * np.abs(dependency).max()
+    sides = np.sign(dependency[support]) * y[support]
+    if np.any(sides != sides[0]):
+        return 0.0, y.copy()
+    lightest = np.flatnonzero(support)[np.argmin(w[support])]
+    labels = y.copy()
+    labels[lightest] = -labels[lightest]
+    return float(w[lightest]), labels
+
+
 def constant_labels(y, w):
     """``(cost, labels)`` of the better constant labelling (ties: +1)."""
     positive, negative = w[y > 0].sum(), w[y < 0].sum()
@@ -635,40 +705,35 @@ def constant_labels(y, w):
 
 
 def exhaustive_chunks_bytes(m, d, target):
-    """Most bytes of index arrays :func:`exhaustive_chunks` holds at once.
-
-    Its table of tails and its largest chunk: at least all the pencils
-    through one point, at least ``target`` pencils, held twice while the
-    chunk is assembled.
+    """Most bytes of index arrays :func:`exhaustive_chunks` holds at once:
+    chunks of at most twice ``max(target, m)`` rows, held twice while one
+    is assembled, and its tables of subsets (at most one per size, each of
+    at most ``max(target, m)`` rows).
 
     Examples
     --------
     >>> exhaustive_chunks_bytes(72, 5, 29_000)
-    5089280
+    7424000
     """
-    if d <= 2 or comb(m, d - 1) <= target:
-        return 8 * comb(m, d - 1) * max(d - 1, 1)
-    tails = comb(m, d - 2) if _shares_tails(m, d) else comb(m - 1, d - 2)
-    chunk = max(comb(m - 1, d - 2), target)
-    return 8 * (tails * (d - 2) + 2 * chunk * (d - 1))
-
-
-def _shares_tails(m, d):
-    """Whether one table of the (d - 2)-subsets serves every chunk: unless it
-    is larger than the pencils themselves (d near m)."""
-    return comb(m, d - 2) <= comb(m, d - 1)
+    k = max(d - 1, 1)
+    rows = min(max(target, m), comb(m, d - 1) if d > 1 else 1)
+    return 8 * k * rows * (4 + k)
 
 
 def exhaustive_chunks(m, d, target):
     """All (d - 1)-subsets of ``range(m)``, lexicographic, in chunks.
+
+    The subsets are built from tables of at most ``max(target, m)`` rows, so
+    the memory held is bounded whatever the number of subsets
+    (:func:`exhaustive_chunks_bytes`).
 
     Parameters
     ----------
     m, d : int
         Points and hull dimension (d >= 1).
     target : int
-        Approximate number of pencils per chunk; chunks are whole runs of
-        subsets sharing their least element.
+        Approximate number of pencils per chunk (at most twice ``max(target,
+        m)``).
 
     Yields
     ------
@@ -677,21 +742,38 @@ def exhaustive_chunks(m, d, target):
     if d == 1:
         yield np.zeros((1, 0), dtype=np.int64)
         return
-    if comb(m, d - 1) <= target:  # one chunk
-        yield combinations_array(m, d - 1)
-        return
-    # The (d - 2)-subsets of range(first + 1, m) are the last comb(m - 1 -
-    # first, d - 2) rows of those of range(m), in lexicographic order.
-    shared = _shares_tails(m, d)
-    tails = combinations_array(m, d - 2) if shared else None
+    tables = {}
+
+    def suffix(start, k):
+        # The k-subsets of range(start, m) are the last rows of the table of
+        # those of range(m - size, m), for any size >= m - start: one table
+        # per k, of the largest such range of at most ``target`` subsets.
+        n = m - start
+        if k not in tables or tables[k][0] < n:
+            size = n
+            while size < m and comb(size + 1, k) <= target:
+                size += 1
+            tables[k] = (size, combinations_array(size, k) + (m - size))
+        table = tables[k][1]
+        return table[len(table) - comb(n, k) :]
+
+    def blocks(prefix, start, k):
+        # The k-subsets of range(start, m) after ``prefix``, by first element
+        # until a run of them is small enough to take from a table.
+        if k == 1 or comb(m - start, k) <= target:
+            rest = suffix(start, k)
+            head = np.broadcast_to(
+                np.array(prefix, dtype=np.int64), (len(rest), len(prefix))
+            )
+            yield np.concatenate([head, rest], axis=1)
+            return
+        for first in range(start, m - k + 1):
+            yield from blocks([*prefix, first], first + 1, k - 1)
+
     parts, size = [], 0
-    for first in range(m - d + 2):
-        if shared:
-            rest = tails[len(tails) - comb(m - 1 - first, d - 2) :]
-        else:
-            rest = combinations_array(m - 1 - first, d - 2) + (first + 1)
-        parts.append(np.column_stack([np.full(len(rest), first), rest]))
-        size += len(rest)
+    for block in blocks([], 0, d - 1):
+        parts.append(block)
+        size += len(block)
         if size >= target:
             yield np.concatenate(parts)
             parts, size = [], 0

@@ -1,0 +1,281 @@
+"""Time and memory of :class:`ICEClassifier`'s searches, predicted up front.
+
+Time. The compiled sweep (``_kernel.scan``) pays, per chunk of pencils:
+
+* per *prefix* (the first d - 2 points, shared by consecutive pencils) an
+  orthonormal frame of its null space, O(d^3), and the projection of every
+  point onto it, O(m d);
+* per pencil swept, the angle of every point, O(m) (a pencil skipped
+  because it owns none of its planes, or because its forced-error bound
+  reaches the incumbent, costs next to nothing);
+* per plane examined, its cost; and per call a fixed overhead.
+
+:func:`chunk_seconds` prices those counts with constants fitted by least
+squares to timed chunks of the suite's data (``python -m benchmarks ice
+--tables cost``). The counts of a whole search are not known in advance:
+pruning and the on-plane sub-problems (nested searches in dimension d - 1)
+depend on the data. :func:`sweep_seconds` therefore sweeps a random sample of
+the prefixes (seeded: the same data give the same prediction) with the real
+kernel and bound, counts what it does, including the nested sub-problems it
+meets, and scales the counts to all prefixes. The prediction is deterministic
+(a count, not a timing), costs a few percent of the search at most, and sees
+what examinations alone miss: with D close to N the frames dominate (63 points
+in D = 60 make 2.4e6 examinations but 6e5 frames of 2e5 operations each).
+
+Memory. :func:`available_memory` is what this process may still allocate (the
+least of the system's available memory, the address-space limit and the
+cgroup limit); :func:`check_memory` refuses, before the allocation, a table
+that would not fit.
+"""
+
+import os
+from math import comb
+
+import numpy as np
+
+from ._search import BATCH_ENTRIES, SearchControl, exhaustive_chunks, scan_pencils
+
+# Reference seconds (``sklearn_iclr.utils.estimate_seconds``) per unit of work
+# of the compiled sweep: least squares over timed kernel calls, converted by
+# the reference matrix product timed in the same run (``bench_ice.py --tables
+# cost``). Pencils skipped unswept cost nothing measurable there.
+FRAME_CUBE = 1.27e-9  # per prefix and (d + 1)^3
+FRAME_POINT = 4.0e-9  # per prefix, point and dimension
+SWEPT_POINT = 1.49e-8  # per swept pencil and point
+PLANE = 4.06e-8  # per plane examined
+CALL = 1.26e-5  # per call of the kernel
+
+# A sample of prefixes costing about this long is swept to predict a search
+# (at least MIN_SAMPLE prefixes, unless there are fewer) ...
+PROBE_SECONDS = 0.02
+MIN_SAMPLE = 16
+# ... and the sub-problems it meets are sampled too, until the probe has
+# swept this much; later ones are priced without pruning.
+PROBE_LIMIT = 0.2
+
+# The separating linear program (HiGHS) in the cost table's ``lp_entry``
+# units (samples x features^2), with its per-row costs: 1e4 to 3e5 rows of 2
+# to 20 features took 3 to 15 microseconds per row, 25 + 7.5 p entries at the
+# 8e-8 s per entry measured from 30 x 500 to 300 x 2000 ...
+LP_ROW_ENTRIES = 25.0
+LP_FEATURE_ENTRIES = 7.5
+# ... and its bytes per row and per nonzero (sparse constraints, HiGHS's
+# copies; the same runs: about 700 B per row and 100 B per nonzero, measured
+# as the growth of the peak resident memory).
+LP_ROW_BYTES = 700
+LP_NONZERO_BYTES = 100
+
+# Allocations below this are not checked (the interpreter's own slack).
+CHECKED_BYTES = 256 * 2**20
+
+
+def chunk_seconds(m, d, n_pencils, n_prefixes, n_skipped, n_examined):
+    """Reference seconds of one kernel call over ``n_pencils`` pencils of m
+    points in dimension d, of which ``n_skipped`` were skipped unswept."""
+    width = d + 1
+    swept = n_pencils - n_skipped
+    return (
+        CALL
+        + n_prefixes * (FRAME_CUBE * width**3 + FRAME_POINT * m * width)
+        + swept * SWEPT_POINT * m
+        + n_examined * PLANE
+    )
+
+
+def linear_program_entries(n, p):
+    """The separating linear program of n samples and p features in the cost
+    table's unit (``lp_entry``: samples x features^2): its per-row and
+    per-nonzero costs added as the entries that take as long."""
+    return n * (float(p) ** 2 + LP_FEATURE_ENTRIES * p + LP_ROW_ENTRIES)
+
+
+def linear_program_bytes(n, p):
+    """Peak bytes of the separating linear program of n samples, p features."""
+    return int(n * (LP_ROW_BYTES + LP_NONZERO_BYTES * (p + 2)) + 4 * p * 24)
+
+
+def count_prefixes(pencils, d):
+    """Distinct runs of equal first d - 2 points among ``pencils`` (rows of
+    one lexicographic enumeration)."""
+    if d < 3 or len(pencils) == 0:
+        return min(len(pencils), 1)
+    head = pencils[:, : d - 2]
+    return 1 + int(np.count_nonzero(np.any(head[1:] != head[:-1], axis=1)))
+
+
+def full_sweep_seconds(m, d):
+    """Seconds of an exhaustive sweep with no pencil skipped, no sub-problem:
+    C(m - 1, d - 2) frames, C(m, d - 1) pencils, C(m, d) owned planes."""
+    if d < 1 or m <= d:
+        return 0.0
+    n_prefixes = comb(m - 1, d - 2) if d >= 3 else 1
+    return chunk_seconds(m, d, comb(m, d - 1), n_prefixes, 0, comb(m, d)) - CALL
+
+
+def sweep_seconds(Y, y, w, bound):
+    """Predicted CPU seconds of the exhaustive search (one core).
+
+    Sweeps the pencils of a seeded random sample of prefixes with the real
+    kernel, pruning rules and bound, and counts the frames, pencils and
+    planes; the on-plane sub-problems it meets are predicted the same way
+    (recursively, not solved). The counts are priced by
+    :func:`chunk_seconds` and scaled to all prefixes. Small searches are
+    counted in full.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (m, d)
+        Distinct points, affine hull of full dimension.
+    y, w : ndarray of shape (m,)
+        Labels in {-1, +1} and positive weights.
+    bound : float
+        The incumbent's cost (the search's starting bound).
+
+    Returns
+    -------
+    seconds : float
+    """
+    return _Probe().predict(Y, y, w, bound)
+
+
+class _Probe:
+    """The recursive sample behind :func:`sweep_seconds`.
+
+    ``spent`` counts the predicted seconds of what the probe itself swept;
+    once it exceeds ``PROBE_LIMIT``, deeper sub-problems are priced by
+    :func:`full_sweep_seconds` (no pruning) instead of being sampled.
+    """
+
+    def __init__(self):
+        self.spent = 0.0
+        self.control = SearchControl(estimate=self._nested)
+        self.nested_seconds = 0.0
+
+    def predict(self, Y, y, w, bound):
+        m, d = Y.shape
+        if d < 2 or self.spent > PROBE_LIMIT:
+            return full_sweep_seconds(m, d) + CALL
+        # Sampling units: the prefixes (d >= 3), each with all its pencils,
+        # or the single-point pencils (d = 2).
+        n_units = comb(m - 1, d - 2) if d >= 3 else m
+        per_unit = full_sweep_seconds(m, d) / n_units
+        sample = max(MIN_SAMPLE, int(PROBE_SECONDS / max(per_unit, 1e-12)))
+        if sample >= n_units:  # small enough to count in full
+            chunks = exhaustive_chunks(m, d, max(1, BATCH_ENTRIES // m))
+            scale = 1.0
+        else:
+            rng = np.random.default_rng(0)
+            chunks = (_unit_pencils(rng, m, d) for _ in range(sample))
+            scale = n_units / sample
+        outer, self.nested_seconds = self.nested_seconds, 0.0
+        seconds = 0.0
+        cache = {}
+        for pencils in chunks:
+            stats = {}
+            *_, n_examined = scan_pencils(
+                Y, y, w, pencils, bound, cache, stats=stats, control=self.control
+            )
+            skipped = stats.get("pruned", 0) + stats.get("foreign", 0)
+            chunk = chunk_seconds(
+                m, d, len(pencils), count_prefixes(pencils, d), skipped, n_examined
+            )
+            self.spent += chunk
+            seconds += chunk
+        seconds += self.nested_seconds
+        self.nested_seconds = outer
+        return seconds * scale
+
+    def _nested(self, Y, y, w, bound):
+        self.nested_seconds += self.predict(Y, y, w, bound)
+
+
+def _unit_pencils(rng, m, d):
+    """The pencils of a random sampling unit: a single point (d = 2), or a
+    prefix (a (d - 2)-subset of the first m - 1 points) and every point after
+    its last, in enumeration order."""
+    if d == 2:
+        return np.array([[rng.integers(m)]], dtype=np.int64)
+    prefix = np.sort(rng.choice(m - 1, d - 2, replace=False))
+    tails = np.arange(prefix[-1] + 1, m, dtype=np.int64)
+    return np.column_stack([np.broadcast_to(prefix, (len(tails), d - 2)), tails])
+
+
+def available_memory():
+    """Bytes this process may still allocate: the least of the system's
+    available memory (``MemAvailable``), the address-space limit
+    (``RLIMIT_AS``, e.g. ``prlimit --as``) less the current address space,
+    and the cgroup's memory limit less its usage; ``inf`` where none is known
+    (not Linux)."""
+    limits = [np.inf, _address_space_left()]
+    meminfo = _read_fields("/proc/meminfo")
+    if "MemAvailable" in meminfo:
+        limits.append(meminfo["MemAvailable"] * 1024)
+    cgroup = _read_number("/sys/fs/cgroup/memory.max")
+    if cgroup is not None:
+        limits.append(cgroup - (_read_number("/sys/fs/cgroup/memory.current") or 0))
+    return max(min(limits), 0)
+
+
+def _address_space_left():
+    try:
+        import resource
+    except ImportError:  # not a Unix
+        return np.inf
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if soft == resource.RLIM_INFINITY:
+        return np.inf
+    return soft - _read_fields(f"/proc/{os.getpid()}/status").get("VmSize", 0) * 1024
+
+
+def _read_fields(path):
+    """``name: value kB`` lines as {name: int}; {} when unreadable."""
+    try:
+        with open(path) as file:
+            lines = file.readlines()
+    except OSError:
+        return {}
+    fields = {}
+    for line in lines:
+        name, _, rest = line.partition(":")
+        value = rest.split()
+        if value and value[0].isdigit():
+            fields[name] = int(value[0])
+    return fields
+
+
+def _read_number(path):
+    try:
+        with open(path) as file:
+            text = file.read().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def format_bytes(n_bytes):
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if n_bytes >= size:
+            return f"{n_bytes / size:.3g} {unit}"
+    return f"{n_bytes / 1024:.3g} KiB"
+
+
+def check_memory(n_bytes, what, advice):
+    """Refuse, before it is made, an allocation that would not fit.
+
+    Parameters
+    ----------
+    n_bytes : int
+        The allocation's size (those below ``CHECKED_BYTES`` always pass).
+    what : str
+        What would be allocated, for the message.
+    advice : str
+        What to change, for the message.
+    """
+    if n_bytes < CHECKED_BYTES:
+        return
+    available = available_memory()
+    if n_bytes > available:
+        raise ValueError(
+            f"{what} would need {format_bytes(n_bytes)} of memory; this process "
+            f"has {format_bytes(available)} available. {advice}"
+        )

@@ -1,0 +1,190 @@
+"""The solver portfolio of :class:`ICEClassifier`: the sweep and a MILP racing.
+
+The combinatorial sweep (``_search``) and HiGHS's branch and bound
+(``_milp``) solve the same weighted 0-1 problem. Neither dominates: the sweep
+wins by orders of magnitude where ``D`` is small and the LP relaxation loose
+(Voice path, Haberman, tied grids), HiGHS where ``D`` is close to ``N``. The
+portfolio runs both and returns the first proof, sharing what each finds:
+
+* :class:`Incumbent` holds the best labelling found so far by either. The
+  sweep reads its cost as the pruning bound of each chunk of pencils it
+  starts; HiGHS starts from its labelling, is given a better one during its
+  search, and offers each improving solution back.
+* A proof ends the race: the sweep's, when it has examined every candidate;
+  HiGHS's, when its dual bound reaches the incumbent's cost. Its ``stop``
+  flag then stops the other method: HiGHS at its next callback, the sweep
+  before its next chunk of pencils or of a sub-problem's.
+
+The MILP runs in a thread: HiGHS releases the GIL while it works, so two
+cores are used, the incumbent is shared memory, and stopping it takes one
+callback (no process to start, feed or kill).
+
+Ties between equal costs go to the lower *rank*: the starting labelling
+(-1), then the sweep's chunks in order, then the MILP. So when the sweep
+finishes first its labelling is the one it would return alone, on any number
+of jobs, whenever HiGHS's incumbents arrived.
+"""
+
+import threading
+import time
+
+import numpy as np
+
+from ...utils import warn_user
+
+# Rank of the MILP's incumbents: ties go to the sweep's chunks.
+MILP_RANK = np.iinfo(np.int64).max
+# The MILP's costs are summed in another order than the sweep's: they count
+# as this much (relative) above an equal cost of the sweep, so that
+# rounding never makes HiGHS's labelling win a tie.
+_MILP_ROUNDING = 1e-12
+
+
+class StopFlag:
+    """A ``threading.Event`` that pickles as a fresh, unset flag: a search
+    sent to another process (a Dask worker) cannot be reached from here and
+    runs its chunk to the end."""
+
+    def __init__(self):
+        self._event = threading.Event()
+
+    def set(self):
+        self._event.set()
+
+    def is_set(self):
+        return self._event.is_set()
+
+    def wait(self, timeout):
+        return self._event.wait(timeout)
+
+    def __reduce__(self):
+        return (StopFlag, ())
+
+
+class Incumbent:
+    """The best labelling found so far, shared between the two methods.
+
+    Parameters
+    ----------
+    cost : float
+        Weighted 0-1 loss of the starting labelling.
+    labels : ndarray of shape (m,)
+        The starting labelling (rank -1).
+
+    Attributes
+    ----------
+    cost, labels, rank : the best offer so far (ties: lower rank).
+    version : int
+        Number of improvements (HiGHS is given the incumbent when it changed).
+    stop : StopFlag
+        Set when either method has proved the optimum (or the race ends).
+    proved_by : {"sweep", "milp"} or None
+        The first method to prove the incumbent optimal.
+    """
+
+    def __init__(self, cost, labels):
+        self._lock = threading.Lock()
+        self.cost, self.labels, self.rank = float(cost), labels, -1
+        self.version = 0
+        self.stop = StopFlag()
+        self.proved_by = None
+
+    def best(self):
+        """``(cost, labels)``, read together."""
+        with self._lock:
+            return self.cost, self.labels
+
+    def bound_for(self, rank):
+        """The pruning bound of a search ranked ``rank``: candidates strictly
+        below it can win. An incumbent of higher rank loses ties, so the bound
+        then admits its cost too."""
+        with self._lock:
+            if self.rank > rank:
+                return float(np.nextafter(self.cost, np.inf))
+            return self.cost
+
+    def offer(self, cost, labels, rank):
+        """Keep ``labels`` when ``(cost, rank)`` beats the incumbent."""
+        if rank == MILP_RANK:
+            cost = cost * (1 + _MILP_ROUNDING)
+        with self._lock:
+            if (cost, rank) >= (self.cost, self.rank) or self.proved_by:
+                return False
+            self.cost, self.labels, self.rank = float(cost), labels, rank
+            self.version += 1
+            return True
+
+    def prove(self, method):
+        """Record that ``method`` proved the incumbent optimal (the first
+        proof counts) and stop the other method."""
+        with self._lock:
+            if self.proved_by is None:
+                self.proved_by = method
+        self.stop.set()
+
+
+def race(sweep, milp, incumbent, *, milp_delay=0.0, sweep_proves=True):
+    """Run ``sweep`` here and ``milp`` in a thread until the first proof.
+
+    Parameters
+    ----------
+    sweep : callable
+        ``sweep() -> (n_candidates, finished)``; reads and offers to
+        ``incumbent`` and returns early, unfinished, once ``incumbent.stop``
+        is set.
+    milp : callable or None
+        ``milp() -> MilpResult``; None runs the sweep alone.
+    incumbent : Incumbent
+    milp_delay : float, default=0.0
+        Seconds the MILP waits before it starts (it never starts when the
+        sweep ends first): small searches pay nothing for it.
+    sweep_proves : bool, default=True
+        Whether a finished sweep is a proof. False for the heuristic: the
+        MILP then runs on, to its proof or its time limit.
+
+    Returns
+    -------
+    n_candidates : int
+        Candidates the sweep examined.
+    report : dict
+        ``"proved_by"`` ("sweep", "milp" or None), ``"sweep_seconds"`` and
+        ``"milp_seconds"`` (wall; None when the MILP never started).
+    """
+    outcome = {}
+    thread = None
+    if milp is not None:
+
+        def run_milp():
+            if not incumbent.stop.wait(milp_delay):
+                outcome["milp"] = milp()
+
+        thread = threading.Thread(target=run_milp, name="ICEClassifier MILP")
+        thread.start()
+    start = time.perf_counter()
+    finished = False
+    try:
+        n_candidates, finished = sweep()
+        sweep_seconds = time.perf_counter() - start
+        if finished and sweep_proves:
+            incumbent.prove("sweep")
+    finally:
+        # The heuristic's end is no proof: the MILP goes on to its own end.
+        if not finished or sweep_proves:
+            incumbent.stop.set()
+        if thread is not None:
+            thread.join()
+        incumbent.stop.set()
+    result = outcome.get("milp")
+    if result is not None and result.status == "error":
+        warn_user(
+            f"ICEClassifier: HiGHS could not solve the 0-1 loss MILP "
+            f"({result.message}); the "
+            f"{'sweep' if sweep_proves else 'heuristic'}'s result stands.",
+            UserWarning,
+        )
+    report = {
+        "proved_by": incumbent.proved_by,
+        "sweep_seconds": sweep_seconds,
+        "milp_seconds": None if result is None else result.seconds,
+    }
+    return n_candidates, report
