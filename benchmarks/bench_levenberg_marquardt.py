@@ -18,7 +18,7 @@ same machine, so the time ratios are comparable), and the iteration at which
 each frequency component of the residual falls below 1e-2 (and 1e-1) of its
 initial amplitude. The figure draws the frequency-wise error curves.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_levenberg.py [--quick]``.
+Run: ``python -m benchmarks levenberg_marquardt [--quick]``.
 """
 
 import time
@@ -290,7 +290,7 @@ def main(argv=None):
         if row["seconds"] is not None and mine["seconds"] is not None:
             row["time_ratio_vs_LM"] = ratio(row["seconds"], mine["seconds"])
     report(
-        "levenberg_target_mse",
+        "levenberg_marquardt_target_mse",
         mse_rows,
         [
             "method",
@@ -320,7 +320,7 @@ def main(argv=None):
                 row["ratio_7pi_3pi"] = f">{budget / firsts[0]:.3g}"
             freq_rows.append(row)
     report(
-        "levenberg_frequencies",
+        "levenberg_marquardt_frequencies",
         freq_rows,
         [
             "method",
@@ -357,7 +357,7 @@ def plot(runs, folder):
         ax.set_ylabel("residual amplitude / initial")
     axes[0, 0].legend()
     fig.tight_layout()
-    path = Path(folder) / "levenberg_frequencies.png"
+    path = Path(folder) / "levenberg_marquardt_frequencies.png"
     fig.savefig(path, dpi=90)
     print(f"figure: {path}")
 

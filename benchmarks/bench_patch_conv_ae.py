@@ -13,7 +13,7 @@ Two tables:
    fit time against IsolationForest, LocalOutlierFactor(novelty=True),
    OneClassSVM and PCA reconstruction error, over classes and seeds.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_anomaly.py [--quick]``.
+Run: ``python -m benchmarks patch_conv_ae [--quick]``.
 """
 
 import time
@@ -152,7 +152,7 @@ def main(argv=None):
         rows.append(row)
         trajectories[seed] = absorbed
     report(
-        "anomaly_synthetic",
+        "patch_conv_ae_synthetic",
         rows,
         title=(
             f"Synthetic patches: P=20, d=24, C=28, 10 always-present, n_train=200, "
@@ -162,7 +162,7 @@ def main(argv=None):
     )
     digit_seeds = range(2) if args.quick else range(3)
     report(
-        "anomaly_digits",
+        "patch_conv_ae_digits",
         digits_rows(range(10), digit_seeds),
         title=(
             "Digits one-class AUROC (train on half of one class; 4x4 patches), "

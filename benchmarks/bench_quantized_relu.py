@@ -20,8 +20,8 @@ Four tables, measured in one process:
 
 Wall-clock seconds on this machine (the core count is in the JSON); the exact
 search runs with n_jobs=1, torch with one thread, HiGHS with scipy's defaults.
-Run ``python -m benchmarks quantized`` (``--quick`` for a smoke run, ``--tables n,real``
-for some of the tables).
+Run ``python -m benchmarks quantized_relu`` (``--quick`` for a smoke run,
+``--tables n,real`` for some of the tables).
 """
 
 import time
@@ -110,7 +110,7 @@ def scaling_in_n(quick):
                 }
             )
     report(
-        "quantized_scaling_n",
+        "quantized_relu_scaling_n",
         rows,
         title=(
             "Time against n (d=3); fit_on_distinct: the same fit given the "
@@ -317,7 +317,7 @@ def real_data(quick):
             }
         )
     report(
-        "quantized_real_data",
+        "quantized_relu_real_data",
         rows,
         title=(
             "Real data on Z_3 (uniform bins), width 2: exact vs STE "
@@ -346,7 +346,7 @@ def main(argv=None):
     if "alpha" in args.tables:
         alphas = [2, 3] if quick else [2, 3, 4, 5, 6]
         search_vs_milp(
-            "quantized_alpha",
+            "quantized_relu_alpha",
             f"Input dimension alpha (width 2, d=3, n=2000, 25% label noise); "
             f"HiGHS limit {milp_limit} s",
             [(a, 2) for a in alphas],
@@ -356,7 +356,7 @@ def main(argv=None):
     if "width" in args.tables:
         widths = [1, 2] if quick else [1, 2, 3, 4]
         search_vs_milp(
-            "quantized_width",
+            "quantized_relu_width",
             f"Width (alpha=4, d=3, n=2000, 25% label noise); "
             f"HiGHS limit {milp_limit} s",
             [(4, w) for w in widths],
@@ -364,7 +364,7 @@ def main(argv=None):
             noise=0.25,
         )
         search_vs_milp(
-            "quantized_width_random",
+            "quantized_relu_width_random",
             f"Width on random labels (alpha=3, d=3, n=500); HiGHS limit {milp_limit} s",
             [(3, w) for w in widths],
             milp_limit,
