@@ -1,33 +1,27 @@
-"""Escape directions and saddle-to-saddle dynamics of deep bias-free ReLU networks.
+"""Optimal escape directions of deep bias-free ReLU networks (EscapeDirection).
 
 Bantzis, Simon & Jacot (ICLR 2026): from a small initialisation a deep ReLU
 network leaves the saddle at the origin along an escape direction that is nearly
-rank 1 in its deep layers, then visits saddles of increasing rank. Four tables,
-all measured in one process:
+rank 1 in its deep layers. Tables, all measured in one process:
 
-1. ``saddle_example1``: the paper's Example 1 (8 points on the circle, depth
-   3). EscapeDirection against the closed forms 1/2 (rank-2 first layer) and
-   sqrt(2) - 1 (all layers rank 1).
-2. ``saddle_low_rank``: depth-6 escape directions on random data (n = 100,
-   10 -> 3), digits (standardised pixels, centred one-hot targets) and Example
-   1: the rank ratio ``sum_{i>=2} s_i^2 / sum s_i^2`` of every layer at the best
-   direction, its median over the restarts (local optima included), the
-   envelope ``l^(-1/2)`` of Theorem 3.1, and the anchor: the direction that
-   gradient descent from a small initialisation (SmallInitMLPRegressor, depth
-   6, width 50, init 1e-3, learning rate 1) holds when its first plateau
-   ends (not run on digits: two 1797-row depth-6 fits cost minutes).
-3. ``saddle_plateaus``: SmallInitMLPRegressor (depth 4, width 20, init 0.2)
-   on three draws of a rank-2 ReLU teacher: the plateaus it detects, with the
-   effective ranks of the layers.
-4. ``saddle_anchor``: test R^2 and fit time of that regressor, and of the
-   default one, against scikit-learn's MLPRegressor (Adam, biases, default
-   init) of the same shape, on the same draws.
+1. ``escape_direction_example1``: the paper's Example 1 (8 points on the
+   circle, depth 3). EscapeDirection against the closed forms 1/2 (rank-2
+   first layer) and sqrt(2) - 1 (all layers rank 1).
+2. ``escape_direction_low_rank``: depth-6 escape directions on random data
+   (n = 100, 10 -> 3), digits (standardised pixels, centred one-hot targets)
+   and Example 1: the rank ratio ``sum_{i>=2} s_i^2 / sum s_i^2`` of every
+   layer at the best direction, its median over the restarts (local optima
+   included), the envelope ``l^(-1/2)`` of Theorem 3.1, and the anchor: the
+   direction that gradient descent from a small initialisation
+   (SmallInitMLPRegressor, depth 6, width 50, init 1e-3, learning rate 1)
+   holds when its first plateau ends (not run on digits: two 1797-row depth-6
+   fits cost minutes).
 
 Timings are wall-clock and CPU seconds (``time.process_time``) of single fits;
 the numpy code runs the BLAS on one thread.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_saddle.py`` (1 to 4 minutes on
-2 busy cores); ``--quick`` for a smoke run of seconds.
+Run: ``python -m benchmarks escape_direction`` (``--quick`` for a smoke run of
+seconds).
 """
 
 import time
@@ -35,9 +29,6 @@ import time
 import numpy as np
 from _harness import bench_arguments, ratio, report
 from sklearn.datasets import load_digits
-from sklearn.metrics import r2_score
-from sklearn.model_selection import train_test_split
-from sklearn.neural_network import MLPRegressor
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_iclr import EscapeDirection, SmallInitMLPRegressor
@@ -58,14 +49,6 @@ def example_1():
     angles = np.arange(8) * np.pi / 4
     X = np.c_[np.cos(angles), np.sin(angles)]
     return X, np.where(np.arange(8) % 2 == 0, 1.0, -1.0)
-
-
-def rank_2_teacher(n, d=10, n_outputs=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    inputs = np.linalg.qr(rng.standard_normal((d, 2)))[0]
-    outputs = np.linalg.qr(rng.standard_normal((n_outputs, 2)))[0]
-    return X, np.maximum(X @ inputs, 0) @ np.diag([2.0, 1.0]) @ outputs.T
 
 
 def table_example_1(quick):
@@ -135,7 +118,7 @@ def escape_of_small_init_gd(X, Y, quick):
     Xs, Ys = X / early.x_scale_, Y.reshape(len(Y), -1) / early.y_scale_
     norms = [np.linalg.norm(W) for W in early.coefs_]
     units = [W / n for W, n in zip(early.coefs_, norms, strict=True)]
-    speed = float(np.sum(Ys * forward(units, Xs)[-1]))
+    speed = float(np.sum(Ys * forward(units, Xs)[1]))
     return (speed, [rank_ratio(s) for s in singular_values(units)], end), reg
 
 
@@ -220,100 +203,19 @@ def _ratio_row(data, direction, speed, ratios, wall, cpu):
     return row
 
 
-def _plateau_row(seed, i, p):
-    return {
-        "seed": seed,
-        "plateau": i + 1,
-        "start": p["start_iteration"],
-        "end": p["end_iteration"],
-        "loss": p["loss"],
-        "effective ranks": str(p["effective_ranks"].tolist()),
-        "exit ranks": str(p["exit_ranks"].tolist()),
-        "final": p["final"],
-    }
-
-
-def table_plateaus(quick):
-    """Plateaus on three teacher draws, and test R^2 against MLPRegressor."""
-    params = dict(
-        hidden_layer_sizes=(20, 20, 20),
-        init_scale=0.2,
-        learning_rate=0.2,
-        max_iter=2000 if quick else 10_000,
-        record_every=20,
-        random_state=0,
-    )
-    plateau_rows, ours, defaults, anchors = [], [], [], []
-    for seed in range(1 if quick else 3):
-        X, Y = rank_2_teacher(400, seed=seed)
-        Xtr, Xte, Ytr, Yte = train_test_split(X, Y, test_size=0.5, random_state=0)
-        reg, wall, cpu = timed(SmallInitMLPRegressor(**params).fit, Xtr, Ytr)
-        plateau_rows += [_plateau_row(seed, i, p) for i, p in enumerate(reg.plateaus_)]
-        ours.append((r2_score(Yte, reg.predict(Xte)), len(reg.plateaus_), wall, cpu))
-        default = SmallInitMLPRegressor(random_state=0)
-        if quick:
-            default.set_params(max_iter=300)
-        default, wall, cpu = timed(default.fit, Xtr, Ytr)
-        defaults.append(
-            (r2_score(Yte, default.predict(Xte)), len(default.plateaus_), wall, cpu)
-        )
-        anchor = MLPRegressor(
-            hidden_layer_sizes=(20, 20, 20), max_iter=2000, random_state=0
-        )
-        anchor, wall, cpu = timed(anchor.fit, Xtr, Ytr)
-        anchors.append((r2_score(Yte, anchor.predict(Xte)), float("nan"), wall, cpu))
-    a_wall = np.mean([a[2] for a in anchors])
-    anchor_rows = []
-    for name, runs in (
-        ("SmallInitMLP depth 4, init 0.2, lr 0.2, 10k steps", ours),
-        ("SmallInitMLP defaults (depth 6, init 1e-3, lr 1, 5k steps)", defaults),
-        ("sklearn MLPRegressor (20,20,20), Adam, 2k iter", anchors),
-    ):
-        runs = np.array(runs, dtype=float)
-        anchor_rows.append(
-            {
-                "method": name,
-                "test R^2 (mean)": float(runs[:, 0].mean()),
-                "test R^2 (min)": float(runs[:, 0].min()),
-                "plateaus (mean)": float(runs[:, 1].mean()),
-                "wall_s": float(runs[:, 2].mean()),
-                "cpu_s": float(runs[:, 3].mean()),
-                "wall / MLPRegressor": ratio(float(runs[:, 2].mean()), a_wall),
-            }
-        )
-    return plateau_rows, anchor_rows, default
-
-
 def main(argv=None):
     args = bench_arguments(__doc__.splitlines()[0], argv)
     meta = {"quick": args.quick}
     report(
-        "saddle_example1",
+        "escape_direction_example1",
         table_example_1(args.quick),
         title="Example 1 (depth 3): escape speed vs the paper's closed forms",
         meta=meta,
     )
     report(
-        "saddle_low_rank",
+        "escape_direction_low_rank",
         table_low_rank(args.quick),
         title="Rank ratio sum_{i>=2} s_i^2 / sum s_i^2 per layer, depth 6, width 50",
-        meta=meta,
-    )
-    plateau_rows, anchor_rows, default = table_plateaus(args.quick)
-    default_plateaus = [
-        {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in p.items()}
-        for p in default.plateaus_
-    ]
-    report(
-        "saddle_plateaus",
-        plateau_rows,
-        title="Plateaus of SmallInitMLPRegressor, rank-2 ReLU teacher (n=200, 10 -> 3)",
-        meta=dict(meta, default_config_plateaus=default_plateaus),
-    )
-    report(
-        "saddle_anchor",
-        anchor_rows,
-        title="Same teacher, 200 test points: test R^2 and fit time",
         meta=meta,
     )
 

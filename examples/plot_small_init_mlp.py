@@ -13,15 +13,13 @@ adding a second singular value to its layers.
 We train :class:`~sklearn_iclr.SmallInitMLPRegressor` (depth 4, width 20) on a
 rank-2 ReLU teacher ``y = 2 a_1 relu(b_1 . x) + a_2 relu(b_2 . x)`` and plot
 the loss with the plateaus it detects (``plateaus_``), and the singular values
-of every layer over time (``singular_values_history_``). Then
-:class:`~sklearn_iclr.EscapeDirection` computes the optimal escape direction
-on the same data and its rank ratio per layer.
+of every layer over time (the records of ``history_``).
 """
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from sklearn_iclr import EscapeDirection, SmallInitMLPRegressor
+from sklearn_iclr import SmallInitMLPRegressor
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((200, 10))
@@ -66,19 +64,10 @@ axes[0].set(title="training loss, plateaus shaded", xlabel="iteration")
 # ----------------------------------------
 # After the first escape every layer but the first is rank 1; a second singular
 # value grows in all the deep layers at the second escape.
-for layer, history in enumerate(reg.singular_values_history_):
+iterations = [record["iter"] for record in reg.history_]
+for layer in range(len(reg.coefs_)):
+    values = np.array([record["singular_values"][layer] for record in reg.history_])
     ax = axes[layer + 1]
-    ax.semilogy(reg.record_iterations_, history[:, :4])
+    ax.semilogy(iterations, values[:, :4])
     ax.set(title=f"layer {layer + 1}: top singular values", xlabel="iteration")
 plt.show()
-
-# %%
-# The optimal escape direction on the same data
-# ---------------------------------------------
-# ``EscapeDirection`` searches the optimal direction directly (scaled data as
-# the regressor sees it). Its deep layers are rank 1, as Theorem 3.1 predicts.
-Xs, Ys = X / reg.x_scale_, Y / reg.y_scale_
-escape = EscapeDirection(depth=4, width=20, n_restarts=4, max_iter=1000)
-escape.set_params(random_state=0).fit(Xs, Ys)
-print(f"optimal escape speed {escape.speed_:.4f}")
-print("rank ratio per layer", np.round(escape.rank_ratio_, 4).tolist())
