@@ -25,6 +25,20 @@ from ._budget import check_work_budget
 from ._torch import import_torch, torch_seeded
 
 
+def _check_hidden_layer_sizes(hidden_layer_sizes):
+    """The hidden widths as a tuple of ints; a ``ValueError`` names the parameter."""
+    widths = tuple(hidden_layer_sizes)
+    if not all(
+        isinstance(w, (int, np.integer)) and not isinstance(w, bool) and w > 0
+        for w in widths
+    ):
+        raise ValueError(
+            "hidden_layer_sizes must be a tuple of positive integers, got "
+            f"{hidden_layer_sizes!r}; use () for a linear model."
+        )
+    return tuple(int(w) for w in widths)
+
+
 def build_mlp(n_inputs, n_outputs, hidden_layer_sizes=(), activation="relu"):
     """Build a fully connected network as a ``torch.nn.Sequential``.
 
@@ -66,17 +80,12 @@ def build_mlp(n_inputs, n_outputs, hidden_layer_sizes=(), activation="relu"):
         raise ValueError(
             f"activation must be one of {sorted(activations)}, got {activation!r}."
         )
-    widths = list(hidden_layer_sizes)
-    if not all(isinstance(w, (int, np.integer)) and w > 0 for w in widths):
-        raise ValueError(
-            "hidden_layer_sizes must be a tuple of positive integers, got "
-            f"{hidden_layer_sizes!r}; use () for a linear model."
-        )
+    widths = _check_hidden_layer_sizes(hidden_layer_sizes)
     layers = []
     previous = n_inputs
     for width in widths:
-        layers += [torch.nn.Linear(previous, int(width)), activations[activation]()]
-        previous = int(width)
+        layers += [torch.nn.Linear(previous, width), activations[activation]()]
+        previous = width
     layers.append(torch.nn.Linear(previous, n_outputs))
     return torch.nn.Sequential(*layers)
 
@@ -99,7 +108,10 @@ def check_mlp_training_budget(
     One epoch costs about ``3 * n_samples * sum(a * b)`` multiply-adds over the
     consecutive layer widths ``(a, b)`` (forward and backward passes), times
     ``passes_per_sample`` (two augmented views for a contrastive loss), plus
-    the overhead of its ``ceil(n_samples / batch_size)`` optimiser steps.
+    the overhead of its ``ceil(n_samples / batch_size)`` optimiser steps. The
+    hidden widths are validated first, as :func:`build_mlp` does, so that an
+    estimator that checks its budget before building its network still says
+    what is wrong with ``hidden_layer_sizes``.
 
     Parameters
     ----------
@@ -116,11 +128,21 @@ def check_mlp_training_budget(
     passes_per_sample : int, default=1
         Forward and backward passes per row and epoch.
 
+    Raises
+    ------
+    ValueError
+        If a hidden width (``widths[1:-1]``) is not a positive integer, or the
+        work exceeds ``max_work``.
+
     Examples
     --------
     >>> check_mlp_training_budget(100, (10, 1), 40, 1e12, batch_size=8)
+    >>> check_mlp_training_budget(100, (10, "64", 1), 40, 1e12, batch_size=8)
+    Traceback (most recent call last):
+    ...
+    ValueError: hidden_layer_sizes must be a tuple of positive integers, ...
     """
-    widths = tuple(widths)
+    widths = (widths[0], *_check_hidden_layer_sizes(widths[1:-1]), widths[-1])
     per_sample = 3.0 * sum(a * b for a, b in zip(widths[:-1], widths[1:], strict=True))
     steps = -(-n_samples // batch_size)
     epoch = n_samples * passes_per_sample * per_sample
@@ -247,7 +269,12 @@ def fit_skorch_net(
             iterator_train__num_workers=0,
             **net_params,
         )
-        net.fit(torch.as_tensor(X), torch.as_tensor(y))
+        # torch warns about arrays it may not write to (a read-only X): those
+        # are copied.
+        net.fit(
+            torch.as_tensor(np.require(X, requirements="W")),
+            torch.as_tensor(np.require(y, requirements="W")),
+        )
     net.module_.to("cpu")
     net.module_.eval()
     return net
@@ -318,13 +345,17 @@ def module_outputs(module, X, batch_size=256):
     device = parameter.device
     if parameter.dtype != torch.float64:
         module = copy.deepcopy(module).double()
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    # The rows are copied into a buffer of our own: torch warns about (and
+    # cannot guard) arrays it may not write to, such as a read-only X.
+    batch = np.zeros((batch_size, X.shape[1]))
     chunks = []
     module.eval()
     with torch.no_grad():
         for start in range(0, len(X), batch_size):
             rows = X[start : start + batch_size]
-            batch = torch.zeros((batch_size, X.shape[1]), dtype=torch.float64)
-            batch[: len(rows)] = torch.from_numpy(rows)
-            chunks.append(module(batch.to(device)).cpu().numpy()[: len(rows)])
-    return np.concatenate(chunks).astype(np.float64)
+            batch[: len(rows)] = rows
+            batch[len(rows) :] = 0.0
+            output = module(torch.from_numpy(batch).to(device))
+            chunks.append(output.cpu().numpy()[: len(rows)].copy())
+    return np.concatenate(chunks)
