@@ -30,6 +30,7 @@ _NUMERIC = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8]
 # Node-input evaluations of the probe run before refusing a search whose worst
 # case exceeds max_candidates (about a second).
 _PROBE_NODE_INPUTS = 2.5e8
+_PROBE_SECONDS = _PROBE_NODE_INPUTS * _SECONDS_PER_NODE_INPUT
 # Largest pattern table built (int8 entries: units times distinct inputs).
 _MAX_TABLE_ENTRIES = 5e8
 _UNITS_PER_CHUNK = 4096
@@ -369,14 +370,18 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         Integer biases in ``Z_d`` per layer, ``(width,)`` then ``(1,)``. As in
         the paper they are *subtracted*: a unit computes
         ``ReLU_d(inputs @ coef - intercept)``.
-    n_errors_ : int or float
-        Training errors of the fitted network (the total weight of the
-        misclassified rows when ``sample_weight`` is given).
+    n_errors_ : int
+        Training samples (of positive weight) that the fitted network
+        misclassifies: the minimised objective without ``sample_weight``.
+    weighted_error_ : float
+        The total weight of the misclassified training samples, the minimised
+        objective. Only set when ``sample_weight`` is given.
     optimal_ : bool
-        Whether ``n_errors_`` is certified minimal. False only when
+        Whether the objective (``n_errors_``, or ``weighted_error_`` with
+        ``sample_weight``) is certified minimal. False only when
         ``time_limit`` or ``max_errors`` stopped the search first.
     lower_bound_ : float
-        A lower bound on the minimum error (equal to ``n_errors_`` when
+        A lower bound on the minimum of the objective (equal to it when
         ``optimal_``).
     n_distinct_inputs_ : int
         Distinct quantized training inputs ``p`` (rows of positive weight).
@@ -532,13 +537,12 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             if not np.any(keep):
                 raise ValueError("sample_weight is zero for every sample.")
         Z = self._fit_quantizer(X, keep, low, high)
+        digits, labels = Z - low, y_index
         if weight is not None and not np.all(keep):
-            Z, y_index, weight = Z[keep], y_index[keep], weight[keep]
-        Z -= low
-        inputs, counts = _compress(Z, y_index, weight, self.domain_size, n_classes)
+            digits, labels, weight = digits[keep], labels[keep], weight[keep]
+        inputs, counts = _compress(digits, labels, weight, self.domain_size, n_classes)
         inputs += low
         self.n_distinct_inputs_ = len(inputs)
-        integral = sample_weight is None
 
         top_out = n_classes - 1
         conflict = float(np.sum(counts.sum(axis=1) - counts.max(axis=1)))
@@ -546,7 +550,12 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             inputs, counts, low, high, top_out, conflict, widths
         )
         self.coefs_, self.intercepts_ = coefs, intercepts
-        self.n_errors_ = int(round(errors)) if integral else float(errors)
+        if sample_weight is None:
+            self.n_errors_ = int(round(errors))
+        else:
+            self.weighted_error_ = float(errors)
+            output = quantized_forward(Z, coefs, intercepts, high, top_out)
+            self.n_errors_ = int(np.sum((output != y_index)[keep]))
         self.lower_bound_ = float(lower)
         self.optimal_ = bool(lower >= errors - 1e-9 * max(1.0, errors))
         if self.max_errors is not None and errors > self.max_errors:
@@ -639,6 +648,8 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                 f"more than the {_MAX_TABLE_ENTRIES:.3g} this estimator builds. "
                 "Use fewer features or a smaller domain_size."
             )
+        if widths and self.time_limit is None:
+            self._refuse_unprobeable_search(n_candidates, n_inputs, widths[0])
         units = _weight_vectors(low, high, n_features + 1)
         totals = counts.sum(axis=1)
         best_in_range = _label_tables(counts)
@@ -676,7 +687,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             for bias in range(low, high + 1)
         ]
         n_multisets = math.comb(len(patterns) + width - 1, width)
-        worst = float(len(branches)) * n_multisets * n_inputs
+        worst = _worst_case(len(branches), len(patterns), width, n_inputs)
         root = np.array(
             [_root_bound(counts, coef, bias, high, top_out) for coef, bias in branches]
         )
@@ -755,6 +766,41 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         intercepts = [hidden[:, -1].copy(), np.array([best_bias], dtype=np.int64)]
         return coefs, intercepts, best, lower
 
+    def _refuse_unprobeable_search(self, n_candidates, n_inputs, width):
+        """Refuse, before the pattern table is built, a search no probe can vouch for.
+
+        A search whose worst case exceeds ``max_candidates`` is probed, and the
+        probe needs the pattern table. When the table alone costs more than
+        the probe (200 x 12 random rows: 1.6e6 weight vectors, a 30 s table),
+        the worst case is judged with every weight vector a distinct pattern.
+        """
+        table_seconds = n_candidates * n_inputs * _SECONDS_PER_EVALUATION
+        if table_seconds <= _PROBE_SECONDS:
+            return
+        d = self.domain_size
+        n_branches = math.comb(d + width - 1, width) * d
+        # Hidden units take the values 0..top on each distinct input.
+        top = domain_bounds(d)[1]
+        log_patterns = min(math.log(n_candidates), n_inputs * math.log(top + 1))
+        n_patterns = round(math.exp(log_patterns))
+        check_work_budget(
+            _worst_case(n_branches, n_patterns, width, n_inputs),
+            self.max_candidates,
+            what=(
+                f"node-input evaluations in the worst case ({n_branches} output "
+                f"layers x multisets of {width} of up to {n_patterns:.3g} "
+                f"hidden-unit patterns on {n_inputs} distinct inputs; the "
+                "pattern table that a probe of the search needs would take "
+                f"about {table_seconds:.2g} s by itself)"
+            ),
+            seconds_per_unit=_SECONDS_PER_NODE_INPUT,
+            parameter="max_candidates",
+            advice=(
+                "Use fewer features, a smaller width or domain_size, or set "
+                "time_limit for the best network found in that time."
+            ),
+        )
+
     def predict(self, X):
         """Predict class labels with the quantized network.
 
@@ -775,6 +821,11 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             Z, self.coefs_, self.intercepts_, top_hidden, len(self.classes_) - 1
         )
         return self.classes_[output]
+
+
+def _worst_case(n_branches, n_patterns, width, n_inputs):
+    """Node-input evaluations of a search that prunes nothing."""
+    return float(n_branches) * math.comb(n_patterns + width - 1, width) * n_inputs
 
 
 def _root_bound(counts, out_coef, out_bias, high, top_out):
