@@ -5,7 +5,6 @@ import math
 import time
 from numbers import Integral, Real
 
-import numba
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -19,6 +18,7 @@ from sklearn.utils.validation import (
 
 from ..utils import check_work_budget, warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
+from ._quantized_relu_kernel import free_unit_reach, label_tables, search_branch
 
 # Seconds per unit of work for the estimate of a refused fit, measured on the
 # loaded 2-core development machine: one entry of the pattern table (a unit
@@ -151,96 +151,6 @@ def _unit_values(inputs, units, top):
     return values
 
 
-def _label_tables(counts):
-    """``best[i, lo, hi] = max(counts[i, lo:hi + 1])`` for every ``lo <= hi``."""
-    n_inputs, n_classes = counts.shape
-    best = np.zeros((n_inputs, n_classes, n_classes))
-    for lo in range(n_classes):
-        best[:, lo, lo:] = np.maximum.accumulate(counts[:, lo:], axis=1)
-    return best
-
-
-@numba.njit(cache=True)
-def _search_branch(
-    patterns,
-    totals,
-    best_in_range,
-    out_coef,
-    out_bias,
-    top,
-    rest_low,
-    rest_high,
-    best,
-    best_index,
-    index,
-    depth,
-    stop_at,
-    max_nodes,
-):  # pragma: no cover - compiled
-    """Depth-first branch and bound over the hidden units of one top branch.
-
-    The output weights ``out_coef`` (non-decreasing) and bias are fixed;
-    hidden unit ``k`` takes one of the distinct patterns (its values on the
-    distinct inputs). Units with equal output weight take non-decreasing
-    pattern indices (hidden-unit permutations are symmetries), units with
-    output weight 0 take pattern 0. A node assigns units ``0..k`` and is
-    bounded by the error that no completion can avoid: on input ``i`` the
-    output can only reach ``[lo_i, hi_i]``, the clipped partial sum plus the
-    most negative and most positive contributions of the free units.
-
-    ``index`` and ``depth`` hold the search state so that a call can stop
-    after ``max_nodes`` nodes and be resumed. Returns ``(best, depth,
-    nodes)``; ``depth == -1`` when the branch is exhausted. ``best_index`` is
-    updated in place whenever a strictly better network is found. The search
-    stops early when ``best <= stop_at``.
-    """
-    n_patterns, n_inputs = patterns.shape
-    width = out_coef.shape[0]
-    partial = np.zeros((width + 1, n_inputs))
-    for k in range(depth):
-        for i in range(n_inputs):
-            partial[k + 1, i] = partial[k, i] + out_coef[k] * patterns[index[k], i]
-    nodes = 0
-    while depth >= 0:
-        unit = index[depth]
-        if unit >= n_patterns or (out_coef[depth] == 0 and unit > 0):
-            depth -= 1
-            if depth >= 0:
-                index[depth] += 1
-            continue
-        if nodes >= max_nodes:
-            return best, depth, nodes
-        nodes += 1
-        weight = out_coef[depth]
-        low = rest_low[depth + 1] - out_bias
-        high = rest_high[depth + 1] - out_bias
-        bound = 0.0
-        for i in range(n_inputs):
-            value = partial[depth, i] + weight * patterns[unit, i]
-            partial[depth + 1, i] = value
-            lo = min(max(value + low, 0), top)
-            hi = min(max(value + high, 0), top)
-            bound += totals[i] - best_in_range[i, int(lo), int(hi)]
-            if bound >= best:
-                break
-        if bound < best and depth + 1 == width:
-            best = bound
-            for k in range(width):
-                best_index[k] = index[k]
-            if best <= stop_at:
-                return best, -1, nodes
-            index[depth] += 1
-        elif bound < best:
-            depth += 1
-            if out_coef[depth] == 0 or out_coef[depth] != out_coef[depth - 1]:
-                index[depth] = 0
-            else:
-                index[depth] = index[depth - 1]
-        else:
-            index[depth] += 1
-    return best, -1, nodes
-
-
 def _run_branches(problem, branches, best, stop_at, deadline, max_nodes=math.inf):
     """Search ``branches`` in order with a shared incumbent.
 
@@ -256,13 +166,10 @@ def _run_branches(problem, branches, best, stop_at, deadline, max_nodes=math.inf
         if best <= stop_at or (best < math.inf and time.monotonic() > deadline):
             unfinished.extend(range(position, len(branches)))
             break
-        positive = np.maximum(out_coef, 0) * high_value
-        negative = np.minimum(out_coef, 0) * high_value
-        rest_high = np.append(np.cumsum(positive[::-1])[::-1], 0)
-        rest_low = np.append(np.cumsum(negative[::-1])[::-1], 0)
+        rest_low, rest_high = free_unit_reach(out_coef, high_value)
         index, depth, found = np.zeros(width, np.int64), 0, best_index.copy()
         while depth >= 0:
-            new_best, depth, count = _search_branch(
+            new_best, depth, count = search_branch(
                 patterns,
                 totals,
                 best_in_range,
@@ -652,7 +559,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             self._refuse_unprobeable_search(n_candidates, n_inputs, widths[0])
         units = _weight_vectors(low, high, n_features + 1)
         totals = counts.sum(axis=1)
-        best_in_range = _label_tables(counts)
+        best_in_range = label_tables(counts)
         deadline = (
             math.inf
             if self.time_limit is None
