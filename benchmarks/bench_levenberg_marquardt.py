@@ -429,5 +429,119 @@ def plot(runs, folder):
     print(f"figure: {path}")
 
 
+# The page of this benchmark in the docs (python -m benchmarks.render).
+PAGE = {
+    "title": "LevenbergMarquardtMLPRegressor: training without spectral bias",
+    "estimators": {"LevenbergMarquardtMLPRegressor": "met"},
+    "claim": """
+        Jiang, Voronin, Cyr and Southworth (ICLR 2026): preconditioned
+        (Levenberg-Marquardt / Gauss-Newton) training of a neural network
+        fits all frequencies of the target at the same rate, where
+        first-order training shows spectral bias (low frequencies first).
+    """,
+    "findings": """
+        On the paper's target ``u(x) = (1/3) sum_k k sin((2k+1) pi x - k)``
+        (256 points, one hidden layer of 80 tanh units), every method starts
+        from the same data:
+
+        * **Equal rates: met.** LM removes the three frequency components
+          together: all fall below 1e-2 of their initial amplitude at
+          iterations 129-131 (ratio 1.02; the issue asks for at most about 2).
+          Adam from the same weights shows the spectral-bias ordering (8.3
+          times more iterations for ``7 pi`` than for ``3 pi``) and reaches
+          neither 1e-2 on the highest frequency nor MSE 1e-3 in 4000 steps.
+        * **Time to MSE 1e-3.** LM needs 133 iterations; L-BFGS
+          (``MLPRegressor``) 8.9 times LM's wall time, MINPACK's LM on the same
+          network 5.1 times.
+        * Defaults converge: a tolerance floored at ``tol^2 var(y)`` and
+          ``max_iter=1000``. CUDA untested (no GPU here).
+        * **Noisy data.** On ``load_diabetes`` (X and y standardised) the
+          default interpolates (training R^2 1.0) and its 5-fold CV R^2 is
+          -1.26. ``alpha=10`` gives 0.50, level with ``RidgeCV`` (0.49):
+          use ``alpha`` on noisy data. ``early_stopping`` gives only 0.06 (0.19
+          between folds): LM goes from underfitting to interpolating within a
+          few iterations, so the best validation iterate is a coarse choice.
+    """,
+    "sections": [
+        {
+            "title": "Iterations to remove each frequency",
+            "text": """
+                The iteration at which the amplitude of each frequency of the
+                residual first falls below the threshold times its initial
+                value (none: not within the budget).
+            """,
+            "figures": [
+                {
+                    "results": "levenberg_marquardt_frequencies",
+                    "kind": "bar",
+                    "x": "method",
+                    "y": ["it_3pi", "it_5pi", "it_7pi"],
+                    "where": {"threshold": 0.1},
+                    "labels": {
+                        "it_3pi": "3 pi",
+                        "it_5pi": "5 pi",
+                        "it_7pi": "7 pi",
+                    },
+                    "logy": True,
+                    "xlabel": "",
+                    "ylabel": "iterations to 0.1 x initial",
+                    "caption": "Iterations to cut each frequency of the residual "
+                    "tenfold (a missing bar: not reached).",
+                }
+            ],
+            "tables": [
+                {
+                    "results": "levenberg_marquardt_frequencies",
+                    "columns": "method; threshold; budget=iteration budget; "
+                    "it_3pi=3 pi; it_5pi=5 pi; it_7pi=7 pi; "
+                    "ratio_7pi_3pi=7 pi / 3 pi",
+                }
+            ],
+        },
+        {
+            "title": "Time to a training MSE",
+            "tables": [
+                {
+                    "results": "levenberg_marquardt_target_mse",
+                    "columns": "method; target_mse=target MSE; iterations; seconds; "
+                    "seconds_budget=seconds of the whole budget; "
+                    "time_ratio_vs_LM=time / LM time",
+                }
+            ],
+        },
+        {
+            "title": "Noisy data: load_diabetes",
+            "text": """
+                5-fold cross-validated R^2 (shuffled folds), X and y
+                standardised inside each fold; CPU seconds for the five fits.
+            """,
+            "figures": [
+                {
+                    "results": "levenberg_marquardt_diabetes",
+                    "kind": "bar",
+                    "x": "model",
+                    "y": ["cv_r2_mean", "train_r2_mean"],
+                    "labels": {
+                        "cv_r2_mean": "5-fold CV R^2",
+                        "train_r2_mean": "training R^2",
+                    },
+                    "xlabel": "",
+                    "ylabel": "R^2",
+                    "caption": "The default interpolates the training folds; "
+                    "alpha brings the held-out R^2 to RidgeCV's.",
+                }
+            ],
+            "tables": [
+                {
+                    "results": "levenberg_marquardt_diabetes",
+                    "columns": "model; cv_r2_mean=CV R^2; cv_r2_std=std over folds; "
+                    "train_r2_mean=training R^2; cpu_seconds=CPU s",
+                }
+            ],
+        },
+    ],
+}
+
+
 if __name__ == "__main__":
     main()

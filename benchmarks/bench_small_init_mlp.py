@@ -129,5 +129,47 @@ def main(argv=None):
     )
 
 
+PAGE = {
+    "title": "SmallInitMLPRegressor: saddle-to-saddle training from a small start",
+    "estimators": {"SmallInitMLPRegressor": "partly"},
+    "claim": """
+        Bantzis, Simon and Jacot (ICLR 2026): gradient descent on a deep
+        bias-free ReLU network from a small initialisation leaves the origin
+        along the optimal escape direction (rank one in the deep layers),
+        then moves from saddle to saddle, each plateau adding rank.
+    """,
+    "findings": """
+        * **Saddle-to-saddle: met.** ``SmallInitMLPRegressor`` on a rank-2
+          ReLU teacher shows two plateaus with deep effective ranks 1 then 2,
+          on 3 of 3 draws; from init 0.2 it reaches test R^2 0.999, above
+          ``MLPRegressor`` (0.87), at 13 times its wall time.
+        * **Defaults: partly.** The default depth-6, init-1e-3 regressor stops
+          at the first (rank-1) saddle within 5000 steps (test R^2 0.49): it
+          studies the dynamics rather than fits (documented in its Notes).
+          numpy full-batch only.
+    """,
+    "sections": [
+        {
+            "title": "Plateaus on a rank-2 teacher",
+            "figures": [
+                {
+                    "results": "small_init_mlp_plateaus",
+                    "x": "start",
+                    "y": "loss",
+                    "by": "seed",
+                    "xlabel": "step at which the plateau starts",
+                    "ylabel": "training loss on the plateau",
+                    "caption": "The loss levels of the successive plateaus.",
+                }
+            ],
+            "tables": [
+                {"results": "small_init_mlp_plateaus"},
+                {"results": "small_init_mlp_anchor"},
+            ],
+        },
+    ],
+}
+
+
 if __name__ == "__main__":
     main()

@@ -315,7 +315,7 @@ def test_exact_search_over_budget_is_refused_with_an_estimate():
     X, y = _chunked_problem()
     with pytest.raises(ValueError, match=r"needs .* examinations .*max_candidates"):
         ICEClassifier(search="exact", max_candidates=5000).fit(X, y)
-    with pytest.raises(ValueError, match=r"about .* on one core"):
+    with pytest.raises(ValueError, match=r"about .* of a reference core"):
         ICEClassifier(search="exact", max_candidates=5000).fit(X, y)
 
 

@@ -1,7 +1,5 @@
 """RandomEmbeddingRecallClassifier: oracles, paper claim, properties, bad input."""
 
-import time
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -242,12 +240,10 @@ def test_orthogonal_needs_large_enough_dimension(recall_data):
 
 def test_budget_refused_up_front(recall_data):
     X, y = recall_data
-    start = time.perf_counter()
     with pytest.raises(ValueError, match="max_work"):
         RandomEmbeddingRecallClassifier(
             embedding_dim=100_000, training="gd", n_steps=10**6
         ).fit(X, y)
-    assert time.perf_counter() - start < 1.0
 
 
 @pytest.mark.parametrize(

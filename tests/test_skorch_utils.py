@@ -159,5 +159,5 @@ def test_build_mlp_tanh_and_float64_outputs():
         expected = module(torch.tensor(X)).numpy()
     # float64 modules get float64 input: exact agreement with a direct pass.
     np.testing.assert_array_equal(module_outputs(module, X), expected)
-    with pytest.raises(ValueError, match="activation must be one of"):
+    with pytest.raises(ValueError, match="'activation' parameter"):
         build_mlp(2, 1, (4,), activation="gelu")

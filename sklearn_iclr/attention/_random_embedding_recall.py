@@ -14,11 +14,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..utils import check_work_budget
 from ..utils._compat import Interval, StrOptions, _fit_context
 
-# Cost of one multiply-add of a forward-backward pass (token gathers, sparse
-# products, the readout): measured about 2e-9 s of wall time per unit on a
-# shared 2-core machine (n=4000, L=16, d=64, V=128).
-SECONDS_PER_MULTIPLY_ADD = 2e-9
-
 
 def _draw_embeddings(n_tokens, dim, kind, rng):
     """Token embeddings ``E``, the trigger vector and the EOS query, unit scale."""
@@ -167,9 +162,10 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
     trigger_token : int or None, default=0
         The token id that marks the informative token (the token after it).
         ``None``: no marking (attention sees the token embeddings only).
-    max_work : float, default=1e11
-        Largest number of multiply-adds accepted for the fit; a larger fit is
-        refused before it starts, with a time estimate.
+    max_work : float, default=3600
+        Largest estimated cost of the fit, in seconds of the reference core
+        (:func:`sklearn_iclr.utils.estimate_seconds`), from its multiply-adds;
+        a costlier fit is refused before it starts, with the estimate.
     random_state : int, RandomState instance or None, default=None
         Seeds the embeddings and the MLP layer.
 
@@ -260,7 +256,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         embeddings="gaussian",
         vocab_size=None,
         trigger_token=0,
-        max_work=1e11,
+        max_work=3600.0,
         random_state=None,
     ):
         self.embedding_dim = embedding_dim
@@ -406,11 +402,8 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         steps = 3 if self.training == "early_phase" else self.n_steps
         per_pass = n * L * (2 * d + n_tokens) + n * width * (3 * K + 2 * d)
         check_work_budget(
-            steps * 3 * per_pass,
+            {"multiply_add": steps * 3 * per_pass},
             self.max_work,
-            what="multiply-adds",
-            seconds_per_unit=SECONDS_PER_MULTIPLY_ADD,
-            parameter="max_work",
             advice="Use fewer samples, steps, a smaller embedding_dim or mlp_width.",
         )
         self._check_one_to_one(tokens, y_encoded)

@@ -6,17 +6,13 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import Bunch, check_random_state
 
-from ..utils import check_work_budget
+from ..utils import check_count_budget
 from ..utils._compat import Interval, validate_params
 from ._etgs import _ETGSPolicy
 from ._kernel import run_race
 from ._market import MatchingMarket
 
 __all__ = ["simulate"]
-
-# Measured cost of one player-round of the numba loop on 2 busy cores
-# (1e7 player-rounds, N = K = 5, in about 0.6 s).
-_SECONDS_PER_PLAYER_ROUND = 6e-8
 
 
 def _layer_sequence(weights, seed, n_subphases):
@@ -141,11 +137,12 @@ def simulate(
             "rounds overflow float64; rescale player_means, noise_std and the "
             "corruption budget."
         )
-    check_work_budget(
-        float(n_runs) * horizon * n_players,
+    player_rounds = float(n_runs) * horizon * n_players
+    check_count_budget(
+        player_rounds,
         max_player_rounds,
         what="player-rounds",
-        seconds_per_unit=_SECONDS_PER_PLAYER_ROUND,
+        work={"player_round": player_rounds},
         parameter="max_player_rounds",
         advice="Lower horizon or n_runs.",
     )

@@ -23,9 +23,6 @@ from ..utils._compat import Interval, StrOptions, _fit_context, validate_params
 from ..utils._tokens import as_token_array, flatten_token_input
 from ._infonce import resolve_batch_size
 
-# Measured order of magnitude of one multiply-add of the numpy loop (einsum
-# and matmul on small blocks), used only for the estimate in the refusal.
-SECONDS_PER_MULTIPLY_ADD = 2e-9
 # Gradient steps that work lower the loss from its first value (InfoNCE near
 # log(batch_size) on the paper's data); a minibatch loss this many times the
 # first one (or than 1, if smaller) means they diverge: fit warns.
@@ -207,9 +204,10 @@ class BReLUAttentionEncoder(
         ``weight_history_`` (the initial weights are always recorded). A
         history above 1 GiB is refused up front, with the ``record_every``
         that fits.
-    max_work : float, default=1e11
-        Largest number of multiply-adds a fit may do; a fit that needs more is
-        refused before it starts.
+    max_work : float, default=3600
+        Largest estimated cost of the fit, in seconds of the reference core
+        (:func:`sklearn_iclr.utils.estimate_seconds`), from its multiply-adds;
+        a costlier fit is refused before it starts, with the estimate.
     random_state : int, RandomState instance or None, default=None
         Seeds the initial weights, the minibatch order and the views.
     verbose : int, default=0
@@ -321,7 +319,7 @@ class BReLUAttentionEncoder(
         max_epochs=100,
         learning_rate=0.2,
         record_every=1,
-        max_work=1e11,
+        max_work=3600.0,
         random_state=None,
         verbose=0,
     ):
@@ -502,11 +500,8 @@ class BReLUAttentionEncoder(
         per_sample = 6 * (2 * L * L * d + L * d * d + L * d * m)
         work = float(self.max_epochs) * n_samples * per_sample
         check_work_budget(
-            work,
+            {"multiply_add": work},
             self.max_work,
-            what="multiply-adds",
-            seconds_per_unit=SECONDS_PER_MULTIPLY_ADD,
-            parameter="max_work",
             advice="Or lower max_epochs or n_neurons, or subsample X.",
         )
         # The snapshots are memory the work count does not see: many epochs

@@ -110,10 +110,12 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         untouched).
     verbose : int, default=0
         Print skorch's per-epoch log (loss, duration) when positive.
-    max_work : float, default=1e13
-        Largest number of multiply-adds of the training accepted (about
-        ``3 * max_epochs * n_samples`` times the weights, per view); a
-        larger fit is refused before it starts, with a time estimate.
+    max_work : float, default=3600
+        Largest estimated cost of the training, in seconds of the reference
+        core (:func:`sklearn_iclr.utils.estimate_seconds`), from its
+        multiply-adds (about ``3 * max_epochs * n_samples`` times the weights,
+        per view) and optimiser steps; a costlier fit is refused before it
+        starts, with the estimate.
 
     Attributes
     ----------
@@ -221,7 +223,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         device="cpu",
         random_state=None,
         verbose=0,
-        max_work=1e13,
+        max_work=3600.0,
     ):
         self.n_components = n_components
         self.hidden_layer_sizes = hidden_layer_sizes

@@ -19,11 +19,6 @@ from ..utils import check_work_budget, warn_user
 from ..utils._compat import Interval, StrOptions, validate_parameter_constraints
 from ._hankel import MAX_WINDOW, spectral_filters
 
-# Seconds of one unit of per-step work (a multiply-add of the learner's
-# recursions), measured on a 2-core laptop, for the budget estimate.
-SECONDS_PER_UNIT = 2e-9
-# Default budget on the total work of one run (about a minute).
-MAX_WORK = 3e10
 # Relative size of the random initial weights (of max_norm).
 INIT_SCALE = 1e-3
 # Adam's moment decay rates, as in the paper's experiments.
@@ -391,11 +386,8 @@ class _LearningController(_BaseController):
 
     def _check_budget(self, n_steps, per_step):
         check_work_budget(
-            float(n_steps) * per_step,
+            {"multiply_add": float(n_steps) * per_step, "controller_step": n_steps},
             self.max_work,
-            what="multiply-adds",
-            seconds_per_unit=SECONDS_PER_UNIT,
-            parameter="max_work",
             advice="Fewer steps, a smaller memory or fewer filters cost less.",
         )
 
@@ -448,9 +440,10 @@ class GPCController(_LearningController):
     base_gain : {"lqr"} or None, default="lqr"
         ``"lqr"`` adds the LQR feedback ``-K x_t``; ``None`` uses none and
         needs a stable ``A``.
-    max_work : float, default=3e10
-        Largest accepted work of one run, in multiply-adds (about a minute);
-        :meth:`run` refuses more up front.
+    max_work : float, default=3600
+        Largest estimated cost of one run, in seconds of the reference core
+        (:func:`sklearn_iclr.utils.estimate_seconds`), from the multiply-adds
+        of the learner's recursions; :meth:`run` refuses more up front.
     random_state : int, RandomState instance or None, default=None
         Seeds the small random initial weights (norm ``1e-3 * max_norm``).
 
@@ -500,7 +493,7 @@ class GPCController(_LearningController):
         learning_rate=1e-4,
         max_norm=1.0,
         base_gain="lqr",
-        max_work=MAX_WORK,
+        max_work=3600.0,
         random_state=None,
     ):
         self.A = A
@@ -571,9 +564,10 @@ class OnlineSpectralController(_LearningController):
     base_gain : {"lqr"} or None, default="lqr"
         ``"lqr"`` adds the LQR feedback ``-K x_t``; ``None`` uses none and
         needs a stable ``A``.
-    max_work : float, default=3e10
-        Largest accepted work of one run, in multiply-adds (about a minute);
-        :meth:`run` refuses more up front.
+    max_work : float, default=3600
+        Largest estimated cost of one run, in seconds of the reference core
+        (:func:`sklearn_iclr.utils.estimate_seconds`), from the multiply-adds
+        of the learner's recursions; :meth:`run` refuses more up front.
     random_state : int, RandomState instance or None, default=None
         Seeds the small random initial weights (norm ``1e-3 * max_norm``).
 
@@ -655,7 +649,7 @@ class OnlineSpectralController(_LearningController):
         learning_rate=1e-4,
         max_norm=1.0,
         base_gain="lqr",
-        max_work=MAX_WORK,
+        max_work=3600.0,
         random_state=None,
     ):
         self.A = A

@@ -5,7 +5,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg import eigh
 
-from ..utils._budget import _duration
+from ..utils import estimate_seconds, format_duration
 from ..utils._compat import Interval, StrOptions, validate_params
 
 # Largest window whose dense eigendecomposition is accepted (O(window^3) work,
@@ -14,8 +14,6 @@ MAX_WINDOW = 4096
 # Above this window the top eigenpairs come from subspace iteration.
 EXACT_WINDOW = 512
 OVERSAMPLING = 25
-# Measured cost of one window^3 unit of LAPACK's eigh on a 2-core laptop.
-EIGH_SECONDS_PER_UNIT = 1e-10
 
 
 @validate_params(
@@ -126,14 +124,14 @@ def spectral_filters(window, n_filters, kind="prediction", gamma=None):
             "has only m filters. Lower n_filters or raise window."
         )
     if window > MAX_WINDOW:
-        seconds = EIGH_SECONDS_PER_UNIT * float(window) ** 3
+        seconds = estimate_seconds({"eigh_cube": float(window) ** 3})
         raise ValueError(
             f"window={window} needs the eigendecomposition of a dense "
             f"{window} x {window} matrix ({8 * float(window) ** 2 / 1e9:.3g} GB, "
-            f"about {_duration(seconds)}); windows up to {MAX_WINDOW} are "
-            "accepted. Lower window: a filter longer than the memory of the "
-            "system (about 1 / (1 - spectral radius) steps) only weighs inputs "
-            "that no longer matter."
+            f"about {format_duration(seconds)} of a reference core); windows up "
+            f"to {MAX_WINDOW} are accepted. Lower window: a filter longer than "
+            "the memory of the system (about 1 / (1 - spectral radius) steps) "
+            "only weighs inputs that no longer matter."
         )
     matrix = hankel_matrix(window, kind=kind, gamma=gamma)
     n_basis = n_filters + OVERSAMPLING

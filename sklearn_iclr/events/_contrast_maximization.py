@@ -12,7 +12,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import check_work_budget, import_torch, torch_num_threads, warn_user
+from ..utils import check_count_budget, import_torch, torch_num_threads, warn_user
 from ..utils._compat import Interval, StrOptions
 from ._format import check_events, infer_shape, inside_mask
 
@@ -255,11 +255,11 @@ class ContrastMaximizationMotion(
         """
         X = validate_data(self, X, dtype=np.float64)
         X, packet, ids = check_events(X)
-        check_work_budget(
-            len(X) * self.max_iter,
-            self.max_events * self.max_iter,
-            what="event warps (events x max_iter)",
-            seconds_per_unit=1e-7,
+        check_count_budget(
+            len(X),
+            self.max_events,
+            what="events",
+            work={"event_warp": float(len(X)) * self.max_iter},
             parameter="max_events",
             advice="Subsample the events or lower max_iter.",
         )

@@ -15,7 +15,7 @@ else OFF, so both {0, 1} and {-1, +1} codings work).
 
 import numpy as np
 
-from ..utils import check_work_budget, warn_user
+from ..utils import check_count_budget, warn_user
 
 N_COLUMNS = (2, 3, 4, 5)
 
@@ -55,11 +55,11 @@ def infer_shape(X, shape, max_pixels, n_channels=1):
     else:
         height_width = tuple(int(s) for s in shape)
     n_pixels = float(height_width[0]) * float(height_width[1]) * n_channels
-    check_work_budget(
+    check_count_budget(
         n_pixels,
         max_pixels,
         what="frame pixels per packet",
-        seconds_per_unit=1e-8,
+        work={"frame_pixel": n_pixels},
         parameter="max_pixels",
         advice=(
             "Coordinates are pixels: rescale them, or pass a smaller shape "

@@ -219,10 +219,12 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     verbose : int, default=0
         Print skorch's per-epoch log (loss, worst-group accuracy when groups
         are passed to ``fit``, time) when positive.
-    max_work : float, default=1e13
-        Largest number of multiply-adds of the training accepted (about
-        ``3 * max_epochs * n_samples`` times the weights, per view); a
-        larger fit is refused before it starts, with a time estimate.
+    max_work : float, default=3600
+        Largest estimated cost of the training, in seconds of the reference
+        core (:func:`sklearn_iclr.utils.estimate_seconds`), from its
+        multiply-adds (about ``3 * max_epochs * n_samples`` times the weights,
+        per view) and optimiser steps; a costlier fit is refused before it
+        starts, with the estimate.
 
     Attributes
     ----------
@@ -332,7 +334,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         device="cpu",
         random_state=None,
         verbose=0,
-        max_work=1e13,
+        max_work=3600.0,
     ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.learning_rate = learning_rate

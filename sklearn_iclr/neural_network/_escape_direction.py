@@ -20,10 +20,6 @@ from ._bias_free_relu import (
     singular_values,
 )
 
-# Cost of one multiply-add of the forward and backward passes: measured 0.7e-10
-# to 1e-10 s of CPU (width 50, depth 6, 100 to 1797 rows, one BLAS thread),
-# times 5 for the wall time on a shared 2-core machine.
-SECONDS_PER_MULTIPLY_ADD = 5e-10
 # Step schedule of the search (relative to the gradient scale), chosen on
 # the paper's Example 1: larger first steps skip the rank-2 optimum more often,
 # smaller last steps only add iterations.
@@ -155,11 +151,11 @@ class EscapeDirection(BaseEstimator):
         Constrain every layer to rank at most ``max_rank`` (each step is
         retracted to the nearest unit-norm matrix of that rank). ``None``
         searches all directions; ``1`` gives the best all-rank-1 direction.
-    max_work : float, default=2e12
-        Largest number of multiply-adds accepted, counted as
-        ``n_restarts * max_iter`` forward and backward passes over the data
-        (the worst case: restarts usually stop earlier on ``tol``). A larger
-        search is refused before it starts, with a time estimate.
+    max_work : float, default=3600
+        Largest estimated cost of the fit, in seconds of the reference core
+        (:func:`sklearn_iclr.utils.estimate_seconds`), from the multiply-adds
+        of ``n_restarts * max_iter`` forward and backward passes over the
+        data; a costlier fit is refused before it starts, with the estimate.
     random_state : int, RandomState instance or None, default=None
         Seeds the random starts.
 
@@ -263,7 +259,7 @@ class EscapeDirection(BaseEstimator):
         tol=1e-7,
         n_iter_no_change=200,
         max_rank=None,
-        max_work=2e12,
+        max_work=3600.0,
         random_state=None,
     ):
         self.depth = depth
@@ -312,11 +308,8 @@ class EscapeDirection(BaseEstimator):
         per_pass = 3.0 * len(X) * self.width
         per_pass *= X.shape[1] + (self.depth - 2) * self.width + Y2.shape[1]
         check_work_budget(
-            float(self.n_restarts) * self.max_iter * per_pass,
+            {"multiply_add": float(self.n_restarts) * self.max_iter * per_pass},
             self.max_work,
-            what="multiply-adds",
-            seconds_per_unit=SECONDS_PER_MULTIPLY_ADD,
-            parameter="max_work",
             advice="Or lower n_restarts, max_iter, width or depth, or subsample X.",
         )
         shapes = layer_shapes(X.shape[1], [self.width] * (self.depth - 1), Y2.shape[1])

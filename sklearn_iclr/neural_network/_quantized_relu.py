@@ -16,21 +16,15 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..utils import check_work_budget, warn_user
+from ..utils import check_count_budget, estimate_seconds, warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
 from ._quantized_relu_kernel import free_unit_reach, label_tables, search_branch
 
-# Seconds per unit of work for the estimate of a refused fit, measured on the
-# loaded 2-core development machine: one entry of the pattern table (a unit
-# evaluated on one distinct input, then de-duplicated: 90-120 ns) and one search
-# node bounded on one distinct input (3-4 ns at alpha = 5, widths 2 and 3).
-_SECONDS_PER_EVALUATION = 1.2e-7
-_SECONDS_PER_NODE_INPUT = 4e-9
 _NUMERIC = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8]
 # Node-input evaluations of the probe run before refusing a search whose worst
 # case exceeds max_candidates (about a second).
 _PROBE_NODE_INPUTS = 2.5e8
-_PROBE_SECONDS = _PROBE_NODE_INPUTS * _SECONDS_PER_NODE_INPUT
+_PROBE_SECONDS = estimate_seconds({"node_input": _PROBE_NODE_INPUTS})
 # Largest pattern table built (int8 entries: units times distinct inputs).
 _MAX_TABLE_ENTRIES = 5e8
 _UNITS_PER_CHUNK = 4096
@@ -536,14 +530,14 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             ]
             return coefs, intercepts, conflict, conflict
         n_candidates = float(self.domain_size) ** (n_features + 1)
-        check_work_budget(
+        check_count_budget(
             n_candidates * n_inputs,
             self.max_candidates,
             what=(
                 f"unit evaluations for the pattern table ({n_candidates:.3g} "
                 f"weight vectors on {n_inputs} distinct inputs)"
             ),
-            seconds_per_unit=_SECONDS_PER_EVALUATION,
+            work={"unit_evaluation": n_candidates * n_inputs},
             parameter="max_candidates",
             advice="Use fewer features or a smaller domain_size.",
         )
@@ -620,7 +614,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                 max_nodes=max(1, int(_PROBE_NODE_INPUTS // n_inputs)),
             )
             if probe[-1]:
-                check_work_budget(
+                check_count_budget(
                     worst,
                     self.max_candidates,
                     what=(
@@ -630,7 +624,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                         f"patterns on {n_inputs} distinct inputs; a probe of "
                         f"{probe[4]} nodes did not finish)"
                     ),
-                    seconds_per_unit=_SECONDS_PER_NODE_INPUT,
+                    work={"node_input": worst},
                     parameter="max_candidates",
                     advice=(
                         "Use fewer features, a smaller width or domain_size, or "
@@ -681,7 +675,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         the probe (200 x 12 random rows: 1.6e6 weight vectors, a 30 s table),
         the worst case is judged with every weight vector a distinct pattern.
         """
-        table_seconds = n_candidates * n_inputs * _SECONDS_PER_EVALUATION
+        table_seconds = estimate_seconds({"unit_evaluation": n_candidates * n_inputs})
         if table_seconds <= _PROBE_SECONDS:
             return
         d = self.domain_size
@@ -690,8 +684,9 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         top = domain_bounds(d)[1]
         log_patterns = min(math.log(n_candidates), n_inputs * math.log(top + 1))
         n_patterns = round(math.exp(log_patterns))
-        check_work_budget(
-            _worst_case(n_branches, n_patterns, width, n_inputs),
+        worst = _worst_case(n_branches, n_patterns, width, n_inputs)
+        check_count_budget(
+            worst,
             self.max_candidates,
             what=(
                 f"node-input evaluations in the worst case ({n_branches} output "
@@ -700,7 +695,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                 "pattern table that a probe of the search needs would take "
                 f"about {table_seconds:.2g} s by itself)"
             ),
-            seconds_per_unit=_SECONDS_PER_NODE_INPUT,
+            work={"node_input": worst},
             parameter="max_candidates",
             advice=(
                 "Use fewer features, a smaller width or domain_size, or set "

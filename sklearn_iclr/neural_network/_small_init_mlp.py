@@ -22,10 +22,6 @@ from ._bias_free_relu import (
     singular_values,
 )
 
-# Cost of one multiply-add of the forward and backward passes: measured 0.7e-10
-# to 1e-10 s of CPU (width 50, depth 6, 100 to 1797 rows, one BLAS thread),
-# times 5 for the wall time on a shared 2-core machine.
-SECONDS_PER_MULTIPLY_ADD = 5e-10
 # Gradient descent whose loss grows this much above its start has diverged
 # (overshooting steps then kill every ReLU and the output collapses to 0).
 DIVERGENCE_FACTOR = 1e3
@@ -163,10 +159,11 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
     rank_tol : float, default=0.1
         A singular value counts towards a layer's effective rank when it
         exceeds ``rank_tol`` times the layer's largest.
-    max_work : float, default=1e12
-        Largest number of multiply-adds accepted (``max_iter`` forward and
-        backward passes plus the recorded SVDs). A larger fit is refused
-        before it starts, with a time estimate.
+    max_work : float, default=3600
+        Largest estimated cost of the fit, in seconds of the reference core
+        (:func:`sklearn_iclr.utils.estimate_seconds`), from the multiply-adds
+        of ``max_iter`` forward and backward passes plus the recorded SVDs; a
+        costlier fit is refused before it starts, with the estimate.
     random_state : int, RandomState instance or None, default=None
         Seeds the initial weights.
     verbose : int, default=0
@@ -278,7 +275,7 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         max_iter=5000,
         record_every=10,
         rank_tol=0.1,
-        max_work=1e12,
+        max_work=3600.0,
         random_state=None,
         verbose=0,
     ):
@@ -333,11 +330,8 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         svd_work = sum(min(s) ** 2 * max(s) for s in shapes)
         work = self.max_iter * operation_count(len(X), shapes) + n_records * svd_work
         check_work_budget(
-            work,
+            {"multiply_add": work},
             self.max_work,
-            what="multiply-adds",
-            seconds_per_unit=SECONDS_PER_MULTIPLY_ADD,
-            parameter="max_work",
             advice="Or lower max_iter or the hidden layer sizes, raise "
             "record_every, or subsample X.",
         )

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 from threadpoolctl import threadpool_limits
 
-from ..utils import check_work_budget, warn_user
+from ..utils import check_count_budget, warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils.validation import check_binary_target
 
@@ -22,10 +22,6 @@ TOKEN_VALUES = np.array([-1, 1], dtype=np.int8)
 EOS = 2
 # Responses sampled together in one block (bounds the memory of a round).
 SAMPLING_BLOCK = 1 << 15
-# Cost of one sampled token (sampling plus the RL update), CPU seconds, at
-# d = 30: bench_cot measured 5-6.5e-7 for 10 rounds of STaR and REINFORCE
-# on 20000 prompts. Used for the estimate of a refusal.
-SECONDS_PER_TOKEN = 6e-7
 
 
 def _feature_blocks(X1, y_prev):
@@ -321,11 +317,12 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         else:
             demos = self._check_sequences(sequences, X, y_signed)
         n_rounds = self.n_rl_rounds if self.rl is not None else 0
-        check_work_budget(
-            float(n_samples) * self.samples_per_prompt * n_features * n_rounds,
+        n_tokens = float(n_samples) * self.samples_per_prompt * n_features * n_rounds
+        check_count_budget(
+            n_tokens,
             self.max_sampled_tokens,
             what="sampled tokens",
-            seconds_per_unit=SECONDS_PER_TOKEN,
+            work={"sampled_token": n_tokens},
             parameter="max_sampled_tokens",
             advice="Or lower n_rl_rounds or samples_per_prompt.",
         )

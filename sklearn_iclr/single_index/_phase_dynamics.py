@@ -12,10 +12,9 @@ from sklearn.utils.validation import check_random_state
 from ..utils import check_work_budget
 from ..utils._compat import Interval, StrOptions, validate_params
 
-# Seconds per coordinate update (one step on one coordinate) of the compiled
-# loops, for the budget's time estimate: 0.8 and 4 ns of CPU, 3.6 and 16 ns of
-# wall time on a loaded 2-core machine (benchmarks/README.md, table 6).
-SECONDS_PER_COORDINATE_UPDATE = {"population": 2e-9, "online_sgd": 2e-8}
+# The unit of the cost table (sklearn_iclr.utils._cost) that one step on one
+# coordinate of each compiled loop counts as.
+COST_UNIT = {"population": "coordinate_update", "online_sgd": "sgd_coordinate_update"}
 PHASE_NAMES = ("T1", "T1_prime", "T2")
 
 
@@ -238,7 +237,7 @@ def phase_retrieval_dynamics(
     escape_threshold=0.1,
     epsilon=0.05,
     n_records=1000,
-    max_work=1e11,
+    max_work=3600.0,
     random_state=None,
 ):
     """Gradient descent for phase retrieval on power-law data, with its phases.
@@ -286,9 +285,11 @@ def phase_retrieval_dynamics(
     n_records : int, default=1000
         About how many geometrically spaced steps are recorded (step 0 and the
         last step always are).
-    max_work : float, default=1e11
-        Largest ``n_steps * n_features`` accepted; larger runs are refused
-        before they start, with a time estimate.
+    max_work : float, default=3600
+        Largest estimated cost of the run, in seconds of the reference core
+        (:func:`sklearn_iclr.utils.estimate_seconds`), from its
+        ``n_steps * n_features`` coordinate updates; a costlier run is refused
+        before it starts, with the estimate.
     random_state : int, RandomState instance or None, default=None
         Seeds ``w0`` (when ``None``) and the samples of ``"online_sgd"``.
 
@@ -311,8 +312,8 @@ def phase_retrieval_dynamics(
     Raises
     ------
     ValueError
-        On bad shapes or values, if ``n_steps * n_features > max_work``, or if
-        the iterates overflow (``lr`` too large).
+        On bad shapes or values, if the estimated cost exceeds ``max_work``,
+        or if the iterates overflow (``lr`` too large).
 
     See Also
     --------
@@ -377,11 +378,9 @@ def phase_retrieval_dynamics(
         )
     d = lam.size
     check_work_budget(
-        float(n_steps) * d,
+        {COST_UNIT[method]: float(n_steps) * d},
         max_work,
-        what="coordinate updates (n_steps * n_features)",
-        seconds_per_unit=SECONDS_PER_COORDINATE_UPDATE[method],
-        parameter="max_work",
+        detail="(n_steps * n_features)",
         advice="Or lower n_steps or n_features, or raise lr.",
     )
     rng = check_random_state(random_state)

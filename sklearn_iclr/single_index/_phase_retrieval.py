@@ -11,11 +11,6 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from ..utils import check_work_budget, warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
 
-# Seconds per floating-point operation of the fit, for the budget's time
-# estimate: the default fit at n = 1000, d = 100 (estimated 8.2e8 operations
-# at max_iter=1000) took 0.2-0.5 CPU seconds on a 2-core laptop, stopping
-# early; 1e-9 s is an upper estimate for a fit that runs to max_iter.
-SECONDS_PER_FLOP = 1e-9
 # Default batch size of solver="sgd" (as MLPRegressor's "auto").
 DEFAULT_BATCH = 200
 # Eigenvalues of the second moment below this fraction of the largest one are
@@ -70,10 +65,11 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
     batch_size : int, default=None
         Minibatch size of ``"sgd"``; ``None`` means ``min(200, n_samples)``.
         Ignored by the other solvers.
-    max_work : float, default=1e12
-        Largest number of floating-point operations accepted, estimated
-        before the fit as ``n d (2 d + 8 max_iter) + 2 d^3``; larger fits are
-        refused up front with a time estimate.
+    max_work : float, default=3600
+        Largest estimated cost of the fit, in seconds of the reference core
+        (:func:`sklearn_iclr.utils.estimate_seconds`), from its
+        ``n d (2 d + 8 max_iter) + 2 d^3`` multiply-adds; a costlier fit is
+        refused before it starts, with the estimate.
     random_state : int, RandomState instance or None, default=None
         Seeds ``init="random"`` and the batches of ``"sgd"``.
 
@@ -165,7 +161,7 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
         max_iter=1000,
         tol=1e-6,
         batch_size=None,
-        max_work=1e12,
+        max_work=3600.0,
         random_state=None,
     ):
         self.solver = solver
@@ -211,12 +207,13 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
             )
         y_norm, y_scale = self._normalise_target(y)
         check_work_budget(
-            n_samples * n_features * (2.0 * n_features + 8.0 * self.max_iter)
-            + 2.0 * float(n_features) ** 3,
+            {
+                "multiply_add": n_samples
+                * n_features
+                * (2.0 * n_features + 8.0 * self.max_iter)
+                + 2.0 * float(n_features) ** 3
+            },
             self.max_work,
-            what="floating-point operations",
-            seconds_per_unit=SECONDS_PER_FLOP,
-            parameter="max_work",
             advice="Or lower max_iter, or fit on fewer samples or features.",
         )
         x_scale, X_norm = self._normalise_inputs(X)

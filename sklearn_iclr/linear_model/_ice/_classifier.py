@@ -18,11 +18,15 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ...utils import check_work_budget, warn_user
+from ...utils import (
+    check_count_budget,
+    estimate_seconds,
+    format_duration,
+    warn_user,
+)
 from ...utils._compat import Interval, StrOptions, _fit_context
 from ...utils.validation import check_binary_target, check_nonnegative_sample_weight
 from ._search import (
-    MERGE_TOL,
     affine_coordinates,
     combinations_array,
     constant_labels,
@@ -31,23 +35,12 @@ from ._search import (
     exhaustive_chunks_bytes,
     scan_pencils,
 )
+from ._tolerances import MERGE_TOL
 
-# Examinations per second and core for the time estimate of a refused search,
-# counted as the budget is (D * C(N, D), before pruning): the compiled, pruned
-# sweep settled 5.9e7 (general position, D = 3, N = 1000) to 7.2e7 (D = 5,
-# N = 80) of them per CPU second in fits of 2 to 9 s, 7.2e7 on Caesarian and
-# 7.5e7 on the N = 1000 tied grid, and 3.5e7 to 5.3e7 in fits under 1.2 s
-# (fixed costs), on the 2-core development machine (benchmarks/README.md, ICE
-# section, sixth round of #16); a conservative figure is used. The default
-# ``max_candidates`` is a minute of one core at this rate.
-_EXAMINATIONS_PER_SECOND = 4e7
 # Pencils per parallel task: coarse enough to amortise the task overhead.
 _EXAMINATIONS_PER_CHUNK = 2_000_000
 # Rounds of the heuristic search (each at most max_candidates / rounds).
 _HEURISTIC_ROUNDS = 4
-# Seconds of the separating linear programs per n_samples * n_features_out^2
-# (HiGHS, dense constraints; 8e-8 measured from 30 x 500 to 300 x 2000).
-_LP_SECONDS_PER_UNIT = 8e-8
 # Largest ratio of the total weight to the least positive weight: the least
 # weight is then about 45 units in the last place of the total (2^52 / 1e14).
 _MAX_WEIGHT_RATIO = 1e14
@@ -99,8 +92,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         Budget of candidate-hyperplane examinations. An exhaustive search over
         N distinct points spanning D dimensions makes ``D * C(N, D)`` of them
         (each hyperplane through D points, once per pencil containing it).
-        A refusal estimates its time from a calibrated rate of the compiled
-        sweep (``benchmarks/README.md`` gives the measured time). The
+        A refusal estimates its time from the package's cost table
+        (:func:`sklearn_iclr.utils.estimate_seconds`). The
         separating linear programs, solved before any search with one variable
         per monomial feature, count against it too, as the examinations that
         take as long: a fit whose linear programs alone exceed the budget
@@ -301,16 +294,16 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         """Refuse, before the monomials exist, linear programs too large."""
         n_samples, n_features = shape
         n_out = comb(n_features + self.degree, self.degree) - 1
-        seconds = _LP_SECONDS_PER_UNIT * n_samples * float(n_out) ** 2
-        check_work_budget(
-            seconds * _EXAMINATIONS_PER_SECOND,
+        work = {"lp_entry": n_samples * float(n_out) ** 2}
+        check_count_budget(
+            estimate_seconds(work) / estimate_seconds({"hyperplane_examination": 1}),
             self.max_candidates,
             what=(
                 f"candidate-examination equivalents (the separating linear "
                 f"program over {n_out:,} monomial features of degree <= "
                 f"{self.degree} and {n_samples} samples)"
             ),
-            seconds_per_unit=1.0 / _EXAMINATIONS_PER_SECOND,
+            work=work,
             parameter="max_candidates",
             advice="Or lower degree, or select fewer features first.",
         )
@@ -333,20 +326,25 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             found, n_candidates = self._run(Y, y, w, chunks, bound_labels, True, total)
             return found, True, n_candidates
         if self.search == "exact":
-            raise ValueError(
-                f"search='exact' needs {total:.3g} candidate-hyperplane "
-                f"examinations ({m} distinct points in dimension {d}), more than "
-                f"max_candidates={self.max_candidates}; that is about "
-                f"{_format_seconds(total / _EXAMINATIONS_PER_SECOND)} on one "
-                "core. Raise max_candidates, use search='auto' (a heuristic), "
-                "or use fewer samples, features or a lower degree."
+            check_count_budget(
+                total,
+                self.max_candidates,
+                what=(
+                    "candidate-hyperplane examinations for search='exact' "
+                    f"({m} distinct points in dimension {d})"
+                ),
+                work={"hyperplane_examination": total},
+                parameter="max_candidates",
+                advice="Or use search='auto' (a heuristic), or fewer samples, "
+                "features or a lower degree.",
             )
         # Warned before the heuristic starts: it may run for its whole budget.
+        heuristic = estimate_seconds({"hyperplane_examination": self.max_candidates})
         warn_user(
             f"The exact search needs {total:.3g} examinations, more than "
             f"max_candidates={self.max_candidates}; ICEClassifier runs a "
             "heuristic instead (at most max_candidates examinations, about "
-            f"{_format_seconds(self.max_candidates / _EXAMINATIONS_PER_SECOND)}), "
+            f"{format_duration(heuristic)}), "
             "so the training 0-1 loss may not be optimal (optimal_ is False). "
             "Raise max_candidates for an exact fit.",
             UserWarning,
@@ -711,11 +709,3 @@ def _off_the_boundary(decision, intercept):
         return intercept
     nonzero = np.abs(values[values != 0])
     return intercept + (nonzero.min() / 2 if nonzero.size else 1.0)
-
-
-def _format_seconds(seconds):
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            value = f"{seconds / size:.3g}"
-            return f"{value} {unit}" + ("" if value == "1" else "s")
-    return f"{seconds:.3g} s"
