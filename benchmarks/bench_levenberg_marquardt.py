@@ -265,11 +265,11 @@ def diabetes_rows(n_splits):
     """K-fold R^2 on noisy data: the default, its two regularisers, RidgeCV."""
     X, y = load_diabetes(return_X_y=True)
     models = {
-        "LM default": LevenbergMarquardtMLPRegressor(random_state=SEED),
-        "LM early_stopping=True": LevenbergMarquardtMLPRegressor(
+        "default": LevenbergMarquardtMLPRegressor(random_state=SEED),
+        "early stop": LevenbergMarquardtMLPRegressor(
             early_stopping=True, random_state=SEED
         ),
-        "LM alpha=10": LevenbergMarquardtMLPRegressor(alpha=10.0, random_state=SEED),
+        "alpha=10": LevenbergMarquardtMLPRegressor(alpha=10.0, random_state=SEED),
         "RidgeCV": RidgeCV(alphas=np.logspace(-3, 3, 13)),
     }
     rows = []
