@@ -15,6 +15,7 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import gaussianity_report
+from ..utils import warn_user
 from ..utils._compat import HasMethods, StrOptions
 from ..utils._dask import any_dask, map_rows, reduce_blocks, validate_dask_data
 
@@ -25,6 +26,9 @@ COVARIANCE_ESTIMATORS = {
 }
 # Eigenvalues below this fraction of the largest make the covariance singular.
 RELATIVE_EIGENVALUE_FLOOR = 1e-12
+# A spread of the features' variances beyond which shrinkage toward a multiple
+# of the identity (Ledoit-Wolf, OAS) distorts the small-variance features.
+VARIANCE_SPREAD_WARNING = 1e4
 
 
 # Magnitudes whose squares (the covariance) stay normal float64 numbers.
@@ -109,6 +113,30 @@ def _spectrum(estimator, covariance, n_features):
     )
 
 
+def _warn_on_variance_spread(variances, estimator, covariance):
+    """Warn when shrinkage toward ``mu I`` meets variances of many scales.
+
+    Ledoit-Wolf and OAS shrink toward a multiple of the identity, which is
+    not equivariant to rescaling one feature: on features whose variances
+    span orders of magnitude the target's ``mu`` is the large features'
+    scale, and the small ones are inflated by it.
+    """
+    shrinkage = getattr(estimator, "shrinkage_", 0.0)
+    positive = variances[variances > 0]
+    if covariance not in ("ledoit_wolf", "oas") or shrinkage == 0 or not positive.size:
+        return
+    spread = float(positive.max() / positive.min())
+    if spread > VARIANCE_SPREAD_WARNING:
+        warn_user(
+            f"The features' variances span a factor {spread:.2g}, and "
+            f"covariance={covariance!r} shrinks toward a multiple of the identity "
+            f"(shrinkage {shrinkage:.2g}), which inflates the small-variance "
+            "features: the density is then far from the data's. Standardize the "
+            "features first (StandardScaler), or use covariance='empirical' when "
+            "there are many more samples than features."
+        )
+
+
 def _block_sums(X, normalize):
     X = _normalize_rows(X, normalize)
     return {"count": float(len(X)), "sum": X.sum(axis=0), "max_abs": np.abs(X).max()}
@@ -165,18 +193,41 @@ def _fit_covariance_dask(X, covariance, normalize):
     estimator._set_covariance(shrunk)
     if covariance != "empirical":
         estimator.shrinkage_ = shrinkage
+    _warn_on_variance_spread(np.diag(emp_cov), estimator, covariance)
     return _spectrum(estimator, covariance, n_features)
 
 
-def _log_density(X, normalize, location, precision, constant):
-    """Gaussian log-density of the rows (``constant``: d log 2 pi + log det)."""
-    centered = _normalize_rows(X, normalize) - location
-    mahalanobis = np.einsum("ij,jk,ik->i", centered, precision, centered)
+def _scaled_centred_rows(X, normalize, location):
+    """``(x - location) / c`` per row, with ``c`` a power of two, and ``c``.
+
+    ``c`` is at least the row's and the location's largest magnitude, so the
+    difference cannot overflow and its entries are at most 2; dividing by a
+    power of two is exact.
+    """
+    X = _normalize_rows(X, normalize)
+    largest = np.maximum(np.max(np.abs(X), axis=1), np.max(np.abs(location)))
+    _, exponent = np.frexp(largest)
+    scale = np.ldexp(1.0, exponent)
+    return X / scale[:, None] - location / scale[:, None], scale
+
+
+def _log_density(X, normalize, location, whitening, constant):
+    """Gaussian log-density of the rows (``constant``: d log 2 pi + log det).
+
+    The Mahalanobis distance is ``c^2 |W (x - mu) / c|^2``, which overflows
+    to ``inf`` (a log-density of ``-inf``) for rows far beyond float64's
+    squares, never to NaN.
+    """
+    scaled, scale = _scaled_centred_rows(X, normalize, location)
+    with np.errstate(over="ignore"):
+        mahalanobis = (scale * np.linalg.norm(scaled @ whitening, axis=1)) ** 2
     return -0.5 * (constant + mahalanobis)
 
 
 def _whiten(X, normalize, location, whitening):
-    return (_normalize_rows(X, normalize) - location) @ whitening
+    scaled, scale = _scaled_centred_rows(X, normalize, location)
+    with np.errstate(over="ignore"):
+        return (scaled @ whitening) * scale[:, None]
 
 
 class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -309,6 +360,7 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
             estimator, location, eigenvalues, eigenvectors = _fit_covariance(
                 X, self.covariance
             )
+            _warn_on_variance_spread(X.var(axis=0), estimator, self.covariance)
         self.covariance_estimator_ = estimator
         self.location_ = location
         self.covariance_ = (eigenvectors * eigenvalues) @ eigenvectors.T
@@ -328,14 +380,15 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         Returns
         -------
         log_density : ndarray or dask array of shape (n_samples,)
-            ``log N(x; location_, covariance_)``.
+            ``log N(x; location_, covariance_)``; ``-inf`` for a row whose
+            squared Mahalanobis distance exceeds the float64 range.
         """
         check_is_fitted(self)
         constant = self.n_features_in_ * math.log(2 * math.pi) + self._log_det
         params = {
             "normalize": self.normalize,
             "location": self.location_,
-            "precision": self.precision_,
+            "whitening": self.whitening_,
             "constant": constant,
         }
         if any_dask(X):
