@@ -45,7 +45,7 @@ def test_paper_example_1_weights_have_speed_one_half():
     W2 = 0.5 * np.array([[1.0, -1, 1, -1]])
     W3 = np.array([[1.0]])
     assert sum(np.sum(W**2) for W in (W1, W2, W3)) == pytest.approx(3.0)
-    speed = float(Y @ forward([W1, W2, W3], X)[-1][:, 0])
+    speed = float(Y @ forward([W1, W2, W3], X)[1][:, 0])
     assert speed == pytest.approx(0.5)
     est = EscapeDirection(depth=3, width=20, random_state=1).fit(X, Y)
     assert est.speed_ <= speed + 1e-9
@@ -76,10 +76,10 @@ def test_oracle_backprop_matches_finite_differences():
         for out, inp in shapes:
             layers.append(flat[i : i + out * inp].reshape(out, inp))
             i += out * inp
-        return np.sum(Y * forward(layers, X)[-1])
+        return np.sum(Y * forward(layers, X)[1])
 
     flat = np.concatenate([W.ravel() for W in weights])
-    grads = backward(weights, X, forward(weights, X), Y)
+    grads = backward(weights, X, forward(weights, X)[0], Y)
     numeric = approx_fprime(flat, speed, 1e-7)
     np.testing.assert_allclose(
         np.concatenate([g.ravel() for g in grads]), numeric, atol=1e-5
@@ -194,8 +194,42 @@ def test_bad_data():
         est.fit(np.zeros_like(X), Y)
 
 
-def test_budget_refuses_absurd_search_up_front():
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(depth=100, width=10_000, n_restarts=100, max_iter=10**6),
+        # the layers are not built before the refusal (was a MemoryError)
+        dict(depth=10**12),
+    ],
+)
+def test_budget_refuses_absurd_search_up_front(params):
     X, Y = example_1()
-    est = EscapeDirection(depth=100, width=10_000, n_restarts=100, max_iter=10**6)
     with pytest.raises(ValueError, match=r"multiply-adds \(about .*max_work"):
-        est.fit(X, Y)
+        EscapeDirection(**params).fit(X, Y)
+
+
+def test_deep_network_escapes_at_the_speed_of_a_shallow_one():
+    # Random unit layers shrink the output ~sqrt(2 * width) times each: at depth
+    # 200 the old starts had outputs of 1e-200 whose squared gradients
+    # underflowed, and the search returned speed_ 3e-200 with stationarity_ 0
+    # after no iteration. A deep network can carry the shallow optimum's single
+    # unit through positive rank-1 layers, so its best speed is at least close
+    # to the depth-3 one (0.9: the search stops short of exact optima).
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((30, 3)), rng.standard_normal(30)
+    params = dict(width=10, n_restarts=1, max_iter=300, random_state=0)
+    shallow = EscapeDirection(depth=3, **params).fit(X, Y)
+    deep = EscapeDirection(depth=200, **params).fit(X, Y)
+    assert deep.n_iter_ > 1
+    assert deep.speed_ >= 0.9 * shallow.speed_
+    assert deep.stationarity_ < 0.1
+
+
+def test_narrow_deep_starts_are_alive():
+    # Depth 60, width 4: most random starts had a layer that no row activates;
+    # those restarts never moved from speed 0.
+    rng = np.random.default_rng(1)
+    X, Y = rng.standard_normal((20, 3)), rng.standard_normal(20)
+    est = EscapeDirection(depth=60, width=4, n_restarts=4, max_iter=100)
+    est.set_params(random_state=0).fit(X, Y)
+    assert np.all(est.restart_speeds_ > 0.1 * est.speed_)

@@ -176,8 +176,11 @@ def test_invariants(problem, rnd):
     weights = np.array([rnd.randint(0, 3) for _ in y], dtype=float)
     weights[[0, -1]] = 1
     rows = np.repeat(np.arange(len(y)), weights.astype(int))
-    weighted = clone(est).fit(X, y, sample_weight=weights).n_errors_
-    assert weighted == clone(est).fit(X[rows], y[rows]).n_errors_
+    weighted = clone(est).fit(X, y, sample_weight=weights)
+    assert weighted.weighted_error_ == clone(est).fit(X[rows], y[rows]).n_errors_
+    assert isinstance(weighted.n_errors_, int)
+    wrong = weighted.predict(X) != y
+    assert weighted.n_errors_ == np.sum(wrong[weights > 0])
     # A wider hidden layer never does worse (a unit can be switched off).
     wider = clone(est).set_params(hidden_layer_sizes=(3,)).fit(X, y)
     assert wider.n_errors_ <= n_errors
@@ -223,6 +226,23 @@ def test_max_errors_stops_at_a_network_within_the_bound():
     assert loose.n_nodes_ < exact.n_nodes_
     with pytest.warns(UserWarning, match="No network has at most max_errors=0"):
         QuantizedReLUClassifier(quantization=None, max_errors=0).fit(X, y)
+
+
+def test_weighted_fit_counts_errors_and_reports_the_weighted_optimum():
+    # n_errors_ was the weighted optimum (a float) under sample_weight; it is
+    # the count of misclassified samples, and weighted_error_ the optimum.
+    rng = np.random.default_rng(11)
+    X, y = planted_data(rng, 60, alpha=2, noise=0.3)
+    weight = rng.uniform(0.5, 2.0, len(y))
+    weight[:5] = 0.0  # absent samples: neither counted nor weighed
+    est = QuantizedReLUClassifier(quantization=None).fit(X, y, sample_weight=weight)
+    wrong = est.predict(X) != y
+    assert est.optimal_
+    assert isinstance(est.n_errors_, int) and est.n_errors_ == np.sum(wrong[5:])
+    assert est.weighted_error_ == pytest.approx(weight[wrong].sum())
+    assert est.lower_bound_ == pytest.approx(est.weighted_error_)
+    unweighted = QuantizedReLUClassifier(quantization=None).fit(X, y)
+    assert not hasattr(unweighted, "weighted_error_")
 
 
 def test_uniform_quantization_on_iris():
@@ -301,6 +321,27 @@ def test_too_large_searches_are_refused_up_front_with_an_estimate():
         QuantizedReLUClassifier(
             quantization=None, hidden_layer_sizes=(4,), max_candidates=10**8
         ).fit(X, y)
+
+
+def test_a_search_no_probe_can_vouch_for_is_refused_before_the_table(monkeypatch):
+    # 200 random rows of 12 real features: 3^13 = 1.6e6 weight vectors. The
+    # fit built their 3e8-entry pattern table (30 s) before the probe refused
+    # the search ("212 days"); the count of weight vectors is enough.
+    from sklearn_iclr.neural_network import _quantized_relu
+
+    def fail(*args):
+        raise AssertionError("the pattern table was built")
+
+    monkeypatch.setattr(_quantized_relu, "_weight_vectors", fail)
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((200, 12)), rng.integers(0, 2, 200)
+    with pytest.raises(
+        ValueError, match=r"up to 1.59e\+06 hidden-unit patterns.*time_"
+    ):
+        QuantizedReLUClassifier().fit(X, y)
+    # With a time limit there is no search budget: the table is built.
+    with pytest.raises(AssertionError, match="table was built"):
+        QuantizedReLUClassifier(time_limit=1.0).fit(X, y)
 
 
 def test_a_loose_worst_case_is_not_refused_when_the_probe_finishes():

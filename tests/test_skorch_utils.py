@@ -1,6 +1,9 @@
 """Tests of the shared torch/skorch training glue (sklearn_iclr.utils._skorch)."""
 
 import copy
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -14,6 +17,7 @@ from sklearn_iclr.utils import (
     module_outputs,
     torch_num_threads,
 )
+from sklearn_iclr.utils._skorch import check_mlp_training_budget
 
 
 def _regression():
@@ -51,6 +55,47 @@ def test_build_mlp_layers_and_widths():
 def test_build_mlp_refuses_bad_widths(sizes):
     with pytest.raises(ValueError, match="positive integers"):
         build_mlp(2, 1, sizes)
+
+
+@pytest.mark.parametrize("sizes", [("64",), (1e12,), (-3,), (True,)])
+def test_training_budget_checks_the_widths_first(sizes):
+    # The estimators check their budget before they build the network: a
+    # string width was a TypeError from the multiply-add count (InfoNCEEncoder,
+    # SpuriousRobustSGD), a float one a refusal that blamed max_work.
+    with pytest.raises(ValueError, match="hidden_layer_sizes must be a tuple of pos"):
+        check_mlp_training_budget(100, (3, *sizes, 1), 10, 1e12, batch_size=8)
+
+
+def test_read_only_arrays_raise_no_torch_warning():
+    # torch warns once per process about arrays it may not write to (a
+    # DataFrame's .to_numpy() under pandas 3 is read-only), hence a fresh
+    # interpreter, where any such warning is an error.
+    code = textwrap.dedent(
+        """
+        import warnings
+        import numpy as np
+        import torch
+        from skorch import NeuralNet
+        from sklearn_iclr.utils import build_mlp, fit_skorch_net, module_outputs
+
+        warnings.filterwarnings("error", message=".*not writable")
+        X = np.random.RandomState(0).randn(20, 3).astype(np.float32)
+        y = X[:, :1].copy()
+        X.setflags(write=False)
+        y.setflags(write=False)
+        net = fit_skorch_net(
+            NeuralNet, lambda: build_mlp(3, 1), X, y, batch_size=8, seed=0,
+            verbose=0, criterion=torch.nn.MSELoss, max_epochs=1,
+        )
+        rows = np.zeros((5, 3))  # float64: used without a copy
+        rows.setflags(write=False)
+        module_outputs(net.module_, rows)
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
 
 
 def test_fit_is_seeded_local_and_leaves_the_module_on_cpu():

@@ -68,7 +68,7 @@ def test_claim_two_plateaus_and_deep_rank_going_1_to_2(saddle_to_saddle):
     assert origin["loss"] == pytest.approx(0.5, abs=1e-3)
     assert 0.02 < rank_1_saddle["loss"] < 0.3
     assert np.all(rank_1_saddle["effective_ranks"][1:] == 1)
-    assert np.all(reg.effective_ranks_[-1][1:] == 2)
+    assert np.all(reg.history_[-1]["effective_ranks"][1:] == 2)
     assert reg.loss_curve_[-1] < 1e-2
     assert reg.score(X, Y) > 0.98
 
@@ -87,9 +87,9 @@ def test_first_escape_reaches_the_escape_speed(saddle_to_saddle):
     end = reg.plateaus_[0]["end_iteration"]
     early = clone(reg).set_params(max_iter=end).fit(X, Y)
     norms = np.prod([np.linalg.norm(W) for W in early.coefs_])
-    speed = np.sum(Ys * forward(early.coefs_, Xs)[-1]) / norms
+    speed = np.sum(Ys * forward(early.coefs_, Xs)[1]) / norms
     assert 0.9 * best.speed_ <= speed <= best.speed_ * (1 + 1e-9)
-    ranks = early.effective_ranks_[-1]
+    ranks = early.history_[-1]["effective_ranks"]
     assert np.all(ranks[1:-1] == 1), ranks  # the hidden-to-hidden layers
 
 
@@ -109,10 +109,10 @@ def test_oracle_loss_gradient_matches_finite_differences():
         for out, inp in shapes:
             layers.append(flat[i : i + out * inp].reshape(out, inp))
             i += out * inp
-        return 0.5 * np.sum((forward(layers, X)[-1] - Y) ** 2) / len(X)
+        return 0.5 * np.sum((forward(layers, X)[1] - Y) ** 2) / len(X)
 
-    pre = forward(weights, X)
-    grads = backward(weights, X, pre, (pre[-1] - Y) / len(X))
+    hidden, output = forward(weights, X)
+    grads = backward(weights, X, hidden, (output - Y) / len(X))
     flat = np.concatenate([W.ravel() for W in weights])
     np.testing.assert_allclose(
         np.concatenate([g.ravel() for g in grads]),
@@ -186,13 +186,11 @@ def test_history_shapes():
     reg = SmallInitMLPRegressor(**FAST, max_iter=95, record_every=10)
     reg.fit(X, Y)
     assert len(reg.loss_curve_) == 96
-    np.testing.assert_array_equal(reg.record_iterations_, [*range(0, 100, 10), 95])
-    assert [h.shape for h in reg.singular_values_history_] == [
-        (11, 8),
-        (11, 8),
-        (11, 3),
-    ]
-    assert reg.effective_ranks_.shape == (11, 3)
+    assert [record["iter"] for record in reg.history_] == [*range(0, 100, 10), 95]
+    for record in reg.history_:
+        assert record["loss"] == reg.loss_curve_[record["iter"]]
+        assert [v.shape for v in record["singular_values"]] == [(8,), (8,), (3,)]
+        assert record["effective_ranks"].shape == (3,)
     assert reg.loss_curve_[0] == pytest.approx(0.5, abs=1e-2)
 
 
@@ -235,6 +233,54 @@ def test_bad_data_and_divergence():
     big_step = SmallInitMLPRegressor(**dict(FAST, learning_rate=1e6), max_iter=50)
     with pytest.raises(ValueError, match="lower learning_rate"):
         big_step.fit(X, Y)
+
+
+def _escape_iteration(reg):
+    """The first step at which the loss is 10 % below the origin's 1/2."""
+    below = np.flatnonzero(np.asarray(reg.loss_curve_) < 0.45)
+    return int(below[0]) if len(below) else None
+
+
+@pytest.mark.parametrize(
+    "hidden_layer_sizes, init_scale", [((8, 8, 8, 8, 8), 1e-100), ((8, 8), 1e-300)]
+)
+def test_tiny_init_scale_escapes(hidden_layer_sizes, init_scale):
+    # The step lr_t = lr (L / ||theta||^2)^((L-2)/2) overflowed at depth 6 from
+    # init_scale=1e-100 (OverflowError), and ||theta||^2 underflowed to 0 from
+    # 1e-300 (ZeroDivisionError); the network's output (1e-600) underflows too.
+    X, Y = rank_2_teacher(n=40)
+    reg = SmallInitMLPRegressor(
+        hidden_layer_sizes=hidden_layer_sizes,
+        init_scale=init_scale,
+        learning_rate=0.5,
+        max_iter=6000,
+        random_state=0,
+    ).fit(X, Y)
+    assert np.all(np.isfinite(reg.loss_curve_))
+    assert _escape_iteration(reg) is not None
+    assert reg.score(X, Y) > 0.5
+
+
+def test_claim_escape_time_grows_like_log_of_one_over_init_scale():
+    # With the step normalised by ||theta||^(L-2), the norm of the weights
+    # grows exponentially during the first plateau at a rate free of the
+    # scale, so leaving the origin takes a fixed number of steps per decade
+    # of init_scale: the escape step is affine in log10(1 / init_scale).
+    # (19 steps a decade here, at 1e-3, 1e-30 and 1e-300; 2 % allows ten of
+    # the 510 steps between the first two.)
+    X, Y = rank_2_teacher(n=40)
+    params = dict(
+        hidden_layer_sizes=(8, 8), learning_rate=0.5, max_iter=6000, random_state=0
+    )
+    escapes = {}
+    for exponent in (3, 30, 300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            reg = SmallInitMLPRegressor(init_scale=10.0**-exponent, **params)
+            escapes[exponent] = _escape_iteration(reg.fit(X, Y))
+    per_decade = (escapes[30] - escapes[3]) / 27
+    assert per_decade > 10
+    assert (escapes[300] - escapes[3]) / 297 == pytest.approx(per_decade, rel=0.02)
 
 
 def test_budget_refuses_absurd_training_up_front():

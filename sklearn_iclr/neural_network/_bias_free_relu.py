@@ -17,23 +17,36 @@ def layer_shapes(n_features, hidden_layer_sizes, n_outputs):
 
 
 def forward(weights, X):
-    """Pre-activations ``[Z_1, ..., Z_L]``, each of shape (n_samples, fan_out)."""
-    pre = [X @ weights[0].T]
+    """The hidden activations and the output of the network on the rows of ``X``.
+
+    Returns
+    -------
+    hidden : list of ndarray
+        ``relu(Z_1), ..., relu(Z_{L-1})``, each of shape (n_samples, fan_out).
+    output : ndarray of shape (n_samples, n_outputs)
+        ``Z_L``.
+    """
+    pre = X @ weights[0].T
+    hidden = []
     for W in weights[1:]:
-        pre.append(np.maximum(pre[-1], 0.0) @ W.T)
-    return pre
+        hidden.append(np.maximum(pre, 0.0, out=pre))
+        pre = hidden[-1] @ W.T
+    return hidden, pre
 
 
-def backward(weights, X, pre, output_grad):
+def backward(weights, X, hidden, output_grad):
     """Gradients of ``sum(output_grad * Z_L)`` with respect to every ``W_l``.
 
-    ``relu'(0)`` is taken as 0.
+    ``hidden`` is what :func:`forward` returned for the same weights and
+    ``X``; ``relu'(0)`` is taken as 0.
     """
     grads = [None] * len(weights)
     delta = output_grad
     for layer in range(len(weights) - 1, 0, -1):
-        grads[layer] = delta.T @ np.maximum(pre[layer - 1], 0.0)
-        delta = (delta @ weights[layer]) * (pre[layer - 1] > 0.0)
+        active = hidden[layer - 1]
+        grads[layer] = delta.T @ active
+        delta = delta @ weights[layer]
+        delta *= active > 0.0
     grads[0] = delta.T @ X
     return grads
 

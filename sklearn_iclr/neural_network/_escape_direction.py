@@ -1,5 +1,6 @@
 """Optimal escape directions of a deep bias-free ReLU network from the origin."""
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -15,7 +16,6 @@ from ._bias_free_relu import (
     backward,
     forward,
     layer_shapes,
-    operation_count,
     rank_ratio,
     singular_values,
 )
@@ -25,6 +25,13 @@ from ._bias_free_relu import (
 # smaller last steps only add iterations.
 INITIAL_STEP = 0.25
 FINAL_STEP = 5e-5
+# Gain that the rank-1 chain of a random start keeps over the whole depth (see
+# _start). Random unit layers alone shrink the output about sqrt(2 * width)
+# times per layer (1e-200 at depth 200 and width 50, whose squares underflow)
+# and narrow deep ones often kill every unit. The chain keeps a live path of
+# this gain: far from underflow, and smaller than the random layers' own gain
+# at the default depth and width (1e-4), whose starts it barely changes.
+CHAIN_GAIN = 1e-8
 
 
 def _normalize(W, max_rank):
@@ -36,48 +43,73 @@ def _normalize(W, max_rank):
     return W / norm if norm > 0 else W
 
 
-def _speed(weights, X, Y):
-    pre = forward(weights, X)
-    return float(np.sum(Y * pre[-1])), pre
+def _start(shapes, X, Y, rng, max_rank):
+    """A random start of unit layers whose output neither vanishes nor is dead.
+
+    Every layer is Gaussian. A hidden-to-hidden layer ``l`` also gets a
+    rank-1 part ``beta u_l u_{l-1}^T`` with ``u_l >= 0`` of unit norm: it
+    passes ReLU unchanged, so the chain of these parts carries a signal
+    through every layer with gain ``beta``; ``beta = CHAIN_GAIN^(1/(L-2))``
+    keeps a gain of ``CHAIN_GAIN`` over the whole depth. First-layer units
+    that no training row activates are flipped, and the output layer's sign
+    is chosen so that the speed starts non-negative.
+    """
+    weights = [rng.standard_normal(shape) for shape in shapes]
+    weights = [W / np.linalg.norm(W) for W in weights]
+    weights[0][np.all(X @ weights[0].T <= 0.0, axis=0)] *= -1.0
+    if len(shapes) > 2:
+        beta = CHAIN_GAIN ** (1.0 / (len(shapes) - 2))
+        chain = [np.abs(rng.standard_normal(fan_out)) for fan_out, _ in shapes[:-1]]
+        chain = [u / np.linalg.norm(u) for u in chain]
+        for layer in range(1, len(shapes) - 1):
+            weights[layer] = math.sqrt(1.0 - beta**2) * weights[layer] + beta * (
+                np.outer(chain[layer], chain[layer - 1])
+            )
+    weights = [_normalize(W, max_rank) for W in weights]
+    if np.vdot(Y, forward(weights, X)[1]) < 0.0:
+        weights[-1] = -weights[-1]
+    return weights
 
 
-def _ascend(weights, X, Y, max_iter, tol, max_rank):
+def _ascend(weights, X, Y, *, max_iter, tol, n_iter_no_change, max_rank):
     """Projected (spherical) gradient ascent of ``Tr[Y^T Z_L]`` on unit layers.
 
     Every iteration moves each layer along its tangent gradient (the gradient
     with its radial part removed) and retracts it to the unit sphere (and to
     rank <= ``max_rank``). The step is ``lr_t / g_ref`` times the tangent
-    gradient, where ``g_ref`` is the largest per-layer root-mean-square
-    gradient seen so far (it tends to the speed at an escape direction, which
-    makes the step free of the data's scale) and ``lr_t`` decays geometrically
-    from ``INITIAL_STEP`` to ``FINAL_STEP`` over ``max_iter`` iterations, so the
+    gradient, where ``g_ref`` is the largest per-layer gradient norm seen so
+    far (it tends to the speed at an escape direction, which makes the step
+    free of the data's scale) and ``lr_t`` decays geometrically from
+    ``INITIAL_STEP`` to ``FINAL_STEP`` over ``max_iter`` iterations, so the
     iterates settle on optima that sit on a ReLU kink. Stops early when the
-    tangent gradient is below ``tol`` times the gradient.
+    best speed has not risen by more than ``tol`` times itself for
+    ``n_iter_no_change`` iterations.
 
-    Returns the best weights visited, their speed, the number of iterations
-    and whether the tolerance (rather than ``max_iter``) ended the search.
+    Returns the best weights visited, their speed and the number of iterations.
     """
-    speed, pre = _speed(weights, X, Y)
+    hidden, output = forward(weights, X)
+    speed = float(np.vdot(Y, output))
     best_weights, best_speed = weights, speed
-    g_ref = 0.0
+    g_ref, stale = 0.0, 0
     decay = (FINAL_STEP / INITIAL_STEP) ** (1.0 / max_iter)
     for iteration in range(max_iter):
-        grads = backward(weights, X, pre, Y)
-        grad_sq = [np.sum(g * g) for g in grads]
-        g_ref = max(g_ref, np.sqrt(max(grad_sq)))
-        tangents = [g - np.sum(g * W) * W for g, W in zip(grads, weights, strict=True)]
-        tangent_norm = np.sqrt(sum(np.sum(t * t) for t in tangents))
-        if g_ref == 0.0 or tangent_norm <= tol * np.sqrt(sum(grad_sq)):
-            return best_weights, best_speed, iteration, True
+        grads = backward(weights, X, hidden, Y)
+        g_ref = max(g_ref, *(np.linalg.norm(g) for g in grads))
+        if g_ref == 0.0:  # a dead network: no direction moves it
+            return best_weights, best_speed, iteration
         step = INITIAL_STEP * decay**iteration / g_ref
         weights = [
-            _normalize(W + step * t, max_rank)
-            for W, t in zip(weights, tangents, strict=True)
+            _normalize(W + step * (g - np.vdot(g, W) * W), max_rank)
+            for W, g in zip(weights, grads, strict=True)
         ]
-        speed, pre = _speed(weights, X, Y)
+        hidden, output = forward(weights, X)
+        speed = float(np.vdot(Y, output))
+        stale = 0 if speed > best_speed + tol * abs(best_speed) else stale + 1
         if speed > best_speed:
             best_weights, best_speed = weights, speed
-    return best_weights, best_speed, max_iter, False
+        if stale >= n_iter_no_change:
+            return best_weights, best_speed, iteration + 1
+    return best_weights, best_speed, max_iter
 
 
 class EscapeDirection(BaseEstimator):
@@ -106,13 +138,15 @@ class EscapeDirection(BaseEstimator):
     n_restarts : int, default=8
         Random starts of the search; the fastest direction is kept.
     max_iter : int, default=2000
-        Iterations per restart (one forward and one backward pass each); the
-        step decays geometrically over them.
+        Most iterations per restart (one forward and one backward pass each);
+        the step decays geometrically over them.
     tol : float, default=1e-7
-        A restart stops early when the tangent part of the gradient is below
-        ``tol`` times the gradient (a smooth escape direction). Optima on a
-        ReLU kink never meet this test; there the decaying step settles the
-        iterates and ``max_iter`` ends the restart.
+        A restart stops early when its best speed has not risen by more than
+        ``tol`` times itself for ``n_iter_no_change`` consecutive iterations.
+    n_iter_no_change : int, default=200
+        Patience of the ``tol`` rule. Optima on a ReLU kink are approached
+        only as the step decays, with long stretches of tiny gains: a short
+        patience stops there early.
     max_rank : int or None, default=None
         Constrain every layer to rank at most ``max_rank`` (each step is
         retracted to the nearest unit-norm matrix of that rank). ``None``
@@ -145,6 +179,8 @@ class EscapeDirection(BaseEstimator):
         0 at an exact escape direction.
     n_iter_ : int
         Iterations run by the restart that found the best direction.
+    n_iter_per_restart_ : ndarray of shape (n_restarts,)
+        Iterations run by every restart.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -160,20 +196,21 @@ class EscapeDirection(BaseEstimator):
     ``L0`` is ``L``-homogeneous. An escape direction is a point ``rho`` with
     ``||rho||^2 = L`` and ``grad L0(rho) = -s rho``, ``s > 0`` its escape speed
     (``s = -L0(rho)`` by Euler's identity). The optimal one minimises ``L0`` on
-    that sphere. At every such point each layer has unit Frobenius norm
-    (``L0`` is 1-homogeneous in each layer), so the search runs spherical
-    gradient ascent of ``s = Tr[Y^T Y_theta]`` on the product of the layers'
-    unit spheres, from ``n_restarts`` random starts, and keeps the fastest.
-    Theorem 3.1 of the paper: at the optimum, the rank ratio
-    ``sum_{i>=2} s_i^2 / sum_i s_i^2`` of the singular values of deep layers
-    ``W_l`` is ``O(l^(-1/2))``.
+    that sphere. At every such point each layer has unit Frobenius norm, so
+    the search runs spherical gradient ascent of ``s = Tr[Y^T Y_theta]`` on the
+    product of the layers' unit spheres, from ``n_restarts`` random starts
+    (each with a weak positive rank-1 chain through the hidden layers, so that
+    deep starts neither underflow nor die), and keeps the fastest. Theorem 3.1
+    of the paper: at the optimum, the rank ratio
+    ``sum_{i>=2} s_i^2 / sum_i s_i^2`` of deep layers ``W_l`` is
+    ``O(l^(-1/2))``.
 
     ``X`` and ``Y`` are divided by their root-mean-square values before the
     search (the direction does not depend on either scale) and ``speed_`` is
     scaled back. For the mean squared loss ``1/(2n) ||Y_theta - Y||^2`` the
     speed is ``speed_ / n_samples``. ReLU kinks are handled with
-    ``relu'(0) = 0``; the optimum can sit on a kink (it does in Example 1),
-    where the search stops by the step rule.
+    ``relu'(0) = 0``; the optimum can sit on a kink (it does in Example 1).
+    The search in detail: :ref:`escape-direction-details`.
 
     References
     ----------
@@ -192,7 +229,7 @@ class EscapeDirection(BaseEstimator):
     >>> angles = np.arange(8) * np.pi / 4
     >>> X = np.c_[np.cos(angles), np.sin(angles)]
     >>> Y = np.where(np.arange(8) % 2 == 0, 1.0, -1.0)
-    >>> est = EscapeDirection(depth=3, width=8, random_state=0).fit(X, Y)
+    >>> est = EscapeDirection(depth=3, width=20, random_state=0).fit(X, Y)
     >>> round(est.speed_, 3)
     0.5
     >>> rank1 = EscapeDirection(depth=3, width=8, max_rank=1, random_state=0)
@@ -206,6 +243,7 @@ class EscapeDirection(BaseEstimator):
         "n_restarts": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "max_rank": [Interval(Integral, 1, None, closed="left"), None],
         "max_work": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
@@ -219,6 +257,7 @@ class EscapeDirection(BaseEstimator):
         n_restarts=8,
         max_iter=2000,
         tol=1e-7,
+        n_iter_no_change=200,
         max_rank=None,
         max_work=3600.0,
         random_state=None,
@@ -228,6 +267,7 @@ class EscapeDirection(BaseEstimator):
         self.n_restarts = n_restarts
         self.max_iter = max_iter
         self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.max_rank = max_rank
         self.max_work = max_work
         self.random_state = random_state
@@ -263,53 +303,59 @@ class EscapeDirection(BaseEstimator):
                 "X is all zero: every network outputs 0 and no direction "
                 "escapes. Pass non-zero inputs."
             )
-        hidden = [self.width] * (self.depth - 1)
-        shapes = layer_shapes(X.shape[1], hidden, Y2.shape[1])
-        work = self.n_restarts * self.max_iter * operation_count(len(X), shapes)
+        # Counted before the layers exist: depth=10**12 must be refused, not
+        # allocated.
+        per_pass = 3.0 * len(X) * self.width
+        per_pass *= X.shape[1] + (self.depth - 2) * self.width + Y2.shape[1]
         check_work_budget(
-            {"multiply_add": work},
+            {"multiply_add": float(self.n_restarts) * self.max_iter * per_pass},
             self.max_work,
             advice="Or lower n_restarts, max_iter, width or depth, or subsample X.",
         )
+        shapes = layer_shapes(X.shape[1], [self.width] * (self.depth - 1), Y2.shape[1])
         x_scale, y_scale = rms_scale(X), rms_scale(Y2)
         Xs, Ys = X / x_scale, Y2 / y_scale
 
         rng = check_random_state(self.random_state)
-        best = None
+        best_weights, best_speed = None, -np.inf
         speeds = np.empty(self.n_restarts)
+        n_iter = np.empty(self.n_restarts, dtype=int)
         # The matrices are small: BLAS threads only add synchronisation.
         with threadpool_limits(limits=1, user_api="blas"):
             for restart in range(self.n_restarts):
-                start = [
-                    _normalize(rng.standard_normal(s), self.max_rank) for s in shapes
-                ]
-                weights, speed, n_iter, _ = _ascend(
-                    start, Xs, Ys, self.max_iter, self.tol, self.max_rank
+                weights, speeds[restart], n_iter[restart] = _ascend(
+                    _start(shapes, Xs, Ys, rng, self.max_rank),
+                    Xs,
+                    Ys,
+                    max_iter=self.max_iter,
+                    tol=self.tol,
+                    n_iter_no_change=self.n_iter_no_change,
+                    max_rank=self.max_rank,
                 )
-                speeds[restart] = speed
-                if best is None or speed > best[1]:
-                    best = (weights, speed, n_iter)
-        weights, speed, self.n_iter_ = best
+                if speeds[restart] > best_speed:
+                    best_weights, best_speed = weights, speeds[restart]
+                    self.n_iter_ = int(n_iter[restart])
 
-        self.weights_ = weights
+        self.weights_ = best_weights
         self.restart_speeds_ = speeds * (x_scale * y_scale)
-        self.speed_ = float(speed * x_scale * y_scale)
-        self.layer_singular_values_ = singular_values(weights)
+        self.n_iter_per_restart_ = n_iter
+        self.speed_ = float(best_speed * x_scale * y_scale)
+        self.layer_singular_values_ = singular_values(best_weights)
         self.rank_ratio_ = np.array(
             [rank_ratio(s) for s in self.layer_singular_values_]
         )
-        self.stationarity_ = self._stationarity(weights, speed, Xs, Ys)
+        self.stationarity_ = self._stationarity(best_weights, best_speed, Xs, Ys)
         return self
 
     @staticmethod
     def _stationarity(weights, speed, X, Y):
         if speed <= 0:
             return float("inf")
-        grads = backward(weights, X, forward(weights, X), Y)
-        residual = sum(
-            np.sum((g - speed * W) ** 2) for g, W in zip(grads, weights, strict=True)
+        grads = backward(weights, X, forward(weights, X)[0], Y)
+        residual = np.linalg.norm(
+            [np.linalg.norm(g - speed * W) for g, W in zip(grads, weights, strict=True)]
         )
-        return float(np.sqrt(residual) / (speed * np.sqrt(len(weights))))
+        return float(residual / (speed * np.sqrt(len(weights))))
 
     def network_output(self, X):
         """The output ``Y_theta`` of the network at the escape direction.
@@ -327,7 +373,7 @@ class EscapeDirection(BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return forward(self.weights_, X)[-1]
+        return forward(self.weights_, X)[1]
 
     def score(self, X, y):
         """Mean escape speed of the fitted direction on ``(X, Y)``.

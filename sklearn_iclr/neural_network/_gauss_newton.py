@@ -3,9 +3,9 @@
 The network is seen as a function ``f(theta, X)`` of one flat parameter vector
 (:class:`FlatNetwork`); its residual Jacobian comes from ``torch.func`` (a
 per-sample reverse-mode Jacobian, vectorised with ``vmap``). A damped
-Gauss-Newton step solves ``(J^T J + mu I) delta = -J^T r`` through an
-eigendecomposition of the smaller Gram matrix (:class:`DampedGaussNewtonSystem`),
-so one factorisation serves every trial damping of an iteration, and
+Gauss-Newton step solves ``(J^T J + D + mu I) delta = -(J^T r + D theta)``
+(``D`` an optional L2 penalty) with the smaller Gram matrix
+(:class:`DampedGaussNewtonSystem`), and
 :func:`levenberg_marquardt_steps` adapts ``mu`` with a trust-region ratio test.
 """
 
@@ -54,6 +54,16 @@ class FlatNetwork:
         with torch.no_grad():
             torch.nn.utils.vector_to_parameters(theta, self.module.parameters())
 
+    def weight_mask(self):
+        """A boolean vector, True at the entries of weight matrices (not biases)."""
+        torch = import_torch()
+        return torch.cat(
+            [
+                torch.full((size,), name.endswith("weight"))
+                for name, size in zip(self.names, self.sizes, strict=True)
+            ]
+        )
+
     def __call__(self, theta, X):
         """Outputs of the network with parameters ``theta`` on ``X``."""
         from torch.func import functional_call
@@ -84,11 +94,14 @@ class FlatNetwork:
 
 
 class DampedGaussNewtonSystem:
-    """Damped Gauss-Newton steps ``-(J^T J + mu I)^{-1} J^T r`` for any ``mu``.
+    """Damped Gauss-Newton steps ``-(J^T J + D + mu I)^{-1} (J^T r + D theta)``.
 
+    The steps minimise the linear model ``||r + J delta||^2 + ||D^(1/2)
+    (theta + delta)||^2 + mu ||delta||^2`` of the objective ``||r||^2 +
+    theta^T D theta``, where ``D = diag(penalty)`` (an L2 penalty, or none).
     With ``N`` residuals and ``p`` parameters, the primal Gram matrix
-    ``J^T J`` (``p x p``) is used when ``N >= p`` and the dual one ``J J^T``
-    (``N x N``) otherwise, through
+    ``J^T J + D`` (``p x p``) is used when ``N >= p`` or there is a penalty,
+    and the dual one ``J J^T`` (``N x N``) otherwise, through
     ``(J^T J + mu I)^{-1} J^T = J^T (J J^T + mu I)^{-1}``. A damped step is a
     Cholesky solve. ``mu = 0``, or a damped matrix that is not numerically
     positive definite, uses an eigendecomposition of the Gram matrix instead
@@ -101,20 +114,29 @@ class DampedGaussNewtonSystem:
         Jacobian of the residuals (float64).
     r : tensor of shape (N,)
         Residuals ``f(theta) - y`` (float64).
+    penalty : tensor of shape (p,) or None, default=None
+        The diagonal of ``D`` (non-negative).
+    theta : tensor of shape (p,) or None, default=None
+        The parameters, needed with a penalty.
     """
 
-    def __init__(self, J, r):
+    def __init__(self, J, r, penalty=None, theta=None):
         self.J, self.r = J, r
+        self.penalty, self.theta = penalty, theta
         n_residuals, n_parameters = J.shape
-        self.dual = n_residuals < n_parameters
+        self.dual = n_residuals < n_parameters and penalty is None
         self.gram = J @ J.T if self.dual else J.T @ J
         self.rhs = r if self.dual else J.T @ r
-        # Marquardt's scale: the largest diagonal entry of J^T J.
-        self.scale = float((J * J).sum(axis=0).max()) if J.numel() else 0.0
+        if penalty is not None:
+            self.gram.diagonal().add_(penalty)
+            self.rhs = self.rhs + penalty * theta
+        # Marquardt's scale: the largest diagonal entry of J^T J (+ D).
+        diagonal = (J * J).sum(axis=0) if penalty is None else self.gram.diagonal()
+        self.scale = float(diagonal.max()) if J.numel() else 0.0
         self._eigensystem = None
 
     def step(self, damping):
-        """The step ``delta = -(J^T J + damping I)^+ J^T r``."""
+        """The step ``delta = -(J^T J + D + damping I)^+ (J^T r + D theta)``."""
         torch = import_torch()
         coef = None
         if damping > 0.0:
@@ -145,26 +167,37 @@ class DampedGaussNewtonSystem:
         return self._eigensystem
 
     def predicted_decrease(self, delta):
-        """Decrease of ``||r||^2`` that the linearised model predicts for ``delta``."""
+        """Decrease of the objective that the linear model predicts for ``delta``."""
         linear = self.r + self.J @ delta
-        return float(self.r @ self.r - linear @ linear)
+        decrease = float(self.r @ self.r - linear @ linear)
+        if self.penalty is not None:
+            moved = self.theta + delta
+            decrease += float(
+                self.penalty @ (self.theta * self.theta)
+                - self.penalty @ (moved * moved)
+            )
+        return decrease
 
 
-def levenberg_marquardt_steps(network, X, Y, *, damping, gauss_newton=False):
-    """Run Levenberg-Marquardt (or Gauss-Newton) on ``mean((f(X) - Y)^2)``.
+def levenberg_marquardt_steps(network, X, Y, *, damping, gauss_newton=False, alpha=0.0):
+    """Run Levenberg-Marquardt (or Gauss-Newton) on ``||f(X) - Y||^2 + alpha ||W||^2``.
+
+    ``W`` are the entries of the weight matrices (not the biases); with
+    ``alpha > 0`` every step solves with the ``p x p`` matrix
+    ``J^T J + alpha I_W`` (see :class:`DampedGaussNewtonSystem`).
 
     A generator: each ``next`` makes one accepted step, loads it into
     ``network.module`` and yields. Inside an iteration a step is tried with
-    the current damping ``mu``; it is accepted when the loss decreases, and
-    ``mu`` is updated from the ratio ``rho`` of actual to predicted decrease
-    (``mu *= max(1/3, 1 - (2 rho - 1)^3)``, Nielsen's rule); a rejected step
-    (including a non-finite loss) multiplies ``mu`` by ``nu`` and doubles
-    ``nu``. Gauss-Newton tries ``mu = 0`` (the truncated pseudo-inverse step)
-    first in every iteration and falls back to damping only when that step is
-    rejected. A decrease below ``MIN_RELATIVE_DECREASE`` times the loss is
-    rounding noise and counts as a rejection. The generator returns (stops)
-    when the linearised model predicts no decrease (a stationary point) or
-    when ``mu`` exceeds
+    the current damping ``mu``; it is accepted when the objective decreases,
+    and ``mu`` is updated from the ratio ``rho`` of actual to predicted
+    decrease (``mu *= max(1/3, 1 - (2 rho - 1)^3)``, Nielsen's rule); a
+    rejected step (including a non-finite objective) multiplies ``mu`` by
+    ``nu`` and doubles ``nu``. Gauss-Newton tries ``mu = 0`` (the truncated
+    pseudo-inverse step) first in every iteration and falls back to damping
+    only when that step is rejected. A decrease below
+    ``MIN_RELATIVE_DECREASE`` times the objective is rounding noise and counts
+    as a rejection. The generator returns (stops) when the linearised model
+    predicts no decrease (a stationary point) or when ``mu`` exceeds
     ``MAX_RELATIVE_DAMPING * max_i (J^T J)_ii`` (stalled).
 
     Parameters
@@ -181,26 +214,37 @@ def levenberg_marquardt_steps(network, X, Y, *, damping, gauss_newton=False):
         Gauss-Newton.
     gauss_newton : bool, default=False
         Try the undamped step first in every iteration.
+    alpha : float, default=0.0
+        The L2 penalty on the weights.
 
     Yields
     ------
     residual : tensor of shape (n_samples, n_outputs)
         ``f(X) - Y`` after the accepted step.
+    penalty : float
+        ``alpha ||W||^2`` after the accepted step.
     mu : float
         The damping of the accepted step.
     """
     torch = import_torch()
     theta = network.parameters()
+    penalty = None
+    if alpha > 0.0:
+        penalty = alpha * network.weight_mask().to(theta)
+
+    def penalty_of(theta):
+        return 0.0 if penalty is None else float(penalty @ (theta * theta))
+
     residual = network(theta, X) - Y
     mu, nu = None, 2.0
     while True:
         r = residual.reshape(-1)
-        system = DampedGaussNewtonSystem(network.jacobian(theta, X), r)
+        system = DampedGaussNewtonSystem(network.jacobian(theta, X), r, penalty, theta)
         scale = system.scale
         if mu is None:
             mu = damping * scale
         trial = 0.0 if gauss_newton else mu
-        old = float(r @ r)
+        old = float(r @ r) + penalty_of(theta)
         while True:
             delta = system.step(trial)
             predicted = system.predicted_decrease(delta)
@@ -209,7 +253,7 @@ def levenberg_marquardt_steps(network, X, Y, *, damping, gauss_newton=False):
             candidate = theta + delta
             with torch.no_grad():
                 new_residual = network(candidate, X) - Y
-            new = float((new_residual * new_residual).sum())
+            new = float((new_residual * new_residual).sum()) + penalty_of(candidate)
             actual = old - new
             if np.isfinite(new) and actual > MIN_RELATIVE_DECREASE * old:
                 rho = actual / predicted
@@ -223,4 +267,4 @@ def levenberg_marquardt_steps(network, X, Y, *, damping, gauss_newton=False):
                 return
         theta, residual = candidate, new_residual
         network.load(theta)
-        yield residual, trial
+        yield residual, penalty_of(theta), trial

@@ -1,11 +1,16 @@
 """MLP regression by Levenberg-Marquardt, optionally followed by a first-order phase."""
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    check_is_fitted,
+    check_random_state,
+    validate_data,
+)
 
 from ..metrics import frequency_amplitudes
 from ..utils import (
@@ -25,23 +30,31 @@ from ._gauss_newton import FlatNetwork, levenberg_marquardt_steps
 VERBOSE_EVERY = 10
 
 
-def first_order_steps(module, X, Y, *, solver, learning_rate):
-    """Full-batch Adam or gradient descent on ``mean((module(X) - Y)^2)``.
+def first_order_steps(module, X, Y, *, solver, learning_rate, penalty):
+    """Full-batch Adam or gradient descent on the objective of the LM phase.
 
-    A generator: each ``next`` makes one step and yields the residual
-    ``module(X) - Y`` after it and ``None`` (no damping), like
-    :func:`levenberg_marquardt_steps`.
+    The objective is ``(||module(X) - Y||^2 + penalty * ||W||^2) / Y.numel()``,
+    ``W`` the weight matrices. A generator: each ``next`` makes one step and
+    yields the residual ``module(X) - Y`` after it, ``penalty * ||W||^2`` and
+    ``None`` (no damping), like :func:`levenberg_marquardt_steps`.
     """
     torch = import_torch()
     optimizer_class = torch.optim.Adam if solver == "adam" else torch.optim.SGD
     optimizer = optimizer_class(module.parameters(), lr=learning_rate)
+    weights = [p for name, p in module.named_parameters() if name.endswith("weight")]
+
+    def penalty_term():
+        return penalty * sum((W * W).sum() for W in weights)
+
     while True:
         optimizer.zero_grad()
         loss = ((module(X) - Y) ** 2).mean()
+        if penalty:
+            loss = loss + penalty_term() / Y.numel()
         loss.backward()
         optimizer.step()
         with torch.no_grad():
-            yield module(X) - Y, None
+            yield module(X) - Y, float(penalty_term()), None
 
 
 def _initial_network(
@@ -74,12 +87,12 @@ def _initial_residual(module, X, Y):
 
 
 class _TrainingTrace:
-    """The per-iteration records of a fit: loss, damping, frequency errors.
+    """The per-iteration records of a fit: objective, damping, frequency errors.
 
-    ``record(residual, damping)`` is called after every step of either phase;
-    the lists become the estimator's ``loss_curve_``, ``damping_curve_`` and
-    ``frequency_error_curve_``. With ``verbose_name`` set, a progress line is
-    printed every ``VERBOSE_EVERY`` iterations.
+    ``record(residual, penalty, damping)`` is called after every step of either
+    phase; the lists become the estimator's ``loss_curve_``,
+    ``damping_curve_`` and ``frequency_error_curve_``. With ``verbose_name``
+    set, a progress line is printed every ``VERBOSE_EVERY`` iterations.
     """
 
     def __init__(self, X, frequencies, initial_residual, verbose_name=None):
@@ -94,9 +107,13 @@ class _TrainingTrace:
             else [frequency_amplitudes(X, initial_residual, frequencies)]
         )
 
-    def record(self, residual, damping):
+    def last_loss(self):
+        """The objective after the last step."""
+        return self.loss_curve[-1]
+
+    def record(self, residual, penalty, damping):
         residual = residual.detach().cpu().numpy()
-        self.loss_curve.append(float(np.mean(residual**2)))
+        self.loss_curve.append(float(np.mean(residual**2) + penalty / residual.size))
         if damping is not None:
             self.damping_curve.append(float(damping))
         if self.frequencies is not None:
@@ -111,11 +128,40 @@ class _TrainingTrace:
             )
 
 
-def _run_phase(steps, budget, trace, *, tol, floor, n_iter_no_change):
+class _ValidationMonitor:
+    """Early stopping: the validation error after every step, the best parameters.
+
+    Calling the monitor returns the mean squared error of the network on the
+    held-out rows, appends their R^2 to ``scores`` and keeps a copy of the
+    parameters with the lowest error so far; :meth:`restore` loads it.
+    """
+
+    def __init__(self, network, X, Y):
+        self.network, self.X, self.Y = network, X, Y
+        self.variance = float(((Y - Y.mean(dim=0)) ** 2).mean())
+        self.scores, self.best_error, self.best_parameters = [], np.inf, None
+
+    def __call__(self):
+        torch = import_torch()
+        with torch.no_grad():
+            error = float(((self.network.module(self.X) - self.Y) ** 2).mean())
+        self.scores.append(1.0 - error / self.variance if self.variance else 0.0)
+        if error < self.best_error:
+            self.best_error = error
+            self.best_parameters = self.network.parameters()
+        return error
+
+    def restore(self):
+        self.network.load(self.best_parameters)
+
+
+def _run_phase(steps, budget, trace, monitor, *, tol, floor, n_iter_no_change):
     """Take up to ``budget`` steps, recording each; True if the phase ended by itself.
 
-    A step counts as progress when it lowers the best loss by more than
-    ``tol * max(best, floor)``: relative to the loss, but never finer than
+    ``monitor()`` gives the value watched for progress after each step (the
+    training objective, or the validation error with early stopping). A step
+    counts as progress when it lowers the best value by more than
+    ``tol * max(best, floor)``: relative to the value, but never finer than
     ``tol * floor`` (``floor = tol * var(y)``), so that a fit that
     interpolates stops once it is ``tol^2 * var(y)`` from exact rather than
     chasing rounding errors.
@@ -126,9 +172,9 @@ def _run_phase(steps, budget, trace, *, tol, floor, n_iter_no_change):
         if step is None:
             return True
         trace.record(*step)
-        loss = trace.loss_curve[-1]
-        if loss < best - tol * max(abs(best), floor) or not np.isfinite(best):
-            best, stale = loss, 0
+        value = monitor()
+        if value < best - tol * max(abs(best), floor) or not np.isfinite(best):
+            best, stale = value, 0
         else:
             stale += 1
         if tol > 0 and stale >= n_iter_no_change:
@@ -147,6 +193,8 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
     iteration takes the step::
 
         delta = -(J^T J + mu I)^{-1} J^T r
+
+    (with ``alpha > 0``, ``J^T J`` and ``J^T r`` gain the L2 penalty's terms).
 
     Parameters
     ----------
@@ -170,17 +218,38 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         first-order steps). Each LM iteration computes one Jacobian. Fits
         usually stop earlier on ``tol``: a 300-point two-frequency target
         with the default network converges in 150-300 iterations.
+    alpha : float, default=0.0
+        L2 penalty on the weight matrices (not the biases), as in
+        ``MLPRegressor``: the objective is the mean squared error plus
+        ``alpha * ||W||^2 / n_samples``. Every LM/GN step then solves the
+        ``p x p`` system ``(J^T J + alpha I_W + mu I) delta = -(J^T r +
+        alpha W)`` (``p`` parameters), never the smaller dual one. The default
+        fits the training data exactly, which is the paper's point; on noisy
+        data it overfits: use ``alpha``, chosen by cross-validation with ``X``
+        and ``y`` standardised (the penalty is in the units of ``y**2``).
     tol : float, default=1e-4
-        A phase (LM, then first-order) stops when the training loss has not
-        decreased by ``tol * max(best, tol * var(y))`` for
-        ``n_iter_no_change`` consecutive iterations, ``best`` being the best
-        loss so far: a relative rule, that stops a fit which interpolates
-        the data once the loss is about ``tol^2 * var(y)`` instead of chasing
-        rounding errors. ``tol=0`` disables this: the fit then runs
-        ``max_iter`` iterations unless LM stalls at a stationary point.
+        A phase (LM, then first-order) stops when the training objective (or
+        the validation error with ``early_stopping``) has not decreased by
+        ``tol * max(best, tol * var(y))`` for ``n_iter_no_change``
+        consecutive iterations, ``best`` being the best value so far: a
+        relative rule, that stops a fit which interpolates the data once the
+        loss is about ``tol^2 * var(y)`` instead of chasing rounding errors.
+        ``tol=0`` disables this: the fit then runs ``max_iter`` iterations
+        unless LM stalls at a stationary point.
     n_iter_no_change : int, default=10
         Patience of the ``tol`` rule. First-order solvers (Adam) may raise
         the loss for a few iterations before lowering it: give them more.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the training rows, watch their
+        mean squared error after every iteration (in place of the training
+        objective in the ``tol`` rule), and end the fit with the parameters
+        that scored best on them. Cheaper than a search over ``alpha``, but
+        coarse: LM crosses from underfitting to interpolation in a few
+        iterations, so the best iterate depends on the split and on the
+        scale of the data. On noisy data prefer ``alpha``.
+    validation_fraction : float, default=0.1
+        Fraction of the rows held out with ``early_stopping`` (rounded up;
+        drawn with ``random_state``). Ignored otherwise.
     switch_after : int or None, default=None
         Number of LM/GN iterations before switching to
         ``solver_after_switch`` for the remaining iterations; ``None`` never
@@ -211,8 +280,9 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
     module_ : torch.nn.Sequential
         The trained network (float64, on the CPU).
     loss_curve_ : list of float
-        Training mean squared error (averaged over samples and outputs) after
-        each iteration.
+        Training objective after each iteration: the mean squared error
+        (averaged over samples and outputs), plus ``alpha * ||W||^2 /
+        n_samples``.
     n_iter_ : int
         Iterations run in total.
     n_iter_lm_ : int
@@ -224,6 +294,12 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         Amplitude of the training residual at each of ``monitor_frequencies``
         before training (row 0) and after each iteration. Only set when
         ``monitor_frequencies`` is given.
+    validation_scores_ : list of float
+        R^2 on the held-out rows after each iteration. Only set with
+        ``early_stopping``.
+    best_validation_score_ : float
+        The best of ``validation_scores_``: that of the returned parameters.
+        Only set with ``early_stopping``.
     n_outputs_ : int
         Number of targets.
     n_features_in_ : int
@@ -281,8 +357,11 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         "solver": [StrOptions({"lm", "gn"})],
         "damping": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "switch_after": [Interval(Integral, 0, None, closed="left"), None],
         "solver_after_switch": [StrOptions({"adam", "sgd"})],
         "learning_rate_after_switch": [Interval(Real, 0, None, closed="neither")],
@@ -300,8 +379,11 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         solver="lm",
         damping=1e-3,
         max_iter=1000,
+        alpha=0.0,
         tol=1e-4,
         n_iter_no_change=10,
+        early_stopping=False,
+        validation_fraction=0.1,
         switch_after=None,
         solver_after_switch="adam",
         learning_rate_after_switch=1e-3,
@@ -315,8 +397,11 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         self.solver = solver
         self.damping = damping
         self.max_iter = max_iter
+        self.alpha = alpha
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.switch_after = switch_after
         self.solver_after_switch = solver_after_switch
         self.learning_rate_after_switch = learning_rate_after_switch
@@ -353,6 +438,9 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         frequencies = self._check_monitor_frequencies(X)
         Y = y.reshape(len(y), -1)
         self.n_outputs_ = Y.shape[1]
+        rng = check_random_state(self.random_state)
+        seed = seed_from_random_state(rng)
+        train, valid = self._split(len(X), rng)
         device = resolve_device(self.device)
         torch = import_torch()
         module = _initial_network(
@@ -360,49 +448,34 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
             self.n_outputs_,
             tuple(self.hidden_layer_sizes),
             activation=self.activation,
-            seed=seed_from_random_state(self.random_state),
+            seed=seed,
             device=device,
         )
-        X_t = torch.tensor(X, device=device)
-        Y_t = torch.tensor(Y, device=device)
-        initial = _initial_residual(module, X_t, Y_t)
+        X_t = torch.tensor(X[train], device=device)
+        Y_t = torch.tensor(Y[train], device=device)
         trace = _TrainingTrace(
-            X,
+            X[train],
             frequencies,
-            initial,
+            _initial_residual(module, X_t, Y_t),
             verbose_name=type(self).__name__ if self.verbose else None,
         )
-        lm_budget = self.max_iter
-        if self.switch_after is not None:
-            lm_budget = min(self.switch_after, self.max_iter)
-        stopping = {
-            "tol": self.tol,
-            "floor": self.tol * float(np.mean(Y.var(axis=0))),
-            "n_iter_no_change": self.n_iter_no_change,
-        }
-        with torch_num_threads(1 if device == "cpu" else None):
-            steps = levenberg_marquardt_steps(
-                FlatNetwork(module),
-                X_t,
-                Y_t,
-                damping=self.damping,
-                gauss_newton=self.solver == "gn",
+        network = FlatNetwork(module)
+
+        monitor = trace.last_loss
+        if valid is not None:
+            monitor = _ValidationMonitor(
+                network,
+                torch.tensor(X[valid], device=device),
+                torch.tensor(Y[valid], device=device),
             )
-            converged = _run_phase(steps, lm_budget, trace, **stopping)
-            n_iter_lm = len(trace.loss_curve)
-            budget = self.max_iter - n_iter_lm
-            if self.switch_after is not None and budget > 0:
-                steps = first_order_steps(
-                    module,
-                    X_t,
-                    Y_t,
-                    solver=self.solver_after_switch,
-                    learning_rate=self.learning_rate_after_switch,
-                )
-                converged = _run_phase(steps, budget, trace, **stopping)
+        with torch_num_threads(1 if device == "cpu" else None):
+            converged = self._train(network, X_t, Y_t, trace, monitor, Y[train])
+        if valid is not None:
+            monitor.restore()
+            self.validation_scores_ = monitor.scores
+            self.best_validation_score_ = max(monitor.scores)
         self.loss_curve_ = trace.loss_curve
         self.damping_curve_ = trace.damping_curve
-        self.n_iter_lm_ = n_iter_lm
         self.n_iter_ = len(self.loss_curve_)
         if frequencies is not None:
             self.frequency_error_curve_ = np.array(trace.frequency_curve)
@@ -416,6 +489,59 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         module.eval()
         self.module_ = module
         return self
+
+    def _split(self, n_samples, rng):
+        """Training and validation rows (``None`` without early stopping)."""
+        if not self.early_stopping:
+            return slice(None), None
+        n_valid = math.ceil(self.validation_fraction * n_samples)
+        if n_samples - n_valid < 2:
+            raise ValueError(
+                f"early_stopping holds out {n_valid} of the {n_samples} samples "
+                f"(validation_fraction={self.validation_fraction}), leaving fewer "
+                "than 2 to train on; lower validation_fraction or pass more samples."
+            )
+        order = rng.permutation(n_samples)
+        return np.sort(order[n_valid:]), np.sort(order[:n_valid])
+
+    def _train(self, network, X, Y, trace, monitor, y_train):
+        """The LM phase, then the first-order one if switching; True if converged.
+
+        The L2 penalty enters the summed squared residuals as
+        ``alpha * n_outputs * ||W||^2``, so that the mean objective recorded in
+        ``loss_curve_`` is ``mean squared error + alpha ||W||^2 / n_samples``.
+        """
+        penalty = self.alpha * self.n_outputs_
+        stopping = {
+            "tol": self.tol,
+            "floor": self.tol * float(np.mean(y_train.var(axis=0))),
+            "n_iter_no_change": self.n_iter_no_change,
+        }
+        lm_budget = self.max_iter
+        if self.switch_after is not None:
+            lm_budget = min(self.switch_after, self.max_iter)
+        steps = levenberg_marquardt_steps(
+            network,
+            X,
+            Y,
+            damping=self.damping,
+            gauss_newton=self.solver == "gn",
+            alpha=penalty,
+        )
+        converged = _run_phase(steps, lm_budget, trace, monitor, **stopping)
+        self.n_iter_lm_ = len(trace.loss_curve)
+        budget = self.max_iter - self.n_iter_lm_
+        if self.switch_after is not None and budget > 0:
+            steps = first_order_steps(
+                network.module,
+                X,
+                Y,
+                solver=self.solver_after_switch,
+                learning_rate=self.learning_rate_after_switch,
+                penalty=penalty,
+            )
+            converged = _run_phase(steps, budget, trace, monitor, **stopping)
+        return converged
 
     def _check_monitor_frequencies(self, X):
         if self.monitor_frequencies is None:

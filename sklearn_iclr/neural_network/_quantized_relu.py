@@ -5,7 +5,6 @@ import math
 import time
 from numbers import Integral, Real
 
-import numba
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -17,13 +16,15 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..utils import check_count_budget, warn_user
+from ..utils import check_count_budget, estimate_seconds, warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
+from ._quantized_relu_kernel import free_unit_reach, label_tables, search_branch
 
 _NUMERIC = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8]
 # Node-input evaluations of the probe run before refusing a search whose worst
 # case exceeds max_candidates (about a second).
 _PROBE_NODE_INPUTS = 2.5e8
+_PROBE_SECONDS = estimate_seconds({"node_input": _PROBE_NODE_INPUTS})
 # Largest pattern table built (int8 entries: units times distinct inputs).
 _MAX_TABLE_ENTRIES = 5e8
 _UNITS_PER_CHUNK = 4096
@@ -144,96 +145,6 @@ def _unit_values(inputs, units, top):
     return values
 
 
-def _label_tables(counts):
-    """``best[i, lo, hi] = max(counts[i, lo:hi + 1])`` for every ``lo <= hi``."""
-    n_inputs, n_classes = counts.shape
-    best = np.zeros((n_inputs, n_classes, n_classes))
-    for lo in range(n_classes):
-        best[:, lo, lo:] = np.maximum.accumulate(counts[:, lo:], axis=1)
-    return best
-
-
-@numba.njit(cache=True)
-def _search_branch(
-    patterns,
-    totals,
-    best_in_range,
-    out_coef,
-    out_bias,
-    top,
-    rest_low,
-    rest_high,
-    best,
-    best_index,
-    index,
-    depth,
-    stop_at,
-    max_nodes,
-):  # pragma: no cover - compiled
-    """Depth-first branch and bound over the hidden units of one top branch.
-
-    The output weights ``out_coef`` (non-decreasing) and bias are fixed;
-    hidden unit ``k`` takes one of the distinct patterns (its values on the
-    distinct inputs). Units with equal output weight take non-decreasing
-    pattern indices (hidden-unit permutations are symmetries), units with
-    output weight 0 take pattern 0. A node assigns units ``0..k`` and is
-    bounded by the error that no completion can avoid: on input ``i`` the
-    output can only reach ``[lo_i, hi_i]``, the clipped partial sum plus the
-    most negative and most positive contributions of the free units.
-
-    ``index`` and ``depth`` hold the search state so that a call can stop
-    after ``max_nodes`` nodes and be resumed. Returns ``(best, depth,
-    nodes)``; ``depth == -1`` when the branch is exhausted. ``best_index`` is
-    updated in place whenever a strictly better network is found. The search
-    stops early when ``best <= stop_at``.
-    """
-    n_patterns, n_inputs = patterns.shape
-    width = out_coef.shape[0]
-    partial = np.zeros((width + 1, n_inputs))
-    for k in range(depth):
-        for i in range(n_inputs):
-            partial[k + 1, i] = partial[k, i] + out_coef[k] * patterns[index[k], i]
-    nodes = 0
-    while depth >= 0:
-        unit = index[depth]
-        if unit >= n_patterns or (out_coef[depth] == 0 and unit > 0):
-            depth -= 1
-            if depth >= 0:
-                index[depth] += 1
-            continue
-        if nodes >= max_nodes:
-            return best, depth, nodes
-        nodes += 1
-        weight = out_coef[depth]
-        low = rest_low[depth + 1] - out_bias
-        high = rest_high[depth + 1] - out_bias
-        bound = 0.0
-        for i in range(n_inputs):
-            value = partial[depth, i] + weight * patterns[unit, i]
-            partial[depth + 1, i] = value
-            lo = min(max(value + low, 0), top)
-            hi = min(max(value + high, 0), top)
-            bound += totals[i] - best_in_range[i, int(lo), int(hi)]
-            if bound >= best:
-                break
-        if bound < best and depth + 1 == width:
-            best = bound
-            for k in range(width):
-                best_index[k] = index[k]
-            if best <= stop_at:
-                return best, -1, nodes
-            index[depth] += 1
-        elif bound < best:
-            depth += 1
-            if out_coef[depth] == 0 or out_coef[depth] != out_coef[depth - 1]:
-                index[depth] = 0
-            else:
-                index[depth] = index[depth - 1]
-        else:
-            index[depth] += 1
-    return best, -1, nodes
-
-
 def _run_branches(problem, branches, best, stop_at, deadline, max_nodes=math.inf):
     """Search ``branches`` in order with a shared incumbent.
 
@@ -249,13 +160,10 @@ def _run_branches(problem, branches, best, stop_at, deadline, max_nodes=math.inf
         if best <= stop_at or (best < math.inf and time.monotonic() > deadline):
             unfinished.extend(range(position, len(branches)))
             break
-        positive = np.maximum(out_coef, 0) * high_value
-        negative = np.minimum(out_coef, 0) * high_value
-        rest_high = np.append(np.cumsum(positive[::-1])[::-1], 0)
-        rest_low = np.append(np.cumsum(negative[::-1])[::-1], 0)
+        rest_low, rest_high = free_unit_reach(out_coef, high_value)
         index, depth, found = np.zeros(width, np.int64), 0, best_index.copy()
         while depth >= 0:
-            new_best, depth, count = _search_branch(
+            new_best, depth, count = search_branch(
                 patterns,
                 totals,
                 best_in_range,
@@ -363,14 +271,18 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         Integer biases in ``Z_d`` per layer, ``(width,)`` then ``(1,)``. As in
         the paper they are *subtracted*: a unit computes
         ``ReLU_d(inputs @ coef - intercept)``.
-    n_errors_ : int or float
-        Training errors of the fitted network (the total weight of the
-        misclassified rows when ``sample_weight`` is given).
+    n_errors_ : int
+        Training samples (of positive weight) that the fitted network
+        misclassifies: the minimised objective without ``sample_weight``.
+    weighted_error_ : float
+        The total weight of the misclassified training samples, the minimised
+        objective. Only set when ``sample_weight`` is given.
     optimal_ : bool
-        Whether ``n_errors_`` is certified minimal. False only when
+        Whether the objective (``n_errors_``, or ``weighted_error_`` with
+        ``sample_weight``) is certified minimal. False only when
         ``time_limit`` or ``max_errors`` stopped the search first.
     lower_bound_ : float
-        A lower bound on the minimum error (equal to ``n_errors_`` when
+        A lower bound on the minimum of the objective (equal to it when
         ``optimal_``).
     n_distinct_inputs_ : int
         Distinct quantized training inputs ``p`` (rows of positive weight).
@@ -526,13 +438,12 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             if not np.any(keep):
                 raise ValueError("sample_weight is zero for every sample.")
         Z = self._fit_quantizer(X, keep, low, high)
+        digits, labels = Z - low, y_index
         if weight is not None and not np.all(keep):
-            Z, y_index, weight = Z[keep], y_index[keep], weight[keep]
-        Z -= low
-        inputs, counts = _compress(Z, y_index, weight, self.domain_size, n_classes)
+            digits, labels, weight = digits[keep], labels[keep], weight[keep]
+        inputs, counts = _compress(digits, labels, weight, self.domain_size, n_classes)
         inputs += low
         self.n_distinct_inputs_ = len(inputs)
-        integral = sample_weight is None
 
         top_out = n_classes - 1
         conflict = float(np.sum(counts.sum(axis=1) - counts.max(axis=1)))
@@ -540,7 +451,12 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             inputs, counts, low, high, top_out, conflict, widths
         )
         self.coefs_, self.intercepts_ = coefs, intercepts
-        self.n_errors_ = int(round(errors)) if integral else float(errors)
+        if sample_weight is None:
+            self.n_errors_ = int(round(errors))
+        else:
+            self.weighted_error_ = float(errors)
+            output = quantized_forward(Z, coefs, intercepts, high, top_out)
+            self.n_errors_ = int(np.sum((output != y_index)[keep]))
         self.lower_bound_ = float(lower)
         self.optimal_ = bool(lower >= errors - 1e-9 * max(1.0, errors))
         if self.max_errors is not None and errors > self.max_errors:
@@ -633,9 +549,11 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
                 f"more than the {_MAX_TABLE_ENTRIES:.3g} this estimator builds. "
                 "Use fewer features or a smaller domain_size."
             )
+        if widths and self.time_limit is None:
+            self._refuse_unprobeable_search(n_candidates, n_inputs, widths[0])
         units = _weight_vectors(low, high, n_features + 1)
         totals = counts.sum(axis=1)
-        best_in_range = _label_tables(counts)
+        best_in_range = label_tables(counts)
         deadline = (
             math.inf
             if self.time_limit is None
@@ -670,7 +588,7 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             for bias in range(low, high + 1)
         ]
         n_multisets = math.comb(len(patterns) + width - 1, width)
-        worst = float(len(branches)) * n_multisets * n_inputs
+        worst = _worst_case(len(branches), len(patterns), width, n_inputs)
         root = np.array(
             [_root_bound(counts, coef, bias, high, top_out) for coef, bias in branches]
         )
@@ -749,6 +667,42 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
         intercepts = [hidden[:, -1].copy(), np.array([best_bias], dtype=np.int64)]
         return coefs, intercepts, best, lower
 
+    def _refuse_unprobeable_search(self, n_candidates, n_inputs, width):
+        """Refuse, before the pattern table is built, a search no probe can vouch for.
+
+        A search whose worst case exceeds ``max_candidates`` is probed, and the
+        probe needs the pattern table. When the table alone costs more than
+        the probe (200 x 12 random rows: 1.6e6 weight vectors, a 30 s table),
+        the worst case is judged with every weight vector a distinct pattern.
+        """
+        table_seconds = estimate_seconds({"unit_evaluation": n_candidates * n_inputs})
+        if table_seconds <= _PROBE_SECONDS:
+            return
+        d = self.domain_size
+        n_branches = math.comb(d + width - 1, width) * d
+        # Hidden units take the values 0..top on each distinct input.
+        top = domain_bounds(d)[1]
+        log_patterns = min(math.log(n_candidates), n_inputs * math.log(top + 1))
+        n_patterns = round(math.exp(log_patterns))
+        worst = _worst_case(n_branches, n_patterns, width, n_inputs)
+        check_count_budget(
+            worst,
+            self.max_candidates,
+            what=(
+                f"node-input evaluations in the worst case ({n_branches} output "
+                f"layers x multisets of {width} of up to {n_patterns:.3g} "
+                f"hidden-unit patterns on {n_inputs} distinct inputs; the "
+                "pattern table that a probe of the search needs would take "
+                f"about {table_seconds:.2g} s by itself)"
+            ),
+            work={"node_input": worst},
+            parameter="max_candidates",
+            advice=(
+                "Use fewer features, a smaller width or domain_size, or set "
+                "time_limit for the best network found in that time."
+            ),
+        )
+
     def predict(self, X):
         """Predict class labels with the quantized network.
 
@@ -769,6 +723,11 @@ class QuantizedReLUClassifier(ClassifierMixin, BaseEstimator):
             Z, self.coefs_, self.intercepts_, top_hidden, len(self.classes_) - 1
         )
         return self.classes_[output]
+
+
+def _worst_case(n_branches, n_patterns, width, n_inputs):
+    """Node-input evaluations of a search that prunes nothing."""
+    return float(n_branches) * math.comb(n_patterns + width - 1, width) * n_inputs
 
 
 def _root_bound(counts, out_coef, out_bias, high, top_out):

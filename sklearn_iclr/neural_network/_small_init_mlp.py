@@ -96,6 +96,36 @@ def _most_frequent_row(rows):
     return values[np.argmax(counts)].copy()
 
 
+def _descend(units, log_norms, grads, learning_rate):
+    """One step ``W_l -= lr_t grad_l`` on layers kept as unit matrices and log-norms.
+
+    ``W_l = exp(log_norms[l]) * units[l]`` and ``grads`` are the gradients at
+    the unit layers. From ``init_scale=1e-100`` the output of a depth-6 network
+    is about ``1e-600`` and the step ``lr_t`` about ``1e400``, while the
+    products that the update needs are of order one. The network is
+    1-homogeneous in each layer, so the gradient with respect to ``W_l`` is
+    ``exp(sum_{k != l} log_norms[k])`` times ``grads[l]`` and the update of
+    ``units[l]`` is scaled by ``lr_t * exp(sum(log_norms) - 2 log_norms[l])``,
+    computed in logs. ``units`` and ``log_norms`` are updated in place.
+    """
+    depth = len(units)
+    # log ||theta||^2 = log sum_l exp(2 log_norms[l]), without overflow
+    largest = log_norms.max()
+    log_norm_sq = 2.0 * largest + math.log(
+        float(np.sum(np.exp(2.0 * (log_norms - largest))))
+    )
+    # log of lr_t = learning_rate * (L / ||theta||^2)^((L - 2) / 2)
+    log_step = math.log(learning_rate) + 0.5 * (depth - 2) * (
+        math.log(depth) - log_norm_sq
+    )
+    factors = np.exp(log_step + log_norms.sum() - 2.0 * log_norms)
+    for layer, (U, g) in enumerate(zip(units, grads, strict=True)):
+        U = U - factors[layer] * g
+        norm = math.sqrt(float(np.vdot(U, U)))
+        log_norms[layer] += math.log(norm)
+        units[layer] = U / norm
+
+
 class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
     """Bias-free deep ReLU regressor trained from a small initialisation.
 
@@ -147,13 +177,13 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
     loss_curve_ : list of float
         ``1/(2n) sum_i ||f(x_i) - y_i / y_scale_||^2`` before every step and
         after the last (it starts near 1/2).
-    record_iterations_ : ndarray of shape (n_records,)
-        The iterations at which the spectra were recorded.
-    singular_values_history_ : list of ndarray
-        One array per layer, of shape ``(n_records, min(fan_in, fan_out))``:
-        the singular values of that layer at every record, decreasing.
-    effective_ranks_ : ndarray of shape (n_records, n_layers)
-        The effective rank of every layer at every record (``rank_tol``).
+    history_ : list of dict
+        One record every ``record_every`` steps (and at the last): ``"iter"``
+        (the step), ``"loss"`` (``loss_curve_`` at that step),
+        ``"singular_values"`` (a list with one decreasing array of length
+        ``min(fan_in, fan_out)`` per layer) and ``"effective_ranks"`` (an
+        int array of shape ``(n_layers,)``: the singular values above
+        ``rank_tol`` times the layer's largest).
     plateaus_ : list of dict
         The saddle visits found on the recorded loss, in order. Each has
         ``start_iteration``, ``end_iteration``, ``loss`` (median on the
@@ -188,7 +218,9 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
     drops to a saddle where the deep layers have rank 1, and later escapes again,
     adding a singular value at a time. The step is scaled by the parameter norm,
     ``lr_t = learning_rate * (sqrt(L) / ||theta_t||)^(L - 2)``, so the first
-    plateau does not lengthen as ``init_scale`` shrinks.
+    plateau lengthens only like ``log(1 / init_scale)`` (any ``init_scale``
+    down to 1e-300 trains: the layers are stored as unit matrices and
+    log-norms).
 
     The model has no intercept and is positively homogeneous in ``x``; inputs and
     target are divided by scalars only, so the fit is equivariant to their
@@ -311,65 +343,43 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         self._y_ndim = y.ndim
 
         rng = check_random_state(self.random_state)
-        weights = []
-        for shape in shapes:
-            W = rng.standard_normal(shape)
-            weights.append(self.init_scale * W / np.linalg.norm(W))
+        units = [W / np.linalg.norm(W) for W in map(rng.standard_normal, shapes)]
+        log_norms = np.full(len(units), math.log(self.init_scale))
         with threadpool_limits(limits=1, user_api="blas"):
-            self._train(weights, Xs, Ys)
+            self._train(units, log_norms, Xs, Ys)
         return self
 
-    def _train(self, weights, X, Y):
-        depth, n_samples = len(weights), len(X)
-        losses, records, spectra = [], [], []
+    def _train(self, units, log_norms, X, Y):
+        """Gradient descent on ``W_l = exp(log_norms[l]) * units[l]`` (see _descend)."""
+        n_samples = len(X)
+        losses, self.history_ = [], []
+        # A diverging fit overflows; its loss is then reported as such.
+        with np.errstate(over="ignore", invalid="ignore"):
+            for iteration in range(self.max_iter + 1):
+                hidden, unit_output = forward(units, X)
+                residual = np.exp(log_norms.sum()) * unit_output - Y
+                loss = 0.5 * float(np.vdot(residual, residual)) / n_samples
+                start = losses[0] if losses else loss
+                if not np.isfinite(loss) or loss > DIVERGENCE_FACTOR * start:
+                    raise ValueError(
+                        f"Training diverged at iteration {iteration} (the loss "
+                        f"went from {start:.3g} to {loss:.3g}); lower "
+                        f"learning_rate (got {self.learning_rate})."
+                    )
+                losses.append(loss)
+                if iteration % self.record_every == 0 or iteration == self.max_iter:
+                    self._record(iteration, loss, units, log_norms)
+                if iteration < self.max_iter:
+                    grads = backward(units, X, hidden, residual / n_samples)
+                    _descend(units, log_norms, grads, self.learning_rate)
 
-        def record(iteration, loss):
-            values = singular_values(weights)
-            records.append(iteration)
-            spectra.append(values)
-            if self.verbose:
-                ranks = [effective_rank(v, self.rank_tol) for v in values]
-                print(
-                    f"[{type(self).__name__}] iteration {iteration}: "
-                    f"loss {loss:.4g}, effective ranks {ranks}"
-                )
-
-        for iteration in range(self.max_iter + 1):
-            pre = forward(weights, X)
-            residual = pre[-1] - Y
-            loss = 0.5 * float(np.sum(residual**2)) / n_samples
-            if not np.isfinite(loss) or (
-                losses and loss > DIVERGENCE_FACTOR * losses[0]
-            ):
-                raise ValueError(
-                    f"Training diverged at iteration {iteration} (the loss went "
-                    f"from {losses[0] if losses else loss:.3g} to {loss:.3g}); lower "
-                    f"learning_rate (got {self.learning_rate})."
-                )
-            losses.append(loss)
-            if iteration % self.record_every == 0 or iteration == self.max_iter:
-                record(iteration, loss)
-            if iteration == self.max_iter:
-                break
-            grads = backward(weights, X, pre, residual / n_samples)
-            norm_sq = sum(float(np.sum(W * W)) for W in weights)
-            step = self.learning_rate * (depth / norm_sq) ** ((depth - 2) / 2)
-            weights = [W - step * g for W, g in zip(weights, grads, strict=True)]
-
-        self.coefs_ = weights
+        self.coefs_ = [math.exp(r) * U for r, U in zip(log_norms, units, strict=True)]
         self.loss_curve_ = losses
         self.n_iter_ = self.max_iter
-        self.record_iterations_ = np.asarray(records)
-        self.singular_values_history_ = [
-            np.array([values[layer] for values in spectra]) for layer in range(depth)
-        ]
-        self.effective_ranks_ = np.array(
-            [[effective_rank(v, self.rank_tol) for v in values] for values in spectra]
-        )
         self.plateaus_ = detect_plateaus(
-            self.record_iterations_,
-            np.asarray(losses)[self.record_iterations_],
-            self.effective_ranks_,
+            [record["iter"] for record in self.history_],
+            [record["loss"] for record in self.history_],
+            [record["effective_ranks"] for record in self.history_],
         )
         if losses[-1] > ORIGIN_LOSS_FRACTION * losses[0]:
             warn_user(
@@ -379,6 +389,25 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
                 "Raise max_iter, try another learning_rate, or standardise the "
                 "columns of X (a constant or dominant column slows the escape).",
                 ConvergenceWarning,
+            )
+
+    def _record(self, iteration, loss, units, log_norms):
+        unit_values = singular_values(units)
+        ranks = np.array([effective_rank(v, self.rank_tol) for v in unit_values])
+        self.history_.append(
+            {
+                "iter": iteration,
+                "loss": loss,
+                "singular_values": [
+                    math.exp(r) * v for r, v in zip(log_norms, unit_values, strict=True)
+                ],
+                "effective_ranks": ranks,
+            }
+        )
+        if self.verbose:
+            print(
+                f"[{type(self).__name__}] iteration {iteration}: "
+                f"loss {loss:.4g}, effective ranks {ranks.tolist()}"
             )
 
     def predict(self, X):
@@ -396,7 +425,7 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        out = forward(self.coefs_, X / self.x_scale_)[-1] * self.y_scale_
+        out = forward(self.coefs_, X / self.x_scale_)[1] * self.y_scale_
         return out.ravel() if self._y_ndim == 1 else out
 
     def __sklearn_tags__(self):

@@ -27,6 +27,20 @@ from ._compat import DeviceOptions, Interval, StrOptions, validate_params
 from ._torch import import_torch, torch_seeded
 
 
+def _check_hidden_layer_sizes(hidden_layer_sizes):
+    """The hidden widths as a tuple of ints; a ``ValueError`` names the parameter."""
+    widths = tuple(hidden_layer_sizes)
+    if not all(
+        isinstance(w, (int, np.integer)) and not isinstance(w, bool) and w > 0
+        for w in widths
+    ):
+        raise ValueError(
+            "hidden_layer_sizes must be a tuple of positive integers, got "
+            f"{hidden_layer_sizes!r}; use () for a linear model."
+        )
+    return tuple(int(w) for w in widths)
+
+
 @validate_params(
     {
         "n_inputs": [Interval(Integral, 1, None, closed="left")],
@@ -73,17 +87,12 @@ def build_mlp(n_inputs, n_outputs, hidden_layer_sizes=(), activation="relu"):
     """
     torch = import_torch()
     activations = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
-    widths = list(hidden_layer_sizes)
-    if not all(isinstance(w, (int, np.integer)) and w > 0 for w in widths):
-        raise ValueError(
-            "hidden_layer_sizes must be a tuple of positive integers, got "
-            f"{hidden_layer_sizes!r}; use () for a linear model."
-        )
+    widths = _check_hidden_layer_sizes(hidden_layer_sizes)
     layers = []
     previous = n_inputs
     for width in widths:
-        layers += [torch.nn.Linear(previous, int(width)), activations[activation]()]
-        previous = int(width)
+        layers += [torch.nn.Linear(previous, width), activations[activation]()]
+        previous = width
     layers.append(torch.nn.Linear(previous, n_outputs))
     return torch.nn.Sequential(*layers)
 
@@ -97,7 +106,9 @@ def check_mlp_training_budget(
     consecutive layer widths ``(a, b)`` (forward and backward passes), times
     ``passes_per_sample`` (two augmented views for a contrastive loss), and
     ``ceil(n_samples / batch_size)`` optimiser steps, whose fixed overhead the
-    cost table counts apart.
+    cost table counts apart. The hidden widths are validated first, as
+    :func:`build_mlp` does, so that an estimator that checks its budget before
+    building its network still says what is wrong with ``hidden_layer_sizes``.
 
     Parameters
     ----------
@@ -114,11 +125,21 @@ def check_mlp_training_budget(
     passes_per_sample : int, default=1
         Forward and backward passes per row and epoch.
 
+    Raises
+    ------
+    ValueError
+        If a hidden width (``widths[1:-1]``) is not a positive integer, or the
+        work exceeds ``max_work``.
+
     Examples
     --------
     >>> check_mlp_training_budget(100, (10, 1), 40, 3600.0, batch_size=8)
+    >>> check_mlp_training_budget(100, (10, "64", 1), 40, 3600.0, batch_size=8)
+    Traceback (most recent call last):
+    ...
+    ValueError: hidden_layer_sizes must be a tuple of positive integers, ...
     """
-    widths = tuple(widths)
+    widths = (widths[0], *_check_hidden_layer_sizes(widths[1:-1]), widths[-1])
     per_sample = 3.0 * sum(a * b for a, b in zip(widths[:-1], widths[1:], strict=True))
     steps = -(-n_samples // batch_size)
     epoch = n_samples * passes_per_sample * per_sample
@@ -141,8 +162,8 @@ def torch_num_threads(n_threads):
     """Limit torch's intra-op CPU threads inside a block, then restore them.
 
     Small-batch training runs thousands of tiny operations whose cost is
-    dominated by thread synchronisation (the SpuriousRobustSGD benchmark page,
-    ``docs/benchmarks/spurious_sgd.rst``, gives the measured effect).
+    dominated by thread synchronisation (``docs/benchmarks/spurious_sgd.rst``
+    gives the measured effect).
 
     Parameters
     ----------
@@ -262,7 +283,12 @@ def fit_skorch_net(
             iterator_train__num_workers=0,
             **net_params,
         )
-        net.fit(torch.as_tensor(X), torch.as_tensor(y))
+        # torch warns about arrays it may not write to (a read-only X): those
+        # are copied.
+        net.fit(
+            torch.as_tensor(np.require(X, requirements="W")),
+            torch.as_tensor(np.require(y, requirements="W")),
+        )
     net.module_.to("cpu")
     net.module_.eval()
     return net
@@ -345,13 +371,17 @@ def module_outputs(module, X, batch_size=256):
     device = parameter.device
     if parameter.dtype != torch.float64:
         module = copy.deepcopy(module).double()
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    # The rows are copied into a buffer of our own: torch warns about (and
+    # cannot guard) arrays it may not write to, such as a read-only X.
+    batch = np.zeros((batch_size, X.shape[1]))
     chunks = []
     module.eval()
     with torch.no_grad():
         for start in range(0, len(X), batch_size):
             rows = X[start : start + batch_size]
-            batch = torch.zeros((batch_size, X.shape[1]), dtype=torch.float64)
-            batch[: len(rows)] = torch.from_numpy(rows)
-            chunks.append(module(batch.to(device)).cpu().numpy()[: len(rows)])
-    return np.concatenate(chunks).astype(np.float64)
+            batch[: len(rows)] = rows
+            batch[len(rows) :] = 0.0
+            output = module(torch.from_numpy(batch).to(device))
+            chunks.append(output.cpu().numpy()[: len(rows)].copy())
+    return np.concatenate(chunks)
