@@ -3,9 +3,14 @@
 import sys
 import warnings
 
+from ._compat import validate_params
+
 _OWN_PACKAGES = ("sklearn_iclr", "sklearn", "joblib", "skorch")
 
 
+@validate_params(
+    {"message": [str], "category": [type]}, prefer_skip_nested_validation=True
+)
 def warn_user(message, category=UserWarning):
     """Issue a warning attributed to the first frame outside the library stack.
 
