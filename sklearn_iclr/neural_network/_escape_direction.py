@@ -207,7 +207,7 @@ class EscapeDirection(BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_rank": [Interval(Integral, 1, None, closed="left"), None],
-        "max_work": [Interval(Real, 0, None, closed="left")],
+        "max_work": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }
 

@@ -11,6 +11,12 @@ from sklearn.base import clone
 
 from ..utils._compat import HasMethods, Interval, validate_params
 
+__all__ = [
+    "assert_label_relabelling_invariant",
+    "assert_refit_deterministic",
+    "assert_row_permutation_invariant",
+]
+
 _TOLERANCE = [Interval(Real, 0, None, closed="left")]
 
 
