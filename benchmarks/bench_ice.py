@@ -56,6 +56,7 @@ from sklearn_iclr.linear_model._ice._classifier import (
     _Problem,
     _surrogate,
 )
+from sklearn_iclr.linear_model._ice._kernel import Prune
 from sklearn_iclr.linear_model._ice._search import (
     affine_coordinates,
     combinations_array,
@@ -354,7 +355,7 @@ def kernel(quick):
         # pencils (the previous kernel): what evaluating only the planes a
         # pencil owns saves, same run.
         _, sorting_n, sorting_s, sorting_cost, _ = cpu_ns_per_examination(
-            Y, labels, weight, pencils, True, prune=3
+            Y, labels, weight, pencils, True, prune=Prune.FOREIGN | Prune.BOUND
         )
         assert pruned_cost == cost == sorting_cost  # the same optimum
         rows.append(

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from sklearn_iclr.linear_model._ice import _search
+from sklearn_iclr.linear_model._ice import _kernel, _search, _tolerances
 from sklearn_iclr.linear_model._ice._search import (
     affine_coordinates,
     combinations_array,
@@ -26,6 +26,7 @@ from sklearn_iclr.linear_model._ice._search import (
     scan_pencils,
     solve_exact,
 )
+from sklearn_iclr.linear_model._ice._tolerances import ANGLE_TOL
 
 AGREE = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -59,6 +60,23 @@ def _every_pencil(problem):
 
 def weighted_cost(labels, y, w):
     return float(np.sum(w[labels != y]))
+
+
+def test_kernels_are_compiled_with_the_current_tolerances():
+    """numba's cache keeps the constants a kernel was compiled with: a stale
+    cache after an edit of ``_tolerances`` would make the kernel and the
+    oracle test different conditions."""
+    names = (
+        "RANK_TOL",
+        "FLAT_TOL",
+        "ANGLE_TOL",
+        "ROUNDING",
+        "LINE_TOL",
+        "PLANE_TOL",
+        "PREFIX_FLAT_TOL",
+    )
+    current = tuple(getattr(_tolerances, name) for name in names)
+    assert _kernel.compiled_tolerances() == current
 
 
 @AGREE
@@ -288,31 +306,25 @@ def test_bound_windows_change_nothing_on_a_degree_two_fit():
     assert stats["pruned"] > 0
 
 
-def _owned_and_full_groups(X, table_width=None, every=1):
+def _owned_and_full_groups(X, every=1):
     """Per pencil (every ``every``-th) of distinct points ``X``, with random
     labels and integer weights: its number of eligible points (above its
     largest), the groups of ``_sweep_owned`` (None where it declines), of
     ``_dense_owned`` (None where it declines) and those of the full sweep
     (``_order``, ``_groups``) made of eligible points, as sorted (cost,
     size, least point) lists. The work arrays persist across pencils, as in
-    ``scan``; ``table_width`` replaces the width of ``oiwork``."""
-    from sklearn_iclr.linear_model._ice import _kernel as kernel
-
+    ``scan``."""
     rng = np.random.default_rng(1)
     y = rng.choice([-1, 1], len(X)).astype(np.int8)
     w = rng.integers(1, 4, len(X)).astype(float)
     Y = affine_coordinates(X)
     m, d = Y.shape
     Z = np.ascontiguousarray(np.column_stack([Y, np.ones(m)]))
-    ZT = np.ascontiguousarray(Z.T)
     signed_weight = y * w
-    work, iwork = np.empty((7, m + 1)), np.empty((4, m + 1), dtype=np.int64)
-    units, frame = np.empty((d - 1, d + 1)), np.empty((3, d + 1))
-    projector, projected = np.empty((d + 1, d + 1)), np.empty((3, m))
-    prefix, no_foreign = np.empty(2), np.empty(0, dtype=np.int64)
-    owork, oiwork = kernel._owned_work(m)
-    if table_width is not None:
-        oiwork = np.empty((oiwork.shape[0], table_width), dtype=np.int64)
+    ws = _kernel.workspace(Z, d, True, False)
+    ZT, units, frame, projector, projected, prefix = ws[:6]
+    work, iwork, owork, oiwork = ws.sweep, ws.sweep_index, ws.owned, ws.owned_index
+    no_foreign = np.empty(0, dtype=np.int64)
     g_lower, g_size = np.empty(m + 1), np.empty(m + 1, dtype=np.int64)
     g_least, g_heavier = np.empty(m + 1, dtype=np.int64), np.empty(m + 1)
 
@@ -324,17 +336,19 @@ def _owned_and_full_groups(X, table_width=None, every=1):
 
     for pencil in combinations_array(m, d - 1)[::every]:
         last = pencil[-1]
-        prefix[:] = kernel._prefix(Z, ZT, pencil, d, units, frame, projected, projector)
-        n_swept, widest = kernel._angles(
+        prefix[:] = _kernel._prefix(
+            Z, ZT, pencil, d, units, frame, projected, projector
+        )
+        n_swept, widest = _kernel._angles(
             Z, ZT, pencil, d, work, prefix, projected, no_foreign, units
         )
         if n_swept <= 0 or last == m - 1:
             continue
         arguments = (signed_weight, last, n_swept, widest, work, owork, oiwork)
-        owned = written(kernel._sweep_owned(*arguments))
-        dense = written(kernel._dense_owned(*arguments))
-        kernel._order(signed_weight, n_swept, work, iwork)
-        n_groups = kernel._groups(
+        owned = written(_kernel._sweep_owned(*arguments))
+        dense = written(_kernel._dense_owned(*arguments))
+        _kernel._order(signed_weight, n_swept, work, iwork)
+        n_groups = _kernel._groups(
             iwork, work, n_swept, signed_weight, g_lower, g_size, g_least, g_heavier
         )
         full = [
@@ -364,13 +378,11 @@ def test_owned_sweep_equals_the_full_sweep_pencil_by_pencil_on_a_large_grid():
     ``oiwork`` 4m + 32 wide, as until the fifth round, the table overran its
     row for more than about m / 2 eligible points: 379 of these pencils
     then had wrong costs.)"""
-    from sklearn_iclr.linear_model._ice._kernel import SMALL_ELIGIBLE
-
     n_table = 0
     for k, owned, _, full in _owned_and_full_groups(_integer_grid(200)):
         if owned is not None:
             assert owned == full
-            n_table += k > SMALL_ELIGIBLE
+            n_table += k > _kernel.SMALL_ELIGIBLE
     assert n_table > 5000
 
 
@@ -400,8 +412,6 @@ def test_dense_owned_declines_near_ties_and_scan_still_agrees():
     ``tight`` and ``reach`` of an eligible angle: ``_dense_owned`` declines
     there (``_sweep_owned`` sweeps those pencils) and ``scan`` keeps the
     full sweep's optimum."""
-    from sklearn_iclr.linear_model._ice._kernel import ANGLE_TOL
-
     X = _integer_grid(40)
     X[::3] += ANGLE_TOL * np.random.default_rng(2).uniform(-1, 1, X[::3].shape)
     n_declined = 0

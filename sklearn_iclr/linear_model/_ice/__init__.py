@@ -7,7 +7,8 @@ classification problem*, ICLR 2026 (arXiv:2306.12344).
   of nearby points, budgets, the heuristic, the final separator);
 * ``_search``: the exact search over pencils of hyperplanes, its numpy oracle
   and the chunking of the pencils;
-* ``_kernel``: the numba sweep of one chunk of pencils.
+* ``_kernel``: the numba sweep of one chunk of pencils;
+* ``_tolerances``: the numerical tolerances the three share.
 """
 
 from ._classifier import ICEClassifier

@@ -27,7 +27,6 @@ from ...utils import (
 from ...utils._compat import Interval, StrOptions, _fit_context
 from ...utils.validation import check_binary_target, check_nonnegative_sample_weight
 from ._search import (
-    MERGE_TOL,
     affine_coordinates,
     combinations_array,
     constant_labels,
@@ -36,6 +35,7 @@ from ._search import (
     exhaustive_chunks_bytes,
     scan_pencils,
 )
+from ._tolerances import MERGE_TOL
 
 # Pencils per parallel task: coarse enough to amortise the task overhead.
 _EXAMINATIONS_PER_CHUNK = 2_000_000

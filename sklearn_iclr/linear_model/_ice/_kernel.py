@@ -25,23 +25,22 @@ both). A counter passed to a compiled helper starts as ``np.int64(0)``, not
 would compile the helper once more for the literal type.
 """
 
+import enum
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-# Same tolerances as the numpy oracle (see ``_search``).
-RANK_TOL = 1e-9
-FLAT_TOL = 1e-9
-ANGLE_TOL = 1e-9
-ROUNDING = 16 * np.finfo(float).eps
-# Pruning (``_lines``, ``_pencil_bound``, ``_on_line_below``). Points of one
-# line through the prefix flat are merged only when their unit directions
-# (or, for skipping a pencil, the sine between them) agree this closely (a
-# tight test: a missed merge only weakens the bound or skips less) ...
-LINE_TOL = 1e-12
-# ... and two lines count as coplanar with a pencil's axis when their angles
-# about it differ by less than this plus both angles' rounding bounds (a loose
-# test, 10x the sweep's ``ANGLE_TOL``: a wrong merge only weakens the bound).
-PLANE_TOL = 1e-8
+from ._tolerances import (
+    ANGLE_TOL,
+    FLAT_TOL,
+    LINE_TOL,
+    PLANE_TOL,
+    PREFIX_FLAT_TOL,
+    RANK_TOL,
+    ROUNDING,
+)
+
 # The forced-error bound is computed in windows of this many prefixes while
 # it skips at least two pencils per prefix (finding the lines costs about two
 # swept pencils); after a window below that it rests for BOUND_REST windows
@@ -59,8 +58,52 @@ SMALL_ELIGIBLE = 48
 # time with ``_sweep_owned`` alone; 64 is 4 % slower on Haberman and on 400
 # points in general position in D = 3, 48 is not).
 DENSE_ELIGIBLE = 48
+
+
+class Prune(enum.IntFlag):
+    """What ``scan`` skips. Over all the pencils of an exhaustive
+    enumeration, every combination gives the same result; only the
+    examinations differ."""
+
+    NONE = 0
+    #: The pencils that own none of their planes (their flat holds more
+    #: points than their own d - 1 and they are not its greedy owner, or no
+    #: point has an index above their largest), with ``exhaustive``.
+    FOREIGN = 1
+    #: The pencils whose forced-error bound (``_pencil_bound``) reaches the
+    #: best cost found so far, for d >= 3 (computed while it pays, see
+    #: ``BOUND_WINDOW``).
+    BOUND = 2
+    #: Every plane but those a pencil owns (``_dense_owned``,
+    #: ``_sweep_owned``), with ``exhaustive``: a plane is then found in its
+    #: first pencil only, so a chunk of pencils may miss a plane that an
+    #: earlier chunk holds.
+    OWNED = 4
+    ALL = FOREIGN | BOUND | OWNED
+
+
+# numba compiles no ``enum.IntFlag``: ``scan`` takes ``int(prune)`` and tests
+# these bits.
+_FOREIGN, _BOUND, _OWNED = int(Prune.FOREIGN), int(Prune.BOUND), int(Prune.OWNED)
 # A fixed direction (irrational ratios) whose dot product sorts the lines.
 _KEY = (0.5773502691896258, 0.7071067811865476, 0.4082482904638631)
+
+
+@njit(cache=True)
+def compiled_tolerances():
+    """The tolerances the loaded kernels were compiled with (numba's cache
+    keeps them when ``_tolerances`` is edited), in the order ``RANK_TOL``,
+    ``FLAT_TOL``, ``ANGLE_TOL``, ``ROUNDING``, ``LINE_TOL``, ``PLANE_TOL``,
+    ``PREFIX_FLAT_TOL``."""
+    return (
+        RANK_TOL,
+        FLAT_TOL,
+        ANGLE_TOL,
+        ROUNDING,
+        LINE_TOL,
+        PLANE_TOL,
+        PREFIX_FLAT_TOL,
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -255,7 +298,7 @@ def _on_line_below(projected, norms, last):
         c1 = pz[j] * u0 - px[j] * u2
         c2 = px[j] * u1 - py[j] * u0
         largest = max(abs(c0), max(abs(c1), abs(c2)))
-        found += (largest <= scale * norms[j]) & (norms[j] > 1e-6)
+        found += (largest <= scale * norms[j]) & (norms[j] > PREFIX_FLAT_TOL)
     return found > 0
 
 
@@ -282,7 +325,7 @@ def _lines(projected, signed_weight, pencil, d, lwork, liwork):
     for i in range(m):
         p0, p1, p2 = projected[0, i], projected[1, i], projected[2, i]
         norm = np.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
-        skip = norm <= 1e-6  # near the prefix's flat: left out (safe)
+        skip = norm <= PREFIX_FLAT_TOL  # near the prefix's flat: left out (safe)
         for k in range(d - 2):
             if pencil[k] == i:
                 skip = True
@@ -963,14 +1006,65 @@ def _sweep_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork
     return n_out
 
 
-@njit(cache=True, nogil=True)
-def _owned_work(m):
-    """The work arrays of ``_sweep_owned`` for m points: ``owork`` (15,
-    2m + 2) and ``oiwork`` (10, 8m + 32). Row 7 of ``oiwork`` holds the
-    location table, ``cells`` + 2 entries, where ``cells``, the least power
-    of two from 16 up that reaches 4k for k eligible points, is 16 or below
-    8k: at most 8m + 18 entries."""
-    return np.empty((15, 2 * m + 2)), np.empty((10, 8 * m + 32), dtype=np.int64)
+class Workspace(NamedTuple):
+    """The work arrays of the sweeps of one chunk of pencils (m points in
+    dimension d), allocated once by ``workspace`` and reused pencil after
+    pencil."""
+
+    #: (d + 1, m): the homogeneous points by coordinate.
+    ZT: np.ndarray
+    #: (max(d - 1, 1), d + 1): Gram-Schmidt units (``_prefix``, ``_owns``).
+    units: np.ndarray
+    #: (3, d + 1): the prefix frame, an orthonormal basis of the null space
+    #: of the pencil's first d - 2 points, and (d + 1, d + 1) the projector
+    #: that completes it (``_prefix``).
+    frame: np.ndarray
+    projector: np.ndarray
+    #: (3, m): every point in the prefix frame, and (2,) the largest norm and
+    #: least Gram-Schmidt residual of the prefix's points (``_prefix``).
+    projected: np.ndarray
+    prefix: np.ndarray
+    #: (m,): every point's distance from the prefix's flat (``_norms``).
+    norms: np.ndarray
+    #: (7, m + 1) and (4, m + 1) int: the rows of ``_angles`` and ``_order``.
+    sweep: np.ndarray
+    sweep_index: np.ndarray
+    #: (15, 2m + 2) and (10, 8m + 32) int: the rows of ``_dense_owned`` and
+    #: ``_sweep_owned`` (m = 0 unless asked for). Row 7 of ``owned_index``
+    #: holds the location table, ``cells`` + 2 entries, where ``cells``, the
+    #: least power of two from 16 up that reaches 4k for k eligible points,
+    #: is 16 or below 8k: at most 8m + 18 entries.
+    owned: np.ndarray
+    owned_index: np.ndarray
+    #: (13, m + 1) and (3, m + 1) int: the rows of ``_lines`` and
+    #: ``_pencil_bound`` (0 wide unless asked for).
+    lines: np.ndarray
+    line_index: np.ndarray
+
+
+@njit(cache=True, nogil=True, inline="always")
+def workspace(Z, d, owned, bounded):
+    """The ``Workspace`` of the sweeps of the points ``Z`` (m, d + 1), with
+    the rows of the owned sweeps when ``owned`` and those of the forced-error
+    bound when ``bounded``."""
+    m = Z.shape[0]
+    m_owned = m if owned else 0
+    m_lines = m + 1 if bounded else 0
+    return Workspace(
+        np.ascontiguousarray(Z.T),
+        np.empty((max(d - 1, 1), d + 1)),
+        np.empty((3, d + 1)),
+        np.empty((d + 1, d + 1)),
+        np.empty((3, m)),
+        np.empty(2),
+        np.empty(m),
+        np.empty((7, m + 1)),
+        np.empty((4, m + 1), dtype=np.int64),
+        np.empty((15, 2 * m_owned + 2)),
+        np.empty((10, 8 * m_owned + 32), dtype=np.int64),
+        np.empty((13, m_lines)),
+        np.empty((3, m_lines), dtype=np.int64),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -1018,69 +1112,86 @@ def _new_prefix(pencils, b, d):
     return False
 
 
+class ScanResult(NamedTuple):
+    """What ``scan`` found in a run of pencils (numbered as in ``pencils``)."""
+
+    #: The first pencil not swept.
+    stop: int
+    #: The planes examined (sweep groups).
+    n_examined: int
+    #: The least cost below ``bound`` of a plane through exactly d points
+    #: (not ``exhaustive``: of any plane, its on-plane points at their
+    #: heavier label; ``bound`` when none), its pencil (-1 when none) and the
+    #: least index of the points its group holds (equal costs: the first
+    #: pencil, then the least such index).
+    best_cost: float
+    best_pencil: int
+    best_point: int
+    #: When ``exhaustive``, every plane through more than d points whose
+    #: off-plane cost is below the best found before its pencil, in its owner
+    #: pencil only: that pencil, the least point index of its group and its
+    #: off-plane cost (the on-plane sub-problems are the caller's).
+    tied_pencil: np.ndarray
+    tied_point: np.ndarray
+    tied_lower: np.ndarray
+    #: The pencils skipped unswept because their bound reached the best cost
+    #: found so far (``Prune.BOUND``) and because they own none of their
+    #: planes (``Prune.FOREIGN``): neither could have improved the best, so
+    #: the result is the same.
+    n_pruned: int
+    n_foreign: int
+
+
 @njit(cache=True, nogil=True)
 def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune):
     """Sweep the pencils ``start:`` in order, until the end or until the
     buffer of tied candidates could overflow.
 
-    Returns ``(stop, n_examined, best_cost, best_pencil, best_point,
-    cand_pencil, cand_point, cand_lower, n_pruned, n_foreign)``: the first
-    pencil not swept; the planes examined; the least cost below ``bound`` of a
-    plane through exactly d points (not ``exhaustive``: of any plane, its
-    on-plane points at their heavier label), its pencil (-1 when none) and
-    the least index of the points its group holds (equal costs: the first
-    pencil, then the least such index); when ``exhaustive``, every plane
-    through more than d points whose off-plane cost is below the best found
-    before its pencil, in its owner pencil only, by pencil and least point
-    index of its group; and the pencils skipped unswept (with ``prune``, for
-    d >= 3) because their lower bound (``_pencil_bound``) already reached the best
-    cost found so far, and those (with ``prune`` and ``exhaustive``) that own
-    none of their planes (``_on_line_below``, ``_angles``, and the pencils
-    whose largest index is the last point's: ``_sweep_owned``): neither could
-    have improved the best, so the result is the same.
-
-    ``prune`` is a bit set: 1 skips the pencils that own none of their
-    planes, 2 those whose bound reaches the best (the bound is computed only
-    while it pays, see ``BOUND_WINDOW``), 4 (with ``exhaustive``)
-    evaluates only the planes a pencil owns (``_sweep_owned``), which with
-    ``exhaustive`` leaves the result unchanged over all pencils (the planes
-    left out are found in their first pencil), not chunk by chunk.
+    ``prune`` is ``int(Prune)``, the rules that apply. Returns a
+    ``ScanResult``.
     """
     m = Z.shape[0]
     n_pencils = pencils.shape[0]
-    work = np.empty((7, m + 1))
-    iwork = np.empty((4, m + 1), dtype=np.int64)
-    units = np.empty((max(d - 1, 1), d + 1))
-    frame = np.empty((3, d + 1))
-    projector = np.empty((d + 1, d + 1))
-    projected = np.empty((3, m))
-    ZT = np.ascontiguousarray(Z.T)
-    prefix = np.empty(2)
+    check_owner = exhaustive and d > 1
+    owned = check_owner and prune & _OWNED != 0
+    bounding = prune & _BOUND and d > 2
+    # The workspace unpacked, and ``workspace`` inlined: LLVM then sees the
+    # arrays allocated here, apart from each other (on Caesarian the loop
+    # took 1.07x the time reading them through the tuple, 1.05x with the
+    # tuple unpacked but not inlined).
+    (
+        ZT,
+        units,
+        frame,
+        projector,
+        projected,
+        prefix,
+        norms,
+        work,
+        iwork,
+        owork,
+        oiwork,
+        lwork,
+        liwork,
+    ) = workspace(Z, d, owned, bounding)
     flat = np.empty(m, dtype=np.int64)
-    cand_pencil = np.empty(capacity, dtype=np.int64)
-    cand_point = np.empty(capacity, dtype=np.int64)
-    cand_lower = np.empty(capacity)
-    n_cand = 0
+    tied_pencil = np.empty(capacity, dtype=np.int64)
+    tied_point = np.empty(capacity, dtype=np.int64)
+    tied_lower = np.empty(capacity)
+    n_tied = 0
     best, best_pencil, best_point = bound, -1, -1
     n_examined, n_pruned, n_foreign = 0, 0, 0
-    check_owner = exhaustive and d > 1
-    lwork = np.empty((13, m + 1))
-    liwork = np.empty((3, m + 1), dtype=np.int64)
-    owned = check_owner and prune & 4 != 0
-    owork, oiwork = _owned_work(m if owned else 0)
     g_lower = np.empty(m + 1)
     g_size = np.empty(m + 1, dtype=np.int64)
     g_least = np.empty(m + 1, dtype=np.int64)
     g_heavier = np.empty(m + 1)  # only filled by ``_groups``
     n_forced, forced = 0, 0.0
     # With pruning, pencils that own none of their planes are not sorted.
-    foreign = np.empty(m if prune & 1 and check_owner else 0, dtype=np.int64)
-    bounding = prune & 2 and d > 2
+    foreign = np.empty(m if prune & _FOREIGN and check_owner else 0, dtype=np.int64)
     bounded = bounding  # the bound is on in this window of prefixes
     window_prefixes, window_pruned, resting = 0, 0, 0
-    norms = np.empty(m)
     b = start
-    while b < n_pencils and n_cand + m <= capacity:
+    while b < n_pencils and n_tied + m <= capacity:
         pencil = pencils[b]
         if d > 1 and (b == start or _new_prefix(pencils, b, d)):
             prefix[0], prefix[1] = _prefix(
@@ -1194,19 +1305,19 @@ def scan(Z, signed_weight, pencils, d, bound, exhaustive, start, capacity, prune
                 and n_on < m
                 and (not check_owner or least > last)
             ):
-                cand_pencil[n_cand] = b - 1
-                cand_point[n_cand] = least
-                cand_lower[n_cand] = lower
-                n_cand += 1
-    return (
+                tied_pencil[n_tied] = b - 1
+                tied_point[n_tied] = least
+                tied_lower[n_tied] = lower
+                n_tied += 1
+    return ScanResult(
         b,
         n_examined,
         best,
         best_pencil,
         best_point,
-        cand_pencil[:n_cand],
-        cand_point[:n_cand],
-        cand_lower[:n_cand],
+        tied_pencil[:n_tied],
+        tied_point[:n_tied],
+        tied_lower[:n_tied],
         n_pruned,
         n_foreign,
     )
@@ -1259,21 +1370,25 @@ def plane_labels(Z, signed_weight, pencil, d, point):
     points (whose labels are the caller's) and the sweep position where the
     group starts."""
     m = Z.shape[0]
-    work = np.empty((7, m + 1))
-    iwork = np.empty((4, m + 1), dtype=np.int64)
-    units = np.empty((max(d - 1, 1), d + 1))
-    frame = np.empty((3, d + 1))
-    projector = np.empty((d + 1, d + 1))
-    projected = np.empty((3, m))
-    ZT = np.ascontiguousarray(Z.T)
-    prefix = np.empty(2)
+    ws = workspace(Z, d, False, False)
+    work, iwork = ws.sweep, ws.sweep_index
     if d > 1:
-        prefix[0], prefix[1] = _prefix(
-            Z, ZT, pencil, d, units, frame, projected, projector
+        ws.prefix[0], ws.prefix[1] = _prefix(
+            Z, ws.ZT, pencil, d, ws.units, ws.frame, ws.projected, ws.projector
         )
     foreign = np.empty(0, dtype=np.int64)
     n_swept = _sweep(
-        Z, ZT, signed_weight, pencil, d, work, iwork, prefix, projected, foreign, units
+        Z,
+        ws.ZT,
+        signed_weight,
+        pencil,
+        d,
+        work,
+        iwork,
+        ws.prefix,
+        ws.projected,
+        foreign,
+        ws.units,
     )
     met, is_first, sign = iwork[1, :m], iwork[2, :m], work[2, :m]
     total, before = work[3], work[4]

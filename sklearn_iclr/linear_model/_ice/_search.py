@@ -30,22 +30,8 @@ from math import comb
 import numpy as np
 
 from . import _kernel
+from ._tolerances import ANGLE_TOL, FLAT_TOL, RANK_TOL, ROUNDING
 
-# Relative tolerance of affine dependence (singular values, QR diagonals).
-RANK_TOL = 1e-9
-# Feature vectors (min-max scaled to [-1, 1]) closer than this in every
-# coordinate are one location: they always share a label.
-MERGE_TOL = 1e-9
-# A point whose homogeneous coordinates are within this distance of the
-# (d - 2)-flat of a pencil lies on every plane of the pencil.
-FLAT_TOL = 1e-9
-# Two points met by the rotating plane at angles closer than this, beyond the
-# rounding error of the two angles, lie on the same plane.
-ANGLE_TOL = 1e-9
-# Multiple of the machine epsilon per homogeneous coordinate bounding the
-# rounding error of an angle (before division by its point's distance from
-# the pencil's flat and multiplication by the pencil's condition number).
-ROUNDING = 16 * np.finfo(float).eps
 # Entries (pencils x points) processed per vectorised batch.
 BATCH_ENTRIES = 1 << 18
 
@@ -340,16 +326,16 @@ def scan_pencils(
         vectorised numpy sweep, kept only as the tests' oracle; it also breaks
         ties between equal candidates differently (first key), so the two
         agree on the cost, not always on the labelling.
-    prune : bool, default=True
-        Skip, unswept, the pencils whose lower bound (the prefix's forced
-        errors, see ``_kernel._lines``) already reaches the best cost
-        found so far (compiled sweep, d >= 3), and, when ``exhaustive``, the
-        pencils that own none of their planes, and evaluate in each pencil
-        only the planes it owns (``_kernel._sweep_owned``: a plane
-        through exactly d points only in the first of its d pencils). The
-        result over all the pencils of an enumeration is the same (a chunk
-        of it may miss a plane that an earlier chunk holds); only
-        ``n_examined`` is smaller.
+    prune : bool or _kernel.Prune, default=True
+        The rules by which the compiled sweep skips work (``True``: all of
+        them, ``Prune.ALL``): pencils whose lower bound (the prefix's forced
+        errors, see ``_kernel._lines``) already reaches the best cost found
+        so far (d >= 3), and, when ``exhaustive``, pencils that own none of
+        their planes, and in each pencil every plane it does not own (a plane
+        through exactly d points is evaluated only in the first of its d
+        pencils). The result over all the pencils of an enumeration is the
+        same (a chunk of it may miss a plane that an earlier chunk holds);
+        only ``n_examined`` is smaller.
     stats : dict, default=None
         When given, ``stats["pruned"]`` is increased by the number of pencils
         skipped by the bound and ``stats["foreign"]`` by those skipped because
@@ -368,6 +354,8 @@ def scan_pencils(
         Candidate hyperplanes examined (sweep groups).
     """
     cache = {} if cache is None else cache
+    if isinstance(prune, bool):
+        prune = _kernel.Prune.ALL if prune else _kernel.Prune.NONE
     if not compiled:
         return _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive)
     *result, (n_pruned, n_foreign) = _scan_compiled(
@@ -469,7 +457,7 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
     n_examined, n_pruned, n_foreign, start = 0, 0, 0, 0
     capacity = 4 * m + 4096
     while start < len(pencils):
-        start, examined, cost, pencil, point, *tied, pruned, foreign = _kernel.scan(
+        found = _kernel.scan(
             Z,
             signed_weight,
             pencils,
@@ -478,29 +466,31 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune):
             bool(exhaustive),
             start,
             capacity,
-            7 if prune is True else int(prune),
+            int(prune),
         )
-        n_pruned += pruned
-        n_foreign += foreign
-        n_examined += examined
-        if pencil >= 0:
-            best_cost, best_key, sub_labels = cost, (int(pencil), int(point)), None
+        start = found.stop
+        n_pruned += found.n_pruned
+        n_foreign += found.n_foreign
+        n_examined += found.n_examined
+        if found.best_pencil >= 0:
+            best_cost, sub_labels = found.best_cost, None
+            best_key = (int(found.best_pencil), int(found.best_point))
         # Planes through more than d points: the off-plane cost plus the
         # on-plane optimum, cheapest off-plane cost first (then by pencil and
         # least point index, as the kernel orders the planes of one cost).
-        cand_pencil, cand_point, cand_lower = tied
-        for k in np.lexsort((cand_point, cand_pencil, cand_lower)):
-            if not cand_lower[k] < best_cost:
+        tied_lower = found.tied_lower
+        for k in np.lexsort((found.tied_point, found.tied_pencil, tied_lower)):
+            if not tied_lower[k] < best_cost:
                 break
-            key = (int(cand_pencil[k]), int(cand_point[k]))
+            key = (int(found.tied_pencil[k]), int(found.tied_point[k]))
             _, on_plane, _ = _kernel.plane_labels(
                 Z, signed_weight, pencils[key[0]], d, key[1]
             )
             # Only a sub-problem optimum below best - lower can win (with a
             # margin for the rounding of the sum).
-            limit = (best_cost - cand_lower[k]) * (1 + 1e-9) + 1e-12
+            limit = (best_cost - tied_lower[k]) * (1 + 1e-9) + 1e-12
             sub_cost, labels = _solve_cached(X, y, w, on_plane, cache, True, limit)
-            cost = float(cand_lower[k]) + sub_cost
+            cost = float(tied_lower[k]) + sub_cost
             if labels is not None and cost < best_cost:
                 best_cost, best_key, sub_labels = cost, key, labels
     if best_key is None:
