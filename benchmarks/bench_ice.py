@@ -41,7 +41,6 @@ import time
 
 import numpy as np
 from _harness import bench_arguments, median_time, ratio, report
-from scipy.optimize import Bounds, LinearConstraint, milp
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -62,6 +61,7 @@ from sklearn_iclr.linear_model._ice._search import (
     combinations_array,
     scan_pencils,
 )
+from sklearn_iclr.testing.oracles import milp_01_loss
 
 # Training accuracy (%) reported in the paper, on de-duplicated data with
 # N(0, 1e-8) jitter: (ICE, SVM, LR, LDA).
@@ -77,28 +77,6 @@ def errors(model, X, y):
     # call and would take a core from the next data set's ICE timing.
     with threadpool_limits(limits=1, user_api="blas"):
         return int(np.sum(model.fit(X, y).predict(X) != y))
-
-
-def milp_01_loss(X, y, time_limit, box=1e4):
-    """Big-M MILP (features scaled to [-1, 1], |w_j|, |b| <= box) by HiGHS."""
-    low, span = X.min(axis=0), np.ptp(X, axis=0)
-    Xs = 2 * (X - low) / np.where(span > 0, span, 1) - 1
-    n, p = Xs.shape
-    s = np.where(y > 0, 1.0, -1.0)
-    A = np.column_stack([s[:, None] * Xs, s, (1 + box * (p + 1)) * np.eye(n)])
-    result = milp(
-        c=np.r_[np.zeros(p + 1), np.ones(n)],
-        integrality=np.r_[np.zeros(p + 1), np.ones(n)],
-        bounds=Bounds(
-            np.r_[-box * np.ones(p + 1), np.zeros(n)],
-            np.r_[box * np.ones(p + 1), np.ones(n)],
-        ),
-        constraints=LinearConstraint(A, lb=np.ones(n)),
-        options={"time_limit": time_limit},
-    )
-    gap = getattr(result, "mip_gap", np.nan)
-    proven = result.status == 0
-    return result.fun, (0.0 if proven else gap), proven
 
 
 def margin(model, X):
@@ -171,7 +149,9 @@ def real_data(quick, time_limit, names=None, brute=True):
             warmup=0,
         )
         start, cpu = time.perf_counter(), time.process_time()
-        milp_fun, milp_gap, proven = milp_01_loss(X, y, time_limit)
+        milp_fun, milp_gap, proven = milp_01_loss(
+            X, y, box=1e4, mip_rel_gap=None, time_limit=time_limit
+        )
         milp_s = time.perf_counter() - start
         milp_cpu_s = time.process_time() - cpu
         brute_s, brute = (np.nan, None)
@@ -466,7 +446,9 @@ def ties(quick, time_limit):
     row["examinations"] = clf.n_candidates_
     row["ns/exam (CPU, 1 thread)"] = 1e9 * row["ice_1thread_cpu_s"] / clf.n_candidates_
     start = time.perf_counter()
-    fun, gap, proven = milp_01_loss(X, y, time_limit)
+    fun, gap, proven = milp_01_loss(
+        X, y, box=1e4, mip_rel_gap=None, time_limit=time_limit
+    )
     row["milp_obj"] = float(fun)
     row["milp_gap"] = float(gap)
     row["milp_proven"] = proven
@@ -503,7 +485,9 @@ def big(quick, time_limit):
         "ice_cpu_s": time.process_time() - cpu,
     }
     start = time.perf_counter()
-    fun, gap, proven = milp_01_loss(X, y, time_limit)
+    fun, gap, proven = milp_01_loss(
+        X, y, box=1e4, mip_rel_gap=None, time_limit=time_limit
+    )
     row["milp_obj"] = float(fun)
     row["milp_gap"] = float(gap)
     row["milp_proven"] = proven
