@@ -716,3 +716,17 @@ def test_iterative_estimators_report_iterations_and_loss(
         f"{name}: loss_curve_ has {len(curve)} values for n_iter_={est.n_iter_} "
         "(one per iteration or epoch)"
     )
+
+
+def test_no_wall_clock_asserts_in_tests():
+    # DESIGN: tests never assert on time (a loaded machine fails them, an idle
+    # one hides a regression); speed goals are same-run ratios in benchmarks/.
+    clock = re.compile(r"\btime\.(perf_counter|process_time|monotonic|time)\(")
+    offenders = [
+        f"{path.name}:{number}"
+        for path in sorted((PACKAGE.parent / "tests").glob("*.py"))
+        if path.name != Path(__file__).name
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if clock.search(line)
+    ]
+    assert not offenders, f"time a speed goal in benchmarks/ instead: {offenders}"
