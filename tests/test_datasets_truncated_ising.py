@@ -1,6 +1,5 @@
 """make_truncated_ising: exact-law checks of the sampler, clauses, errors."""
 
-
 import numpy as np
 import pytest
 import scipy.sparse as sp

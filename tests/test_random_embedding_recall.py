@@ -238,14 +238,6 @@ def test_orthogonal_needs_large_enough_dimension(recall_data):
         )
 
 
-def test_budget_refused_up_front(recall_data):
-    X, y = recall_data
-    with pytest.raises(ValueError, match="max_work"):
-        RandomEmbeddingRecallClassifier(
-            embedding_dim=100_000, training="gd", n_steps=10**6
-        ).fit(X, y)
-
-
 @pytest.mark.parametrize(
     "kwargs",
     [dict(accuracy=1.5), dict(accuracy=0.0), dict(n_repeats=0), dict(rtol=0.0)],

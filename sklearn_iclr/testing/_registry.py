@@ -242,7 +242,8 @@ DECLARATIONS = {
     "PatchConvAEDetector": Invariants(
         data=_patches,
         params={"max_epochs": 5},
-        scale={"predict": (0, 0)},
+        # Scores are squared reconstruction errors: in the units of X^2.
+        scale={"predict": (0, 0), "score_samples": (2, 0)},
         row_order=_MINIBATCH,
         budget="none yet: max_epochs passes of the convolutional autoencoder "
         "are not estimated before the fit (a finding of #39)",
