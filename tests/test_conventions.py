@@ -730,3 +730,19 @@ def test_no_wall_clock_asserts_in_tests():
         if clock.search(line)
     ]
     assert not offenders, f"time a speed goal in benchmarks/ instead: {offenders}"
+
+
+def test_one_cost_table_for_every_time_estimate():
+    # docs/conventions.rst, "Budgets": estimates come from utils/_cost.py only
+    # (there were 16 seconds-per-unit constants, five for one unit).
+    constant = re.compile(
+        r"\b[A-Z_]*(SECONDS_PER|PER_SECOND)[A-Z_]*\s*=|\bseconds_per_unit\b"
+    )
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{number}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "_cost.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if constant.search(line)
+    ]
+    assert not offenders, f"read the cost table (utils._cost) instead: {offenders}"

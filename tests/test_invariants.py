@@ -154,3 +154,13 @@ def test_without_hypothesis_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "hypothesis", None)
     with pytest.raises(ImportError, match=r"sklearn-iclr\[testing\]"):
         check_invariants(_Ridge(), invariants=REGRESSOR)
+
+
+def test_importing_the_testing_package_does_not_import_hypothesis():
+    import subprocess
+
+    code = (
+        "import sys, sklearn_iclr.testing; "
+        "assert 'hypothesis' not in sys.modules, 'hypothesis was imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

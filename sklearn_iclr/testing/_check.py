@@ -510,5 +510,3 @@ def _assert_close(expected, got, declaration, where):
         except AssertionError as error:
             raise _Failure(f"{method} changed {where}:{error}") from None
 
-
-__all__ = ["CHECKS", "Invariants", "check_invariants"]
