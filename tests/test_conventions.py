@@ -8,6 +8,7 @@ is checked here: a new one follows the conventions from its first commit.
 import importlib
 import inspect
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from sklearn.base import BaseEstimator, is_classifier
 from sklearn.datasets import make_classification, make_regression
 from sklearn.utils._tags import get_tags
 
-from sklearn_iclr.utils import all_estimators
+from sklearn_iclr.utils import all_estimators, warn_user
 from sklearn_iclr.utils.discovery import SUBPACKAGES
 
 PACKAGE = Path(__file__).resolve().parent.parent / "sklearn_iclr"
@@ -130,8 +131,28 @@ def test_a_warning_points_at_the_users_line():
     A = np.ones((4, 4)) - np.eye(4)
     spins = np.ones((5, 4))  # all aligned: the MPLE runs to the bound and warns
     with pytest.warns(UserWarning, match="MPLE") as record:
+        line = sys._getframe().f_lineno + 1
         PseudoLikelihoodIsing(coupling=A, beta_bound=0.5).fit(spins)
-    assert record[0].filename == __file__
+    assert (record[0].filename, record[0].lineno) == (__file__, line)
+
+
+def test_one_filter_on_the_module_selects_the_packages_warnings():
+    def warn_from_the_package():
+        warn_user("raise max_iter")
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", module="sklearn_iclr")
+        warn_from_the_package()
+        warnings.warn("the user's own warning", stacklevel=1)
+    assert [str(w.message) for w in caught] == ["the user's own warning"]
+    # "default" still shows a warning once per line of the user's code.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        for _ in range(3):
+            warn_user("raise max_iter")
+        warn_user("raise max_iter")
+    assert [w.lineno for w in caught[1:]] == [caught[0].lineno + 1]
 
 
 # Baselines that are part of an issue's API, the only public ones

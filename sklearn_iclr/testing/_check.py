@@ -509,4 +509,3 @@ def _assert_close(expected, got, declaration, where):
             )
         except AssertionError as error:
             raise _Failure(f"{method} changed {where}:{error}") from None
-
