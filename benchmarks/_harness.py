@@ -77,7 +77,11 @@ def bench_arguments(description, argv=None, configure=None, tables=None):
 
 
 def run_metadata():
-    """Versions, commit, cores and BLAS of this run, stored with every result."""
+    """Versions, commit, cores, BLAS and load of this run, stored with every result.
+
+    ``load_average`` is ``os.getloadavg()`` when the rows are written: on a
+    shared machine it says how much the absolute times may be inflated.
+    """
     versions = {}
     for name in _PACKAGES:
         try:
@@ -110,6 +114,7 @@ def run_metadata():
         "commit": commit or None,
         "blas": blas,
         "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+        "load_average": list(os.getloadavg()),
     }
 
 

@@ -457,5 +457,43 @@ def _torch_threads(n):
     return old
 
 
+# The page of this benchmark in the docs (python -m benchmarks.render).
+PAGE = {
+    "title": "The cost table of the budget checks",
+    "estimators": {},
+    "claim": """
+        Not a paper's claim but the package's: every budget check
+        (``max_work``) reads one calibrated table of reference seconds per unit
+        of work, so that a refusal's time estimate holds on the machine that
+        calibrated it. Each entry is measured against a reference matrix
+        product timed in the same run.
+    """,
+    "findings": """
+        ``measured / table`` far from 1 means that an entry, or an estimator's
+        count of its work, is stale. Written by the helper that built the
+        table; the findings of its calibration runs belong here.
+    """,
+    "sections": [
+        {
+            "title": "Measured against the table",
+            "figures": [
+                {
+                    "results": "cost",
+                    "kind": "bar",
+                    "x": "workload",
+                    "y": "measured / table",
+                    "hline": [{"y": 1.0, "label": "the table"}],
+                    "xlabel": "",
+                    "ylabel": "measured / table",
+                    "caption": "Reference seconds per unit measured on this "
+                    "machine over the table's, per workload.",
+                }
+            ],
+            "tables": [{"results": "cost"}],
+        }
+    ],
+}
+
+
 if __name__ == "__main__":
     main()

@@ -298,5 +298,78 @@ def main(argv=None):
     print(f"total {time.perf_counter() - start:.0f}s")
 
 
+# The page of this benchmark in the docs (python -m benchmarks.render).
+PAGE = {
+    "title": "ChainOfThoughtClassifier: parity by next-token pretraining, then RL",
+    "estimators": {"ChainOfThoughtClassifier": "met"},
+    "claim": """
+        Tsilivis, Malach, Ullrich and Kempe (ICLR 2026): a next-token model
+        pretrained on short answers mixed with rare chain-of-thought
+        demonstrations of parity learns to answer only when the demonstrations
+        exceed a threshold (``p_cot > 1/3`` for greedy decoding); a few rounds
+        of reinforcement learning with an outcome reward then make the long
+        chains dominate, with rounds growing like ``log((1-p)/p)`` (STaR).
+    """,
+    "findings": """
+        * **Headline (d = 30, p_cot = 0.25): met.** Pretraining alone answers at
+          chance (0.494 held-out greedy accuracy, median length 1), as do
+          logistic regression and gradient boosting on the same one-token
+          answers; one round of STaR, REINFORCE or GRPO gives 1.000 with chains
+          of length 30. At ``p_cot = 0.4`` pretraining alone reaches 0.989.
+        * **Threshold: met.** The greedy switch point is 0.326 at d = 25
+          (1/3 - 0.007).
+        * **Rounds against p: met with a steeper slope.** STaR's rounds to 0.95
+          are linear in ``log((1-p)/p)`` (R^2 0.98) with slope 2.43, against
+          1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
+          ``1/p`` instead (R^2 0.98-1.00).
+    """,
+    "sections": [
+        {
+            "title": "Pretraining, then RL",
+            "tables": [{"results": "cot_headline"}, {"results": "cot_history"}],
+        },
+        {
+            "title": "The 1/3 threshold of pretraining",
+            "figures": [
+                {
+                    "results": "cot_threshold",
+                    "x": "p_cot",
+                    "y": ["test accuracy", "share greedy long"],
+                    "hline": [{"y": 0.5, "label": "chance"}],
+                    "xlabel": "share of chain-of-thought demonstrations p_cot",
+                    "ylabel": "held-out greedy accuracy / share",
+                    "caption": "Pretraining alone: accuracy and share of long "
+                    "greedy answers against p_cot (switch at 0.326).",
+                }
+            ],
+            "tables": [{"results": "cot_threshold"}],
+        },
+        {
+            "title": "RL rounds against p",
+            "figures": [
+                {
+                    "results": "cot_rounds",
+                    "x": "log((1-p)/p)",
+                    "y": "rounds to 0.95",
+                    "by": "rl",
+                    "xlabel": "log((1 - p) / p)",
+                    "ylabel": "RL rounds to accuracy 0.95",
+                    "caption": "Rounds of STaR, REINFORCE and GRPO to reach 0.95.",
+                }
+            ],
+            "tables": [
+                {
+                    "results": "cot_rounds",
+                    "columns": "p_cot; log((1-p)/p); long demos; "
+                    "theory switch round=theory switch",
+                    "pivot": "rl=rounds to 0.95",
+                },
+                {"results": "cot_rounds_fit"},
+            ],
+        },
+    ],
+}
+
+
 if __name__ == "__main__":
     main()

@@ -362,5 +362,83 @@ def plot(runs, folder):
     print(f"figure: {path}")
 
 
+# The page of this benchmark in the docs (python -m benchmarks.render).
+PAGE = {
+    "title": "LevenbergMarquardtMLPRegressor: training without spectral bias",
+    "estimators": {"LevenbergMarquardtMLPRegressor": "met"},
+    "claim": """
+        Jiang, Voronin, Cyr and Southworth (ICLR 2026): preconditioned
+        (Levenberg-Marquardt / Gauss-Newton) training of a neural network
+        fits all frequencies of the target at the same rate, where
+        first-order training shows spectral bias (low frequencies first).
+    """,
+    "findings": """
+        On the paper's target ``u(x) = (1/3) sum_k k sin((2k+1) pi x - k)``
+        (256 points, one hidden layer of 80 tanh units), every method starts
+        from the same data:
+
+        * **Equal rates: met.** LM removes the three frequency components
+          together: all fall below 1e-2 of their initial amplitude at
+          iterations 129-131 (ratio 1.02; the issue asks for at most about 2).
+          Adam from the same weights shows the spectral-bias ordering (8.3
+          times more iterations for ``7 pi`` than for ``3 pi``) and reaches
+          neither 1e-2 on the highest frequency nor MSE 1e-3 in 4000 steps.
+        * **Time to MSE 1e-3.** LM needs 133 iterations; L-BFGS
+          (``MLPRegressor``) 8.9 times LM's wall time, MINPACK's LM on the same
+          network 5.1 times.
+        * Defaults converge: a tolerance floored at ``tol^2 var(y)`` and
+          ``max_iter=1000``. CUDA untested (no GPU here).
+    """,
+    "sections": [
+        {
+            "title": "Iterations to remove each frequency",
+            "text": """
+                The iteration at which the amplitude of each frequency of the
+                residual first falls below the threshold times its initial
+                value (none: not within the budget).
+            """,
+            "figures": [
+                {
+                    "results": "levenberg_frequencies",
+                    "kind": "bar",
+                    "x": "method",
+                    "y": ["it_3pi", "it_5pi", "it_7pi"],
+                    "where": {"threshold": 0.1},
+                    "labels": {
+                        "it_3pi": "3 pi",
+                        "it_5pi": "5 pi",
+                        "it_7pi": "7 pi",
+                    },
+                    "logy": True,
+                    "xlabel": "",
+                    "ylabel": "iterations to 0.1 x initial",
+                    "caption": "Iterations to cut each frequency of the residual "
+                    "tenfold (a missing bar: not reached).",
+                }
+            ],
+            "tables": [
+                {
+                    "results": "levenberg_frequencies",
+                    "columns": "method; threshold; budget=iteration budget; "
+                    "it_3pi=3 pi; it_5pi=5 pi; it_7pi=7 pi; "
+                    "ratio_7pi_3pi=7 pi / 3 pi",
+                }
+            ],
+        },
+        {
+            "title": "Time to a training MSE",
+            "tables": [
+                {
+                    "results": "levenberg_target_mse",
+                    "columns": "method; target_mse=target MSE; iterations; seconds; "
+                    "seconds_budget=seconds of the whole budget; "
+                    "time_ratio_vs_LM=time / LM time",
+                }
+            ],
+        },
+    ],
+}
+
+
 if __name__ == "__main__":
     main()

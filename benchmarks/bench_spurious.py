@@ -407,5 +407,92 @@ def main(argv=None):
         )
 
 
+# The page of this benchmark in the docs (python -m benchmarks.render).
+PAGE = {
+    "title": "SpuriousRobustSGD: small-batch SGD against shortcut learning",
+    "estimators": {"SpuriousRobustSGD": "partly"},
+    "claim": """
+        Mirzaie et al. (ICLR 2026): on data with a spurious feature, small-batch
+        SGD relies less on it than large-batch SGD or full-batch gradient
+        descent, through the implicit regularisation of its gradient noise, so
+        its worst-group accuracy (WGA) is higher without group labels.
+    """,
+    "findings": """
+        * **Where it wins.** On spurious digits (a corner patch that predicts
+          the label on 95 % of images) batch 8 at the defaults reaches WGA
+          0.69 without group labels: 3.5 times large-batch SGD at its best
+          learning rate, far above full-batch GD (0.002) and MLPClassifier
+          (0.02), 1.9 times a converged LogisticRegression, above the
+          group-balanced LogisticRegression oracle (0.65).
+        * **Where it ties.** On the linear synthetic set a converged
+          LogisticRegression (0.86) ties with batch 8 (0.85): both reach the
+          large-margin solution.
+        * **Why: partly.** Batch 256 given as many updates as batch 8 matches
+          it (0.85 and 0.70), here and on the theory's four-point model: the
+          measured gain comes from the number of updates in a fixed epoch
+          budget, not from gradient noise as such.
+        * **Explicit penalty.** The batch-gradient penalty averaged over
+          micro-batches of 8 recovers 92 % of the gain on the synthetic set
+          (37 % with the whole-batch gradient), but stops training on the
+          digits MLP.
+        * **Cost.** An epoch at batch 8 costs about 430 times one of
+          ``SGDClassifier`` (torch through skorch, one thread). CUDA untested.
+    """,
+    "sections": [
+        {
+            "title": "Worst-group accuracy",
+            "text": """
+                Group-balanced test split, seeds 0, 1, 2; the anchors are rows of
+                the same run on the same data.
+            """,
+            "figures": [
+                {
+                    "results": "spurious_wga",
+                    "kind": "bar",
+                    "x": "method",
+                    "y": "WGA mean",
+                    "by": "data",
+                    "where": {
+                        "method": [
+                            "b=8 lr=0.2",
+                            "b=256 lr=0.2",
+                            "b=256 lr=0.2, 32x epochs (= b=8 updates)",
+                            "full-batch GD lr=0.8",
+                            "LogisticRegression (C=1e4)",
+                            "MLPClassifier (adam, b=200)",
+                        ]
+                    },
+                    "ylabel": "worst-group accuracy",
+                    "xlabel": "",
+                    "caption": "Worst-group accuracy without group labels.",
+                }
+            ],
+            "tables": [
+                {
+                    "results": "spurious_wga",
+                    "columns": "data; method; group labels; WGA mean; WGA sd; "
+                    "acc mean=acc; fit s",
+                }
+            ],
+        },
+        {
+            "title": "The theory's four-point model",
+            "text": "lr = 0.2, 5 seeds; ``|w_z/w_y|``: spurious over core weight.",
+            "tables": [
+                {
+                    "results": "spurious_theory",
+                    "columns": "batch; epochs; |w_z/w_y| mean; |w_z/w_y| sd=sd; "
+                    "|w_z/w_y| per seed=per seed; WGA mean; WGA sd=sd",
+                }
+            ],
+        },
+        {
+            "title": "Side checks and time",
+            "tables": [{"results": "spurious_side"}, {"results": "spurious_time"}],
+        },
+    ],
+}
+
+
 if __name__ == "__main__":
     main()

@@ -1,56 +1,198 @@
-"""Render the tables of ``benchmarks/README.md`` from the JSON results.
+"""Render one docs page per benchmark, its tables and figures, from the JSON results.
 
-A table in the README is written between two markers::
+Every ``benchmarks/bench_<name>.py`` declares ``PAGE``, a module-level dict of
+literals (read with :func:`ast.literal_eval`, so nothing is imported)::
 
-    <!-- results: NAME -->
-    (generated: do not edit)
-    <!-- /results -->
+    PAGE = {
+        "title": "PseudoLikelihoodIsing: the inverse temperature from one sample",
+        "estimators": {"PseudoLikelihoodIsing": "met"},  # met / partly / missed
+        "claim": "The paper's claim, in a few lines.",
+        "findings": "What was measured; where it matches and where it misses.",
+        "sections": [
+            {
+                "title": "Error against n",
+                "text": "optional prose",
+                "figures": [{"results": "ising_rmse", "x": "n", "y": "rmse"}],
+                "tables": [{"results": "ising_rmse", "columns": "n; rmse=RMSE"}],
+            },
+        ],
+    }
 
-and this script replaces what lies between them with the rows of
-``benchmarks/results/NAME.json`` as a markdown table (the columns the benchmark
-printed, in its order), followed by one line of provenance: the commit, the
-cores, the BLAS and the package versions of the run. The prose around the
-markers is the maintainers'; the numbers are the benchmark's.
+``estimators`` gives the status of each class the page measures; each class of
+``sklearn_iclr`` has its status on exactly one page, and a page about the
+package rather than one method (Dask, the defaults) names none. Prose is plain
+reStructuredText without Sphinx roles, so that the committed
+page also reads on a code host. A table names its JSON (``results``) and may
+choose, order and label the columns (``"columns": "key; key=Label"``) and
+spread one key over columns (``"pivot": "KEY=VALUE"``: one line per distinct
+combination of the columns, one column per value of ``KEY`` holding
+``VALUE``). A figure names its JSON, ``x`` and ``y`` (a key or a list of keys)
+and may take ``by`` (one series per value of that key), ``where`` (keep the
+rows whose keys equal these values, or are in these lists), ``kind``
+(``"line"``, the default, ``"scatter"`` or ``"bar"``), ``logx``/``logy``,
+``xlabel``/``ylabel``, ``labels`` (``{key: legend label}``), ``hline``
+(reference lines, ``[{"y": 0.5, "label": "theory"}]``), ``title`` and
+``caption``. A line or
+scatter plot keeps the rows whose ``x`` and ``y`` are finite numbers (a "fit"
+row of a table is left out); a string ``x`` makes categories.
 
-Two clauses may follow the name in the opening marker:
+``python -m benchmarks.render`` writes:
 
-``columns: key; key=Label; ...``
-    choose, order and label the columns: the cells still come from the JSON,
-    only the header and the column order are the README's.
-``pivot: KEY=VALUE``
-    one line per distinct combination of the ``columns`` (which are then
-    required), and one more column per distinct value of ``KEY``, in the
-    order of the rows, headed by that value and holding ``VALUE``. For
-    example ``<!-- results: cells columns: k; d pivot: n=overlap -->`` turns
-    rows ``{k, d, n, overlap}`` into a ``k x d`` table with a column per ``n``.
+* ``docs/benchmarks/<name>.rst``, one page per benchmark: the claim, the
+  findings, then each section's figures and tables, each table followed by the
+  provenance of its run (commit, cores, BLAS, versions, load average);
+* ``docs/benchmarks/figures/<name>-<k>.png``, the page's figures drawn with
+  matplotlib from the same JSON; each PNG carries in its ``Source`` text field
+  a digest of its specification and of the rows it plots;
+* ``docs/benchmarks/index.rst``, the list of pages;
+* the benchmark list of ``benchmarks/README.md`` and the estimator table of
+  the top-level ``README.md``, between their ``<!-- ... -->`` markers, with
+  each estimator's status word linked to its page.
 
-A results table outside such a block must say why on the line just above it,
-``(hand-written: <reason>)``; a table that holds no results (an index)
-carries ``<!-- not results -->`` there instead.
-
-``python -m benchmarks.render`` rewrites the README; ``--check`` changes
-nothing and exits with status 1 when a table differs from its JSON or when a
-table is neither rendered nor marked, as CI runs it.
+``--check`` changes nothing and exits with status 1 when a page, a figure's
+digest or an index differs from what the JSON gives, when a benchmark has no
+``PAGE`` or no figure, when a results file belongs to no page, or when an
+estimator of ``sklearn_iclr`` is on no page (or on two).
 """
 
 import argparse
+import ast
+import hashlib
 import json
 import math
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-README = HERE / "README.md"
+ROOT = HERE.parent
 RESULTS = HERE / "results"
-_BLOCK = re.compile(
-    r"(<!-- results: (?P<name>[\w.-]+)(?P<options>[^\n]*?) -->\n)"
-    r"(?P<body>.*?)(?P<tail><!-- /results -->)",
-    flags=re.S,
+PAGES = ROOT / "docs" / "benchmarks"
+FIGURES = PAGES / "figures"
+BENCH_README = HERE / "README.md"
+TOP_README = ROOT / "README.md"
+STATUSES = ("met", "partly", "missed")
+FIGURE_STYLE = 2  # bump when the drawing code changes, to redraw every figure
+_PAGE_KEYS = {"title", "estimators", "claim", "findings", "sections"}
+_SECTION_KEYS = {"title", "text", "figures", "tables"}
+_TABLE_KEYS = {"results", "columns", "pivot", "caption"}
+_FIGURE_KEYS = {
+    "results",
+    "x",
+    "y",
+    "by",
+    "where",
+    "kind",
+    "logx",
+    "logy",
+    "xlabel",
+    "ylabel",
+    "labels",
+    "hline",
+    "title",
+    "caption",
+}
+_GENERATED = (
+    ".. Generated by ``python -m benchmarks.render`` from "
+    "benchmarks/bench_{name}.py and its JSON results: do not edit."
 )
-_CLAUSE = re.compile(r"\s(columns|pivot):\s")
-_EXEMPT = re.compile(r"\(hand-written: [^)]+\)|<!-- not results -->")
-_PLAIN_RULE = re.compile(r"^\s*-{2,}(\s+-{2,})+\s*$")  # format_table's rule
+
+
+class PageError(ValueError):
+    """A ``PAGE`` that cannot be rendered; the message names the benchmark."""
+
+
+# -- reading -----------------------------------------------------------------
+
+
+def benchmark_names():
+    """The ``<name>`` of every ``benchmarks/bench_<name>.py``, sorted."""
+    return sorted(p.stem.removeprefix("bench_") for p in HERE.glob("bench_*.py"))
+
+
+def read_page(name):
+    """The ``PAGE`` dict of ``bench_<name>.py``, or None when it declares none."""
+    source = (HERE / f"bench_{name}.py").read_text()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "PAGE" for t in node.targets
+        ):
+            try:
+                return ast.literal_eval(node.value)
+            except ValueError as exc:
+                raise PageError(f"bench_{name}.py: PAGE is not a literal") from exc
+    return None
+
+
+def load_results(results):
+    """The payload of ``results/<results>.json``."""
+    path = RESULTS / f"{results}.json"
+    if not path.exists():
+        raise PageError(f"no results file {path.relative_to(ROOT)}")
+    return json.loads(path.read_text())
+
+
+def validate_page(name, page):
+    """Raise :class:`PageError` for a malformed ``PAGE``; return it otherwise."""
+
+    def fail(message):
+        raise PageError(f"bench_{name}.py: PAGE {message}")
+
+    if not isinstance(page, dict):
+        fail("must be a dict")
+    if missing := _PAGE_KEYS - set(page):
+        fail(f"lacks {sorted(missing)}")
+    if extra := set(page) - _PAGE_KEYS:
+        fail(f"has unknown keys {sorted(extra)}")
+    if not isinstance(page["estimators"], dict):
+        fail("estimators must map class names to a status (or be empty)")
+    for cls, status in page["estimators"].items():
+        if status not in STATUSES:
+            fail(f"estimators[{cls!r}] is {status!r}, not one of {STATUSES}")
+    n_figures = 0
+    for section in page["sections"]:
+        if extra := set(section) - _SECTION_KEYS:
+            fail(f"section {section.get('title')!r} has unknown keys {sorted(extra)}")
+        if "title" not in section:
+            fail("has a section without a title")
+        for table in section.get("tables", []):
+            if extra := set(table) - _TABLE_KEYS:
+                fail(f"table of {table.get('results')!r} has unknown {sorted(extra)}")
+        for figure in section.get("figures", []):
+            if extra := set(figure) - _FIGURE_KEYS:
+                fail(f"figure of {figure.get('results')!r} has unknown {sorted(extra)}")
+            if not {"results", "x", "y"} <= set(figure):
+                fail("has a figure without results, x and y")
+            n_figures += 1
+    if n_figures == 0:
+        fail("has no figure: every benchmark page shows at least one")
+    return page
+
+
+def load_pages():
+    """``{name: PAGE}`` of every benchmark; a missing ``PAGE`` is an error."""
+    pages = {}
+    for name in benchmark_names():
+        page = read_page(name)
+        if page is None:
+            raise PageError(
+                f"bench_{name}.py declares no PAGE (see benchmarks/render.py)"
+            )
+        pages[name] = validate_page(name, page)
+    return pages
+
+
+def results_used(page):
+    """The results names a page reads, in order of first use."""
+    names = []
+    for section in page["sections"]:
+        for item in section.get("figures", []) + section.get("tables", []):
+            names.append(item["results"])
+    return list(dict.fromkeys(names))
+
+
+# -- tables ------------------------------------------------------------------
 
 
 def _cell(value):
@@ -64,36 +206,7 @@ def _cell(value):
         return f"{value:.4g}"
     if isinstance(value, list | tuple):
         return ", ".join(_cell(v) for v in value)
-    return str(value).replace("|", "\\|")
-
-
-def _provenance(machine):
-    if not machine or "versions" not in machine:
-        return "*(run recorded before the harness stored its machine)*"
-    versions = ", ".join(
-        f"{name} {version}"
-        for name, version in machine["versions"].items()
-        if version and name != "sklearn-iclr"
-    )
-    blas = ", ".join(
-        f"{b.get('internal_api')} {b.get('architecture') or ''} x{b.get('num_threads')}"
-        for b in machine.get("blas") or []
-    )
-    return (
-        f"*Run at commit {machine.get('commit') or '?'} on {machine.get('cores')} "
-        f"cores; BLAS: {blas or '?'}; {versions}.*"
-    )
-
-
-def _parse_options(options):
-    """``{"columns": spec, "pivot": spec}`` from the text after a marker's name."""
-    parts = _CLAUSE.split(" " + options.strip()) if options.strip() else [""]
-    if parts[0].strip():
-        raise ValueError(f"cannot read marker options {options.strip()!r}")
-    clauses = dict(zip(parts[1::2], (p.strip() for p in parts[2::2]), strict=True))
-    if len(clauses) != len(parts[1::2]):
-        raise ValueError(f"a clause is repeated in {options.strip()!r}")
-    return clauses
+    return str(value)
 
 
 def _split(item, known):
@@ -108,7 +221,7 @@ def _split(item, known):
 
 
 def _columns(spec, rows):
-    """``[(key, label), ...]`` from a marker's ``key; key=Label`` list."""
+    """``[(key, label), ...]`` from a ``key; key=Label`` list."""
     known = set(k for r in rows for k in r)
     return [_split(item, known) for item in spec.split(";")]
 
@@ -134,16 +247,16 @@ def _pivot(rows, index, spec):
     return heads, body
 
 
-def render_table(name, spec=None, pivot=None):
-    """The markdown of ``results/NAME.json``: the table and its provenance line.
+def table_cells(results, spec=None, pivot=None):
+    """``(header, body)``: the cells of ``results/<results>.json`` as strings.
 
     ``spec`` (``"key; key=Label"``) chooses, orders and labels the columns;
     ``pivot`` (``"KEY=VALUE"``) spreads ``VALUE`` over one column per ``KEY``.
     """
-    payload = json.loads((RESULTS / f"{name}.json").read_text())
+    payload = load_results(results)
     rows = payload["rows"]
     if pivot and not spec:
-        raise ValueError(f"{name}: a pivot needs the columns that key its lines")
+        raise ValueError(f"{results}: a pivot needs the columns that key its lines")
     if spec:
         columns, labels = zip(*_columns(spec, rows), strict=True)
     else:
@@ -156,107 +269,446 @@ def render_table(name, spec=None, pivot=None):
         labels = list(labels) + heads
     else:
         body = [[_cell(r.get(c)) for c in columns] for r in rows]
-    lines = [
-        "| " + " | ".join(_cell(c) for c in labels) + " |",
-        "|" + "---|" * len(labels),
-    ]
-    lines += ["| " + " | ".join(cells) + " |" for cells in body]
-    lines += ["", _provenance(payload.get("machine")), ""]
+    return [_cell(label) for label in labels], body
+
+
+def provenance(machine):
+    """One line: the commit, cores, BLAS, versions and load of a run."""
+    if not machine or "versions" not in machine:
+        return "Run recorded before the harness stored its machine."
+    versions = ", ".join(
+        f"{name} {version}"
+        for name, version in machine["versions"].items()
+        if version and name != "sklearn-iclr"
+    )
+    blas = ", ".join(
+        f"{b.get('internal_api')} {b.get('architecture') or ''} x{b.get('num_threads')}"
+        for b in machine.get("blas") or []
+    )
+    load = machine.get("load_average")
+    load = f"; load average {', '.join(f'{x:.1f}' for x in load)}" if load else ""
+    return (
+        f"Run at commit {machine.get('commit') or '?'} on {machine.get('cores')} "
+        f"cores{load}; BLAS: {blas or '?'}; {versions}."
+    )
+
+
+_RST_START = re.compile(r"^([-+*#=:.|/]|\d+[.)]\s)")
+
+
+def rst_escape(text):
+    """``text`` as literal reStructuredText inline content."""
+    text = re.sub(r"([\\*`|_])", r"\\\1", str(text))
+    return "\\" + text if _RST_START.match(text) else text
+
+
+def table_rst(table):
+    """A table spec as an rst ``list-table`` and its provenance line."""
+    header, body = table_cells(
+        table["results"], table.get("columns"), table.get("pivot")
+    )
+    caption = rst_escape(table.get("caption", ""))
+    lines = [f".. list-table:: {caption}".rstrip(), "   :header-rows: 1", ""]
+    for cells in [header, *body]:
+        lines += [f"   * - {rst_escape(cells[0])}".rstrip()]
+        lines += [f"     - {rst_escape(cell)}".rstrip() for cell in cells[1:]]
+    machine = load_results(table["results"]).get("machine")
+    lines += ["", f"*{rst_escape(provenance(machine))}*", ""]
     return "\n".join(lines)
 
 
-def _render_block(match):
-    options = _parse_options(match["options"])
-    table = render_table(match["name"], options.get("columns"), options.get("pivot"))
-    return match.group(1) + table + match.group("tail")
+# -- figures -----------------------------------------------------------------
 
 
-def render(text):
-    """``text`` with every results block regenerated; and the names found."""
-    names = []
-
-    def replace(match):
-        names.append(match["name"])
-        return _render_block(match)
-
-    return _BLOCK.sub(replace, text), names
+def _as_list(value):
+    return [value] if isinstance(value, str) else list(value)
 
 
-def stale_blocks(text):
-    """The names of the blocks of ``text`` whose table differs from the JSON."""
-    return [m["name"] for m in _BLOCK.finditer(text) if _render_block(m) != m[0]]
+def _number(value):
+    """``value`` as a finite float, or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
-def unrendered_tables(text):
-    """The tables of ``text`` outside results blocks: ``[(line, chapter, head)]``.
+def figure_rows(figure):
+    """The rows a figure plots: those matching ``where``, with its keys only."""
+    rows = load_results(figure["results"])["rows"]
+    keys = [figure["x"], *_as_list(figure["y"])]
+    if figure.get("by"):
+        keys.append(figure["by"])
+    for key in keys:
+        if not any(key in r for r in rows):
+            raise KeyError(f"{figure['results']}: no row has the key {key!r}")
+    where = figure.get("where", {})
+    return [
+        {k: r.get(k) for k in keys}
+        for r in rows
+        if all(
+            r.get(k) in v if isinstance(v, list) else r.get(k) == v
+            for k, v in where.items()
+        )
+    ]
 
-    A table is a markdown pipe table or a fenced plain-text table (a rule of
-    dashes, as ``_harness.format_table`` prints); ``chapter`` is the ``## ``
-    heading it is under. A table whose line above
-    (the nearest non-blank one) says ``(hand-written: reason)`` or
-    ``<!-- not results -->`` is not listed.
-    """
-    blocked = set()
-    for m in _BLOCK.finditer(text):
-        first = text.count("\n", 0, m.start())
-        blocked.update(range(first, first + m[0].count("\n") + 1))
-    lines = text.split("\n")
-    found, section, fence_start, previous = [], "", None, ""
-    for i, line in enumerate(lines):
-        if line.startswith("## ") and fence_start is None:
-            section = line
-        if line.startswith("```"):
-            fence_start = i if fence_start is None else None
-            if fence_start is not None:
-                caption, fenced_table = previous, False
-            previous = line
+
+def figure_digest(figure):
+    """The digest of a figure's specification and of the rows it plots."""
+    content = {"spec": figure, "rows": figure_rows(figure), "style": FIGURE_STYLE}
+    text = json.dumps(content, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _series(figure, rows):
+    """``[(label, rows), ...]``: one series per ``by`` value and ``y`` key."""
+    ys, by = _as_list(figure["y"]), figure.get("by")
+    labels = figure.get("labels", {})
+    groups = [(None, rows)]
+    if by:
+        values = list(dict.fromkeys(_cell(r[by]) for r in rows))
+        groups = [(v, [r for r in rows if _cell(r[by]) == v]) for v in values]
+    series = []
+    for value, group in groups:
+        for y in ys:
+            name = labels.get(y, y)
+            if value is None:
+                label = name if len(ys) > 1 else None
+            else:
+                label = labels.get(value, value if len(ys) == 1 else f"{name}, {value}")
+            series.append((label, y, group))
+    return series
+
+
+def draw_figure(figure, path):
+    """Draw ``figure`` with matplotlib into the PNG ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = figure_rows(figure)
+    x, kind = figure["x"], figure.get("kind", "line")
+    categorical = kind == "bar" or all(_number(r[x]) is None for r in rows)
+    categories = list(dict.fromkeys(_cell(r[x]) for r in rows))
+    series = _series(figure, rows)
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
+    width = 0.8 / max(len(series), 1)
+    for i, (label, y, group) in enumerate(series):
+        points = [
+            (_cell(r[x]) if categorical else _number(r[x]), _number(r[y]))
+            for r in group
+        ]
+        points = [(a, b) for a, b in points if a is not None and b is not None]
+        if not points:
             continue
-        if i in blocked:
-            previous = line if line.strip() else previous
-            continue
-        if fence_start is not None:
-            if _PLAIN_RULE.match(line) and not fenced_table:
-                fenced_table = True
-                if not _EXEMPT.search(caption):
-                    found.append((fence_start + 2, section, lines[fence_start + 1]))
-            continue
-        is_start = line.startswith("|") and not lines[i - 1].startswith("|")
-        if is_start and not _EXEMPT.search(previous):
-            found.append((i + 1, section, line))
-        if line.strip():
-            previous = line
+        xs, ys = zip(*points, strict=True)
+        if categorical:
+            xs = [categories.index(a) for a in xs]
+        if kind == "bar":
+            offsets = [a + (i - (len(series) - 1) / 2) * width for a in xs]
+            ax.bar(offsets, ys, width=width, label=label)
+        else:
+            style = "o" if kind == "scatter" else "o-"
+            ax.plot(xs, ys, style, label=label, markersize=4)
+    for line in figure.get("hline", []):
+        ax.axhline(line["y"], color="0.4", linestyle="--", linewidth=1)
+        if line.get("label"):
+            ax.annotate(
+                line["label"],
+                (0.01, line["y"]),
+                xycoords=("axes fraction", "data"),
+                textcoords="offset points",
+                xytext=(0, 3),
+                fontsize=8,
+                color="0.3",
+            )
+    if categorical:
+        ax.set_xticks(range(len(categories)))
+        rotate = sum(len(c) for c in categories) > 60
+        ax.set_xticklabels(
+            categories, rotation=30 if rotate else 0, ha="right" if rotate else "center"
+        )
+    if figure.get("logx"):
+        ax.set_xscale("log")
+    if figure.get("logy"):
+        ax.set_yscale("log")
+    ax.set_xlabel(figure.get("xlabel", x))
+    ax.set_ylabel(figure.get("ylabel", ", ".join(_as_list(figure["y"]))))
+    if figure.get("title"):
+        ax.set_title(figure["title"], fontsize=10)
+    if any(label for label, _, _ in series):
+        # Bars fill the axes: their legend goes to the right, outside.
+        outside = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)}
+        ax.legend(
+            fontsize=8,
+            title=figure.get("by"),
+            title_fontsize=8,
+            **(outside if kind == "bar" else {}),
+        )
+    ax.grid(alpha=0.3)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(
+        path,
+        bbox_inches="tight",
+        metadata={"Software": None, "Source": figure_digest(figure)},
+    )
+    plt.close(fig)
+
+
+def stored_digest(path):
+    """The ``Source`` digest stored in a figure's PNG, or None."""
+    if not path.exists():
+        return None
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return image.text.get("Source")
+
+
+# -- pages -------------------------------------------------------------------
+
+
+def figures_of(name, page):
+    """``[(path, figure), ...]`` in page order: ``figures/<name>-<k>.png``."""
+    figures = [f for s in page["sections"] for f in s.get("figures", [])]
+    return [(FIGURES / f"{name}-{k}.png", f) for k, f in enumerate(figures, 1)]
+
+
+def _prose(text):
+    """A ``PAGE`` text block, written indented in the source, as rst."""
+    return textwrap.dedent(text).strip()
+
+
+def _heading(text, char):
+    return [text, char * len(text), ""]
+
+
+def page_rst(name, page):
+    """The rst text of a benchmark's page."""
+    paths = iter(figures_of(name, page))
+    estimators = ", ".join(
+        f"``{cls}`` ({status})" for cls, status in page["estimators"].items()
+    )
+    lines = [_GENERATED.format(name=name), "", f".. _benchmark-{name}:", ""]
+    lines += _heading(page["title"], "=")
+    lines += [f"**Estimators:** {estimators}.", ""]
+    lines += [
+        f"**Run it:** ``python -m benchmarks {name}`` (``--quick`` for a smoke "
+        f"run; ``--help`` for its options). Source: ``benchmarks/bench_{name}.py``.",
+        "",
+    ]
+    lines += _heading("The paper's claim", "-") + [_prose(page["claim"]), ""]
+    lines += _heading("What was measured", "-") + [_prose(page["findings"]), ""]
+    for section in page["sections"]:
+        lines += _heading(section["title"], "-")
+        if section.get("text"):
+            lines += [_prose(section["text"]), ""]
+        for figure in section.get("figures", []):
+            path, _ = next(paths)
+            alt = figure.get("caption") or figure.get("title") or section["title"]
+            lines += [f".. figure:: figures/{path.name}", f"   :alt: {alt}", ""]
+            if figure.get("caption"):
+                lines += [f"   {figure['caption']}", ""]
+        for table in section.get("tables", []):
+            lines += [table_rst(table)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def index_rst(pages):
+    """``docs/benchmarks/index.rst``: every page, with its estimators."""
+    lines = [
+        ".. Generated by ``python -m benchmarks.render``: do not edit.",
+        "",
+        ".. _benchmarks:",
+        "",
+    ]
+    lines += _heading("Benchmarks", "=")
+    lines += [
+        "One page per benchmark: the paper's claim, what was measured, where it "
+        "matches and where it misses, its figures and its tables, all rendered "
+        "from the JSON results in ``benchmarks/results/``. Each benchmark runs "
+        "the method and its anchors in one process on the same data; compare "
+        "the ratios and CPU times (the project's 2-core machine is shared, so "
+        "absolute seconds are for reference only). Rerun one with "
+        "``python -m benchmarks NAME``.",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - benchmark",
+        "     - estimators (status)",
+    ]
+    for name, page in pages.items():
+        estimators = ", ".join(f"{c} ({s})" for c, s in page["estimators"].items())
+        lines += [f"   * - :ref:`benchmark-{name}`", f"     - {estimators}"]
+    lines += ["", ".. toctree::", "   :hidden:", ""]
+    lines += [f"   {name}" for name in pages]
+    return "\n".join(lines) + "\n"
+
+
+def bench_readme_index(pages):
+    """The markdown list of benchmarks for ``benchmarks/README.md``."""
+    lines = ["| benchmark | estimators (status) | page |", "|---|---|---|"]
+    for name, page in pages.items():
+        estimators = ", ".join(f"`{c}` ({s})" for c, s in page["estimators"].items())
+        link = f"[{page['title'].split(':')[0]}](../docs/benchmarks/{name}.rst)"
+        lines.append(f"| `bench_{name}.py` | {estimators} | {link} |")
+    return "\n".join(lines)
+
+
+def _estimator_status(pages):
+    """``{class name: (status, benchmark name)}``; a class on two pages fails."""
+    found = {}
+    for name, page in pages.items():
+        for cls, status in page["estimators"].items():
+            if cls in found:
+                raise PageError(
+                    f"{cls} is on two benchmark pages: {found[cls][1]} and {name}"
+                )
+            found[cls] = (status, name)
     return found
+
+
+def _public_classes():
+    """``{name: class}`` of every public class of the families."""
+    import importlib
+    import inspect
+
+    from sklearn_iclr.utils.discovery import SUBPACKAGES
+
+    classes = {}
+    for family in SUBPACKAGES:
+        module = importlib.import_module(f"sklearn_iclr.{family}")
+        for name in module.__all__:
+            if inspect.isclass(getattr(module, name)):
+                classes[name] = getattr(module, name)
+    return classes
+
+
+def estimator_table(pages):
+    """The markdown table of the top-level README: every estimator, and every
+    other public class a page gives a status (policies, controllers)."""
+    from sklearn_iclr.utils import all_estimators
+
+    status = _estimator_status(pages)
+    classes = _public_classes()
+    if unknown := sorted(set(status) - set(classes)):
+        raise PageError(f"benchmark pages name unknown classes: {unknown}")
+    names = [name for name, _ in all_estimators()]
+    if missing := [name for name in names if name not in status]:
+        raise PageError(f"estimators on no benchmark page: {missing}")
+    names += [name for name in status if name not in names]
+    lines = ["| estimator | family | what it does | status |", "|---|---|---|---|"]
+    for name in names:
+        cls = classes[name]
+        word, page = status[name]
+        family = cls.__module__.split(".")[1]
+        summary = (cls.__doc__ or "").strip().splitlines()[0]
+        summary = re.sub(r"\s*\(ICLR 2026\)", "", summary).replace("|", "\\|")
+        link = f"[{word}](docs/benchmarks/{page}.rst)"
+        lines.append(f"| `{name}` | `{family}` | {summary} | {link} |")
+    return "\n".join(lines)
+
+
+def _replace_block(text, marker, body, path):
+    pattern = re.compile(
+        rf"(<!-- {marker}: [^\n]*-->\n)(.*?)(<!-- /{marker} -->)", flags=re.S
+    )
+    if not pattern.search(text):
+        raise PageError(f"{path.name} has no <!-- {marker}: ... --> block")
+    return pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(3), text, count=1)
+
+
+def expected_files(pages):
+    """``{path: text}`` of every rendered text file."""
+    files = {
+        PAGES / f"{name}.rst": page_rst(name, page) for name, page in pages.items()
+    }
+    files[PAGES / "index.rst"] = index_rst(pages)
+    for path, marker, body in (
+        (BENCH_README, "benchmarks", bench_readme_index(pages)),
+        (TOP_README, "estimators", estimator_table(pages)),
+    ):
+        files[path] = _replace_block(path.read_text(), marker, body, path)
+    return files
+
+
+def orphan_results(pages):
+    """Results files that no page reads."""
+    used = {r for page in pages.values() for r in results_used(page)}
+    return sorted(p.stem for p in RESULTS.glob("*.json") if p.stem not in used)
+
+
+def check(pages):
+    """The list of problems ``--check`` reports (empty when all is in sync)."""
+    problems = []
+    for path, text in expected_files(pages).items():
+        if not path.exists() or path.read_text() != text:
+            problems.append(f"{path.relative_to(ROOT)} differs from its rendering")
+    expected_pages = {f"{name}.rst" for name in pages} | {"index.rst"}
+    for path in sorted(PAGES.glob("*.rst")):
+        if path.name not in expected_pages:
+            problems.append(f"{path.relative_to(ROOT)} belongs to no benchmark")
+    figures = [item for name, page in pages.items() for item in figures_of(name, page)]
+    for path, figure in figures:
+        if stored_digest(path) != figure_digest(figure):
+            problems.append(f"{path.relative_to(ROOT)} is not drawn from its JSON")
+    drawn = {path.name for path, _ in figures}
+    for path in sorted(FIGURES.glob("*.png")):
+        if path.name not in drawn:
+            problems.append(f"{path.relative_to(ROOT)} belongs to no figure")
+    for results in orphan_results(pages):
+        problems.append(f"benchmarks/results/{results}.json is on no page")
+    return problems
+
+
+def write(pages):
+    """Write every page, figure and index; redraw only the stale figures."""
+    for path, text in expected_files(pages).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+    figures = [item for name, page in pages.items() for item in figures_of(name, page)]
+    for path, figure in figures:
+        if stored_digest(path) != figure_digest(figure):
+            draw_figure(figure, path)
+    drawn = {path.name for path, _ in figures}
+    for path in FIGURES.glob("*.png"):
+        if path.name not in drawn:
+            path.unlink()
+    for path in PAGES.glob("*.rst"):
+        if path.stem != "index" and path.stem not in pages:
+            path.unlink()
+    return len(pages), len(figures)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--check", action="store_true", help="report stale tables, change nothing"
+        "--check",
+        action="store_true",
+        help="report pages, figures and indexes out of date; change nothing",
     )
     args = parser.parse_args(argv)
-    text = README.read_text()
-    if not args.check:
-        rendered, names = render(text)
-        README.write_text(rendered)
-        print(f"rendered {len(names)} tables into {README.name}")
-        return 0
-    status = 0
-    names = [m["name"] for m in _BLOCK.finditer(text)]
-    stale = stale_blocks(text)
-    if stale:
-        print(f"tables out of date with their JSON: {', '.join(stale)}")
+    try:
+        pages = load_pages()
+        if args.check:
+            problems = check(pages)
+        else:
+            n_pages, n_figures = write(pages)
+            print(f"rendered {n_pages} benchmark pages and {n_figures} figures")
+            problems = [
+                f"results/{r}.json is on no page" for r in orphan_results(pages)
+            ]
+    except (PageError, KeyError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for problem in problems:
+        print(problem)
+    if args.check and problems:
         print("run: python -m benchmarks.render")
-        status = 1
-    else:
-        print(f"{len(names)} tables match their JSON results")
-    for line, chapter, head in unrendered_tables(text):
-        print(
-            f"README.md:{line} ({chapter}): table neither rendered nor marked "
-            "hand-written"
-        )
-        print(f"    {head[:80]}")
-        status = 1
-    return status
+    if not problems:
+        print("benchmark pages, figures and indexes match the JSON results")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

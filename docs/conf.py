@@ -1,6 +1,12 @@
-"""Sphinx configuration: numpydoc, autosummary over all_estimators(), gallery."""
+"""Sphinx configuration: numpydoc, autosummary over all_estimators(), gallery.
+
+Each estimator's API page links its benchmark page (the benchmark whose
+``PAGE`` gives its status, ``benchmarks/render.py``) and its gallery examples
+(the examples that name it), through ``autosummary_context`` and the class template.
+"""
 
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -8,6 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import sklearn_iclr
+from benchmarks import render
 from sklearn_iclr.utils import all_estimators
 from sklearn_iclr.utils.discovery import SUBPACKAGES
 
@@ -33,6 +40,12 @@ html_theme = "pydata_sphinx_theme"
 # links (more go under "More"), and the search as an icon instead of the wide
 # "Search Ctrl+K" field. Not checked in a browser here; see tests/test_docs_conf.py.
 html_title = project
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+html_favicon = "_static/favicon.svg"
+# Without a stored choice the theme reads an empty mode and logs a console
+# error ("Got invalid theme mode"); the browser check of CI found it.
+html_context = {"default_mode": "auto"}
 html_theme_options = {
     "header_links_before_dropdown": 4,
     "navbar_align": "left",
@@ -69,6 +82,34 @@ def _write_api_reference():
 
 
 _write_api_reference()
+
+
+def _estimator_links():
+    """``({class name: benchmark}, {class name: [example stems]})``."""
+    # A benchmark without a PAGE yet is skipped here; render --check fails on it.
+    pages = {name: render.read_page(name) for name in render.benchmark_names()}
+    benchmarks = {
+        cls: name
+        for name, page in pages.items()
+        if page is not None
+        for cls in page["estimators"]
+    }
+    examples = {}
+    sources = {
+        p.stem: p.read_text() for p in sorted((ROOT / "examples").glob("plot_*.py"))
+    }
+    for name, _ in all_estimators():
+        examples[name] = [
+            stem for stem, text in sources.items() if re.search(rf"\b{name}\b", text)
+        ]
+    return benchmarks, examples
+
+
+_benchmark_pages, _example_pages = _estimator_links()
+autosummary_context = {
+    "benchmark_pages": _benchmark_pages,
+    "example_pages": _example_pages,
+}
 
 
 def _write_estimator_table():

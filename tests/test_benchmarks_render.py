@@ -1,4 +1,4 @@
-"""The README renderer of the benchmarks: tables come from the JSON, never by hand."""
+"""The benchmark pages: tables and figures come from the JSON, never by hand."""
 
 import json
 
@@ -23,37 +23,29 @@ def results(tmp_path, monkeypatch):
 
 
 def test_default_columns_are_the_benchmark_s(results):
-    lines = render.render_table("toy").splitlines()
-    assert lines[0] == "| n | rmse | seconds |"
-    assert lines[2] == "| 1000 | 0.07341 | 45,870 |"
-    assert lines[3] == "| 3000 | - | 1.5 |"
+    header, body = render.table_cells("toy")
+    assert header == ["n", "rmse", "seconds"]
+    assert body == [["1000", "0.07341", "45,870"], ["3000", "-", "1.5"]]
 
 
-def test_marker_chooses_orders_and_labels_columns(results):
-    text = (
-        "a\n<!-- results: toy columns: seconds=wall s; n -->\n"
-        "stale\n<!-- /results -->\n"
-    )
-    rendered, names = render.render(text)
-    assert names == ["toy"]
-    assert "| wall s | n |\n|---|---|\n| 45,870 | 1000 |\n| 1.5 | 3000 |" in rendered
-    assert "stale" not in rendered
-    # the marker line itself is kept, so a second rendering changes nothing
-    assert render.render(rendered)[0] == rendered
+def test_a_spec_chooses_orders_and_labels_columns(results):
+    header, body = render.table_cells("toy", "seconds=wall s; n")
+    assert header == ["wall s", "n"]
+    assert body == [["45,870", "1000"], ["1.5", "3000"]]
 
 
 def test_a_key_may_hold_an_equals_sign(tmp_path, monkeypatch):
     rows = [{"seeds err<=1": 5, "a": 1}]
     (tmp_path / "eq.json").write_text(json.dumps({"rows": rows}))
     monkeypatch.setattr(render, "RESULTS", tmp_path)
-    lines = render.render_table("eq", "seeds err<=1; a=x=1").splitlines()
-    assert lines[0] == "| seeds err<=1 | x=1 |"
-    assert lines[2] == "| 5 | 1 |"
+    header, body = render.table_cells("eq", "seeds err<=1; a=x=1")
+    assert header == ["seeds err<=1", "x=1"]
+    assert body == [["5", "1"]]
 
 
 def test_unknown_column_is_an_error(results):
     with pytest.raises(KeyError, match="nope"):
-        render.render_table("toy", "n; nope=Label")
+        render.table_cells("toy", "n; nope=Label")
 
 
 @pytest.fixture
@@ -73,112 +65,106 @@ def cells(tmp_path, monkeypatch):
 
 
 def test_pivot_spreads_a_key_over_columns(cells):
-    lines = render.render_table("cells", "k; method=Method", "n=overlap").splitlines()
-    assert lines[0] == "| k | Method | 1 | 2 |"
-    assert lines[1] == "|---|---|---|---|"
+    header, body = render.table_cells("cells", "k; method=Method", "n=overlap")
+    assert header == ["k", "Method", "1", "2"]
     # lines keep the order of first appearance; a missing cell is "-"
-    assert lines[2:5] == [
-        "| 3 | a | 0.5 | 0.75 |",
-        "| 3 | b | 0.25 | - |",
-        "| 4 | a | - | 1 |",
+    assert body == [
+        ["3", "a", "0.5", "0.75"],
+        ["3", "b", "0.25", "-"],
+        ["4", "a", "-", "1"],
     ]
-    assert lines[5] == ""
-
-
-def test_pivot_marker_round_trips(cells):
-    text = (
-        "<!-- results: cells columns: k; method pivot: n=overlap -->\n"
-        "old\n<!-- /results -->\n"
-    )
-    rendered, names = render.render(text)
-    assert names == ["cells"]
-    assert "| k | method | 1 | 2 |" in rendered and "old" not in rendered
-    assert render.render(rendered)[0] == rendered
-    assert render.stale_blocks(rendered) == []
-    assert render.stale_blocks(text) == ["cells"]
 
 
 def test_pivot_refuses_two_values_for_one_cell(cells):
     with pytest.raises(ValueError, match="two rows"):
-        render.render_table("cells", "k", "n=overlap")
+        render.table_cells("cells", "k", "n=overlap")
 
 
 def test_pivot_needs_columns_and_known_keys(cells):
     with pytest.raises(ValueError, match="needs the columns"):
-        render.render_table("cells", None, "n=overlap")
+        render.table_cells("cells", None, "n=overlap")
     with pytest.raises(KeyError, match="nope"):
-        render.render_table("cells", "k; method", "n=nope")
+        render.table_cells("cells", "k; method", "n=nope")
 
 
-def test_marker_options_are_checked():
-    assert render._parse_options("") == {}
-    assert render._parse_options(" columns: a; b=B pivot: c=d") == {
-        "columns": "a; b=B",
-        "pivot": "c=d",
+@pytest.mark.parametrize(
+    "text, escaped",
+    [
+        ("-0.5", "\\-0.5"),
+        ("|w_z/w_y| mean", "\\|w\\_z/w\\_y\\| mean"),
+        ("rmse*sqrt(n)", "rmse\\*sqrt(n)"),
+        ("1. first", "\\1. first"),
+        ("plain 1.5", "plain 1.5"),
+    ],
+)
+def test_cells_are_escaped_for_rst(text, escaped):
+    assert render.rst_escape(text) == escaped
+
+
+def test_a_table_is_an_rst_list_table_with_its_provenance(results):
+    text = render.table_rst({"results": "toy", "columns": "n; rmse=RMSE"})
+    assert text.startswith(".. list-table::\n   :header-rows: 1\n\n   * - n\n")
+    assert "   * - 3000\n     - \\-\n" in text  # a missing cell, escaped
+    assert "     - RMSE\n   * - 1000\n     - 0.07341\n" in text
+    assert "*Run recorded before the harness stored its machine.*" in text
+
+
+def _page(**figure):
+    figure = {"results": "toy", "x": "n", "y": "rmse", **figure}
+    return {
+        "title": "Toy",
+        "estimators": {"Toy": "met"},
+        "claim": "c",
+        "findings": "f",
+        "sections": [{"title": "S", "figures": [figure], "tables": []}],
     }
-    with pytest.raises(ValueError, match="cannot read"):
-        render._parse_options(" colums: a")
-    with pytest.raises(ValueError, match="repeated"):
-        render._parse_options(" columns: a columns: b")
 
 
-def test_unrendered_tables_are_listed_unless_marked(results):
-    text = "\n".join(
-        [
-            "## One",
-            "Caption.",
-            "",
-            "| a | b |",
-            "|---|---|",
-            "| 1 | 2 |",
-            "",
-            "Figures of an old run (hand-written: the run took two hours).",
-            "| a | b |",
-            "|---|---|",
-            "",
-            "<!-- not results -->",
-            "| name | what |",
-            "|---|---|",
-            "",
-            "## Two",
-            "```",
-            "  n  rmse",
-            "---  ----",
-            "  1   0.5",
-            "```",
-            "```",
-            "python -m benchmarks toy  # a command, not a table",
-            "```",
-            "<!-- results: toy -->",
-            "| n | rmse | seconds |",
-            "|---|---|---|",
-            "<!-- /results -->",
-        ]
-    )
-    found = render.unrendered_tables(text)
-    assert [(line, chapter) for line, chapter, _ in found] == [
-        (4, "## One"),
-        (18, "## Two"),
-    ]
+def test_a_page_is_checked_before_rendering():
+    render.validate_page("toy", _page())
+    no_figure = _page()
+    no_figure["sections"][0]["figures"] = []
+    with pytest.raises(render.PageError, match="no figure"):
+        render.validate_page("toy", no_figure)
+    bad_status = _page()
+    bad_status["estimators"] = {"Toy": "done"}
+    with pytest.raises(render.PageError, match="not one of"):
+        render.validate_page("toy", bad_status)
+    with pytest.raises(render.PageError, match="unknown"):
+        render.validate_page("toy", _page(colour="red"))
 
 
-def test_check_fails_on_stale_or_unmarked_tables(results, tmp_path, monkeypatch):
-    readme = tmp_path / "README.md"
-    monkeypatch.setattr(render, "README", readme)
-    block = "<!-- results: toy -->\nstale\n<!-- /results -->\n"
-    readme.write_text("## A\n" + block)
-    assert render.main(["--check"]) == 1  # stale
-    assert render.main([]) == 0  # rewrites it
-    assert render.main(["--check"]) == 0
-    readme.write_text(readme.read_text() + "\n| a |\n|---|\n")
-    assert render.main(["--check"]) == 1  # a table nobody renders
-    readme.write_text(
-        readme.read_text().replace("\n| a |", "(hand-written: why)\n| a |")
-    )
-    assert render.main(["--check"]) == 0
+def test_a_figure_is_drawn_from_its_json_and_knows_when_it_is_stale(results, tmp_path):
+    figure = _page(logx=True)["sections"][0]["figures"][0]
+    path = tmp_path / "figures" / "toy-1.png"
+    assert render.stored_digest(path) is None
+    render.draw_figure(figure, path)
+    assert path.read_bytes().startswith(b"\x89PNG")
+    assert render.stored_digest(path) == render.figure_digest(figure)
+    # a new result in the JSON makes the figure stale
+    payload = json.loads((results / "toy.json").read_text())
+    payload["rows"].append({"n": 9000, "rmse": 0.01, "seconds": 2.0})
+    (results / "toy.json").write_text(json.dumps(payload))
+    assert render.stored_digest(path) != render.figure_digest(figure)
 
 
-def test_the_readme_tables_are_rendered_and_current():
-    text = render.README.read_text()
-    assert render.stale_blocks(text) == []
-    assert list(render.unrendered_tables(text)) == []
+def test_a_figure_keeps_the_rows_of_where_and_refuses_unknown_keys(cells):
+    figure = {"results": "cells", "x": "n", "y": "overlap", "where": {"k": 3}}
+    assert [r["overlap"] for r in render.figure_rows(figure)] == [0.5, 0.75, 0.25]
+    figure["where"] = {"method": ["b"]}
+    assert [r["overlap"] for r in render.figure_rows(figure)] == [0.25]
+    with pytest.raises(KeyError, match="nope"):
+        render.figure_rows({"results": "cells", "x": "n", "y": "nope"})
+
+
+def test_every_benchmark_has_a_page_and_every_result_a_benchmark():
+    pages = render.load_pages()
+    assert sorted(pages) == render.benchmark_names()
+    assert render.orphan_results(pages) == []
+
+
+def test_the_pages_figures_and_indexes_are_rendered_and_current():
+    # Issue #40: the pages, figures, docs index, benchmarks/README.md list and
+    # the README's estimator table are what the JSON gives (run
+    # `python -m benchmarks.render` after a benchmark run).
+    assert render.check(render.load_pages()) == []

@@ -3,18 +3,15 @@
 New estimators are picked up automatically: adding the class to a subpackage's
 ``__all__`` is enough. Every estimator is checked with its default constructor
 (``DEFAULT_OVERRIDES`` may give a smaller budget, with a written reason) and,
-where ``CHECK_PARAMS`` gives small budgets, with those too. A check may be
-listed in ``EXPECTED_FAILED_CHECKS`` only with a reason a reviewer would accept.
+where ``CHECK_PARAMS`` gives small budgets, with those too. The checks an
+estimator is expected to fail, with their reasons, are the package's own
+(``sklearn_iclr.utils.expected_failed_checks``), which users pass to
+``check_estimator`` too.
 """
 
 import pytest
-from _estimator_params import (
-    CHECK_PARAMS,
-    DEFAULT_OVERRIDES,
-    EXPECTED_FAILED_CHECKS,
-    EXPECTED_FAILED_CHECKS_OF_DEFAULTS,
-)
-from sklearn.base import TransformerMixin, clone
+from _estimator_params import CHECK_PARAMS, DEFAULT_OVERRIDES
+from sklearn.base import TransformerMixin
 from sklearn.utils.estimator_checks import (
     check_dataframe_column_names_consistency,
     check_get_feature_names_out_error,
@@ -27,7 +24,7 @@ from sklearn.utils.estimator_checks import (
     parametrize_with_checks,
 )
 
-from sklearn_iclr.utils import all_estimators
+from sklearn_iclr.utils import all_estimators, expected_failed_checks
 
 # scikit-learn's checks fit tiny random problems on which the estimators rightly
 # warn (too few samples for a replicable rounding, no convergence in a few
@@ -46,18 +43,9 @@ def _instances():
     return instances
 
 
-def _expected_failed_checks(estimator):
-    name = type(estimator).__name__
-    expected = dict(EXPECTED_FAILED_CHECKS.get(name, {}))
-    default = type(estimator)(**DEFAULT_OVERRIDES.get(name, {}))
-    if repr(clone(estimator)) == repr(default):
-        expected.update(EXPECTED_FAILED_CHECKS_OF_DEFAULTS.get(name, {}))
-    return expected
-
-
 @parametrize_with_checks(
     _instances(),
-    expected_failed_checks=_expected_failed_checks,
+    expected_failed_checks=expected_failed_checks,
     xfail_strict=True,
 )
 def test_sklearn_compatible_estimator(estimator, check):
@@ -67,7 +55,7 @@ def test_sklearn_compatible_estimator(estimator, check):
 @pytest.mark.parametrize("estimator", _instances(), ids=repr)
 def test_checks_left_out_by_check_estimator(estimator):
     name = type(estimator).__name__
-    expected = _expected_failed_checks(estimator)
+    expected = expected_failed_checks(estimator)
     for check in (check_param_validation, check_dataframe_column_names_consistency):
         if check.__name__ in expected:  # strict, as xfail_strict above
             with pytest.raises((AssertionError, ValueError, TypeError)):

@@ -25,6 +25,16 @@ def _conf():
     return runpy.run_path(str(DOCS / "conf.py"))
 
 
+def _title(text):
+    """The first section title of an rst text (a line underlined by = or -)."""
+    lines = text.splitlines()
+    return next(
+        line
+        for line, under in zip(lines, lines[1:], strict=False)
+        if line.strip() and re.fullmatch(r"[=-]{3,}", under) and len(under) >= len(line)
+    )
+
+
 def _toplevel_titles():
     text = (DOCS / "index.rst").read_text()
     block = re.search(r"\.\. toctree::\n(?:   :.*\n)*\n((?:   \S.*\n)+)", text)
@@ -32,7 +42,7 @@ def _toplevel_titles():
     for entry in block.group(1).split():
         source = (DOCS / entry).with_suffix(".rst")
         if source.exists():
-            titles.append(source.read_text().lstrip().splitlines()[0])
+            titles.append(_title(source.read_text()))
         else:  # the generated gallery index
             titles.append("Gallery")
     return titles

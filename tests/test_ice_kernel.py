@@ -28,6 +28,8 @@ from sklearn_iclr.linear_model._ice._search import (
 )
 from sklearn_iclr.linear_model._ice._tolerances import ANGLE_TOL
 
+pytestmark = pytest.mark.kernel
+
 AGREE = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -259,6 +261,7 @@ def test_pruning_changes_nothing_but_the_examinations(problem, incumbent):
     assert solve_exact(X, y, w)[0] == optimum
 
 
+@pytest.mark.slow  # 4 s compiled; minutes as Python (NUMBA_DISABLE_JIT=1)
 def test_pruning_skips_pencils_on_a_tied_grid():
     """On integer grids in D = 4 both rules skip pencils (a test that the
     pruning runs), and the optimum is that of the unpruned sweep."""

@@ -33,4 +33,5 @@ ENTRY = TourEntry(
     metric="accuracy",
     anchor="mean-pooled LogisticRegression",
     run=_run,
+    gain="per-token attention weights: which token decided",
 )

@@ -42,4 +42,5 @@ ENTRY = TourEntry(
     metric="held-out mean speed",
     anchor="same search, all layers rank 1",
     run=run,
+    gain="the per-layer ranks of the fastest escape, not only its speed",
 )

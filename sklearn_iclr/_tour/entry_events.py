@@ -33,4 +33,5 @@ ENTRY = TourEntry(
     metric="held-out IWE variance",
     anchor="autograd through hard binning (zero gradient: no motion)",
     run=run,
+    gain="a motion estimate per packet, from the events alone",
 )

@@ -35,4 +35,5 @@ ENTRY = TourEntry(
     metric="log-lik",
     anchor="EmpiricalCovariance",
     run=_run,
+    gain="whitening, entropy and a Gaussianity report from the same fit",
 )

@@ -49,4 +49,5 @@ ENTRY = TourEntry(
     metric="accuracy",
     anchor="PCA(32, whiten) + probe",
     run=run,
+    gain="an encoder trained without labels, with near-Gaussian directions",
 )

@@ -60,4 +60,6 @@ ENTRY = TourEntry(
     anchor="naive MPLE (ignores CNF)",
     run=_run,
     lower_is_better=True,
+    gain="the inverse temperature from one sample under hard constraints",
+    scored_on="the true beta* of the simulated model (an error)",
 )

@@ -59,4 +59,5 @@ ENTRY = TourEntry(
     metric="R^2",
     anchor="MLPRegressor lbfgs, 300 it",
     run=run,
+    gain="every frequency fitted at the same rate (no spectral bias)",
 )

@@ -44,4 +44,6 @@ ENTRY = TourEntry(
     anchor="FQE (50 x Ridge)",
     run=_run,
     lower_is_better=True,
+    gain="a sandwich standard error and a coverage diagnostic",
+    scored_on="the true policy value of the simulated MDP (an error)",
 )

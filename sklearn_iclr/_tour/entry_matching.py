@@ -54,4 +54,6 @@ ENTRY = TourEntry(
     anchor="vanilla ETGS (Kong & Li 2023)",
     run=run,
     lower_is_better=True,
+    gain="robustness to a corruption budget it is not told",
+    scored_on="fresh simulated runs",
 )

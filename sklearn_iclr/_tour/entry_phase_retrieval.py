@@ -43,4 +43,5 @@ ENTRY = TourEntry(
     metric="R^2",
     anchor="MLP (100 hidden) + StandardScaler",
     run=run,
+    gain="the signal w itself (up to sign), not only predictions",
 )

@@ -32,4 +32,5 @@ ENTRY = TourEntry(
     metric="accuracy",
     anchor="one-hot tokens + LogisticRegression",
     run=run,
+    gain="attention weights that show which token was recalled",
 )

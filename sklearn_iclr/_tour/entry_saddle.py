@@ -49,4 +49,5 @@ ENTRY = TourEntry(
     metric="R^2",
     anchor="MLPRegressor (16, 16), Adam",
     run=run,
+    gain="per-layer singular values and the plateaus of the training path",
 )

@@ -60,4 +60,5 @@ ENTRY = TourEntry(
     metric="R^2 (test half)",
     anchor="Ridge on 17 raw input lags",
     run=run,
+    gain="long-memory features from a few fixed filters, no system model",
 )

@@ -51,4 +51,5 @@ ENTRY = TourEntry(
     metric="worst-group acc",
     anchor="LogisticRegression",
     run=_run,
+    gain="less reliance on the spurious feature (worst-group accuracy)",
 )

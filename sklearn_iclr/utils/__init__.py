@@ -15,13 +15,21 @@ The private modules and the families that use them
 * ``_torch``, ``_skorch``: torch import, seeding, devices and skorch training,
   in ``neural_network``, ``linear_model``, ``events`` (and ``single_index`` for
   ``_torch``);
+* ``_compile_timer``: ``CompileTimer``, numba's compilation time apart from
+  run time, for the tour and the benchmarks;
+* ``_estimator_checks``: ``expected_failed_checks``, the scikit-learn checks each
+  estimator fails by design and why (the table lives in
+  ``sklearn_iclr/_expected_failed_checks.py``), for users' and the project's
+  common tests;
 * ``_dask``: Dask input (type detection without importing Dask, blockwise
   sufficient statistics, lazy row-wise outputs), in ``rl``, ``linear_model`` and
   ``covariance``.
 """
 
 from ._budget import WorkBudgetError, check_count_budget, check_work_budget
+from ._compile_timer import CompileTimer
 from ._cost import estimate_seconds, format_duration
+from ._estimator_checks import expected_failed_checks
 from ._skorch import (
     build_mlp,
     epoch_history,
@@ -34,6 +42,7 @@ from ._warnings import warn_user
 from .discovery import all_estimators
 
 __all__ = [
+    "CompileTimer",
     "WorkBudgetError",
     "all_estimators",
     "build_mlp",
@@ -41,6 +50,7 @@ __all__ = [
     "check_work_budget",
     "epoch_history",
     "estimate_seconds",
+    "expected_failed_checks",
     "fit_skorch_net",
     "format_duration",
     "import_torch",
