@@ -23,9 +23,37 @@ from sklearn_iclr.testing import (
 from sklearn_iclr.utils import all_estimators, check_work_budget
 
 ESTIMATORS = all_estimators()
+# Invariants that check_invariants finds broken, for the estimators' owners to
+# fix (#39 section 3). Strict: the fix fails the test until its entry goes.
+KNOWN_BREAKS = {
+    "LevenbergMarquardtMLPRegressor": "predictions of order 1e282 after a fit on "
+    "y * 2**-996, no error",
+    "ReplicableCovariance": "covariance_ all zeros at X * 2**-996, no error",
+    "ReplicableLinearRegressor": "basis='scaled' is documented units-equivariant, "
+    "but predictions move with the units of X and y",
+    "SparseTokenAttentionClassifier": "probabilities collapse to 1/2 at X * 2**97 "
+    "with beta, alpha and learning_rate in the same units",
+}
 
 
-@pytest.mark.parametrize("name, Estimator", ESTIMATORS, ids=[n for n, _ in ESTIMATORS])
+@pytest.mark.parametrize(
+    "name, Estimator",
+    [
+        pytest.param(
+            name,
+            Estimator,
+            id=name,
+            marks=[
+                pytest.mark.xfail(
+                    raises=AssertionError, strict=True, reason=KNOWN_BREAKS[name]
+                )
+            ]
+            if name in KNOWN_BREAKS
+            else [],
+        )
+        for name, Estimator in ESTIMATORS
+    ],
+)
 def test_estimator_keeps_its_invariants(name, Estimator):
     declaration = declared_invariants(Estimator)
     check_invariants(Estimator(**declaration.params))
