@@ -33,7 +33,7 @@ PAGES = {
     "index": "index.html",
     "user-guide": "user_guide/linear_model.html",
     "api": "generated/sklearn_iclr.linear_model.ICEClassifier.html",
-    "benchmark": "benchmarks/ising.html",
+    "benchmark": "benchmarks/pseudolikelihood_ising.html",
 }
 WIDTHS = (1280, 390)
 _OFFLINE = "net::ERR_NAME_NOT_RESOLVED"

@@ -111,7 +111,7 @@ def _random_embedding_recall(quick):
     from sklearn_iclr.datasets import make_token_recall
 
     X, y = make_token_recall(1000 if quick else 4000, random_state=0)
-    params = {"embedding_dim": 16, "training": "adam", "n_steps": 20 if quick else 200}
+    params = {"embedding_dim": 16, "training": "adam", "max_iter": 20 if quick else 200}
     return (
         lambda: RandomEmbeddingRecallClassifier(random_state=0, **params).fit(X, y),
         lambda: RandomEmbeddingRecallClassifier(max_work=1e-9, **params).fit(X, y),
@@ -122,7 +122,7 @@ def _gpc_controller(quick):
     from sklearn_iclr.datasets import make_lds
     from sklearn_iclr.dynamical import GPCController
 
-    lds = make_lds(300 if quick else 3000, 3, 1, random_state=0)
+    lds = make_lds(300 if quick else 3000, 3, input_dim=1, random_state=0)
     return (
         lambda: GPCController(lds.A, lds.B, memory=10, random_state=0).run(
             lds.disturbances
@@ -193,7 +193,7 @@ def _averaged_langevin(quick):
     from sklearn_iclr.single_index import AveragedLangevinRegressor
 
     X, y, _ = make_single_index(2000, 16, random_state=0)
-    params = {"information_exponent": 3, "n_steps": 50 if quick else 500}
+    params = {"information_exponent": 3, "max_iter": 50 if quick else 500}
     return (
         lambda: AveragedLangevinRegressor(random_state=0, **params).fit(X, y),
         lambda: AveragedLangevinRegressor(max_gradient_evaluations=1, **params).fit(
@@ -207,7 +207,7 @@ def _chain_of_thought(quick):
     from sklearn_iclr.sequence import ChainOfThoughtClassifier
 
     X, y, sequences = make_cot_parity(2000, 20, random_state=0)
-    params = {"n_rl_rounds": 1 if quick else 5, "pretrain_epochs": 20}
+    params = {"n_rl_rounds": 1 if quick else 5, "max_iter": 20}
     return (
         lambda: ChainOfThoughtClassifier(random_state=0, **params).fit(
             X, y, sequences=sequences
@@ -265,7 +265,7 @@ def _simulate(quick):
     from sklearn_iclr.bandits import MatchingMarket, RobustETGS, simulate
     from sklearn_iclr.datasets import make_matching_market
 
-    means, arm_preferences, _ = make_matching_market(5, 5, 0.2, random_state=0)
+    means, arm_preferences, _ = make_matching_market(5, 5, gap=0.2, random_state=0)
     market = MatchingMarket(means, arm_preferences, noise_std=1.0, random_state=0)
     horizon = 50_000 if quick else 500_000
     return (

@@ -26,9 +26,10 @@ page also reads on a code host. A table names its JSON (``results``) and may
 choose, order and label the columns (``"columns": "key; key=Label"``) and
 spread one key over columns (``"pivot": "KEY=VALUE"``: one line per distinct
 combination of the columns, one column per value of ``KEY`` holding
-``VALUE``). A figure names its JSON, ``x`` and ``y`` (a key or a list of keys)
-and may take ``by`` (one series per value of that key), ``where`` (keep the
-rows whose keys equal these values, or are in these lists), ``kind``
+``VALUE``); like a figure, it may keep some rows (``where``). A figure
+names its JSON, ``x`` and ``y`` (a key or a list of keys) and may take
+``by`` (one series per value of that key), ``where`` (keep the rows whose
+keys equal these values, or are in these lists), ``kind``
 (``"line"``, the default, ``"scatter"`` or ``"bar"``), ``logx``/``logy``,
 ``xlabel``/``ylabel``, ``labels`` (``{key: legend label}``), ``hline``
 (reference lines, ``[{"y": 0.5, "label": "theory"}]``), ``title`` and
@@ -40,7 +41,9 @@ row of a table is left out); a string ``x`` makes categories.
 
 * ``docs/benchmarks/<name>.rst``, one page per benchmark: the claim, the
   findings, then each section's figures and tables, each table followed by the
-  provenance of its run (commit, cores, BLAS, versions, load average);
+  provenance of its run (commit, cores, BLAS, versions, load average), and
+  last, on a page that measures estimators, their rows of the growth table
+  (``results/growth.json``, from ``bench_growth.py``);
 * ``docs/benchmarks/figures/<name>-<k>.png``, the page's figures drawn with
   matplotlib from the same JSON; each PNG carries in its ``Source`` text field
   a digest of its specification and of the rows it plots;
@@ -76,7 +79,7 @@ STATUSES = ("met", "partly", "missed")
 FIGURE_STYLE = 2  # bump when the drawing code changes, to redraw every figure
 _PAGE_KEYS = {"title", "estimators", "claim", "findings", "sections"}
 _SECTION_KEYS = {"title", "text", "figures", "tables"}
-_TABLE_KEYS = {"results", "columns", "pivot", "caption"}
+_TABLE_KEYS = {"results", "columns", "pivot", "where", "caption"}
 _FIGURE_KEYS = {
     "results",
     "x",
@@ -195,6 +198,18 @@ def results_used(page):
 # -- tables ------------------------------------------------------------------
 
 
+def _matching(rows, where):
+    """The rows whose keys equal the values of ``where``, or are in its lists."""
+    return [
+        r
+        for r in rows
+        if all(
+            r.get(k) in v if isinstance(v, list) else r.get(k) == v
+            for k, v in where.items()
+        )
+    ]
+
+
 def _cell(value):
     if isinstance(value, bool) or value is None:
         return "-" if value is None else str(value)
@@ -247,11 +262,12 @@ def _pivot(rows, index, spec):
     return heads, body
 
 
-def table_cells(results, spec=None, pivot=None):
+def table_cells(results, spec=None, pivot=None, where=None):
     """``(header, body)``: the cells of ``results/<results>.json`` as strings.
 
     ``spec`` (``"key; key=Label"``) chooses, orders and labels the columns;
-    ``pivot`` (``"KEY=VALUE"``) spreads ``VALUE`` over one column per ``KEY``.
+    ``pivot`` (``"KEY=VALUE"``) spreads ``VALUE`` over one column per ``KEY``;
+    ``where`` keeps the rows matching it (as a figure's ``where``).
     """
     payload = load_results(results)
     rows = payload["rows"]
@@ -264,6 +280,7 @@ def table_cells(results, spec=None, pivot=None):
             dict.fromkeys(k for r in rows for k in r)
         )
         labels = columns
+    rows = _matching(rows, where or {})
     if pivot:
         heads, body = _pivot(rows, columns, pivot)
         labels = list(labels) + heads
@@ -305,7 +322,7 @@ def rst_escape(text):
 def table_rst(table):
     """A table spec as an rst ``list-table`` and its provenance line."""
     header, body = table_cells(
-        table["results"], table.get("columns"), table.get("pivot")
+        table["results"], table.get("columns"), table.get("pivot"), table.get("where")
     )
     caption = rst_escape(table.get("caption", ""))
     lines = [f".. list-table:: {caption}".rstrip(), "   :header-rows: 1", ""]
@@ -340,14 +357,8 @@ def figure_rows(figure):
     for key in keys:
         if not any(key in r for r in rows):
             raise KeyError(f"{figure['results']}: no row has the key {key!r}")
-    where = figure.get("where", {})
     return [
-        {k: r.get(k) for k in keys}
-        for r in rows
-        if all(
-            r.get(k) in v if isinstance(v, list) else r.get(k) == v
-            for k, v in where.items()
-        )
+        {k: r.get(k) for k in keys} for r in _matching(rows, figure.get("where", {}))
     ]
 
 
@@ -423,9 +434,14 @@ def draw_figure(figure, path):
             )
     if categorical:
         ax.set_xticks(range(len(categories)))
+        # Long labels slant; many of them stand upright, one under each bar.
         rotate = sum(len(c) for c in categories) > 60
+        angle = (90 if len(categories) > 12 else 30) if rotate else 0
         ax.set_xticklabels(
-            categories, rotation=30 if rotate else 0, ha="right" if rotate else "center"
+            categories,
+            rotation=angle,
+            ha="right" if angle == 30 else "center",
+            fontsize=8 if angle == 90 else None,
         )
     if figure.get("logx"):
         ax.set_xscale("log")
@@ -510,7 +526,34 @@ def page_rst(name, page):
                 lines += [f"   {figure['caption']}", ""]
         for table in section.get("tables", []):
             lines += [table_rst(table)]
+    lines += growth_section(page)
     return "\n".join(lines).rstrip() + "\n"
+
+
+GROWTH = "growth"
+GROWTH_COLUMNS = (
+    "estimator; axis; sizes; cpu_1x_s=CPU s at s; cpu_4x_s=at 4 s; "
+    "cpu_16x_s=at 16 s; slope; stated; anchor; anchor_16x_s=anchor s at 16 s; "
+    "anchor_slope=anchor slope"
+)
+
+
+def growth_section(page):
+    """The rst lines of a page's rows of the growth table (none without rows)."""
+    names = list(page["estimators"])
+    if not names or not (RESULTS / f"{GROWTH}.json").exists():
+        return []
+    where = {"estimator": names}
+    if not _matching(load_results(GROWTH)["rows"], where):
+        return []
+    table = {"results": GROWTH, "where": where, "columns": GROWTH_COLUMNS}
+    text = (
+        "Fit CPU time at three data sizes, its log-log slope against the "
+        "algorithm's stated exponent, and the anchor on the same data in the same "
+        "run (BLAS on one thread). The table of every estimator is on the page of "
+        "``bench_growth.py``."
+    )
+    return _heading("Growth with the data size", "-") + [text, "", table_rst(table)]
 
 
 def index_rst(pages):

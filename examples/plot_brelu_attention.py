@@ -19,8 +19,8 @@ minority features, ``rho = eps_max / eps_min = 10``) with and without
 pruning, and read the neurons with
 :func:`~sklearn_iclr.contrastive.neuron_alignment`: the best ``|cos|``
 between a kept neuron and each feature over training, and the final
-``|cos|`` of every neuron with every feature. ``benchmarks/README.md``
-gives the same measures over 5 seeds.
+``|cos|`` of every neuron with every feature. The benchmark
+``benchmarks/bench_brelu_attention.py`` gives the same measures over 5 seeds.
 """
 
 import matplotlib.pyplot as plt

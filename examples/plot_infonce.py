@@ -75,7 +75,7 @@ def plot_embeddings(embeddings, tested, suptitle):
 # Synthetic data: 64-dimensional Laplace inputs, an MLP 64 -> 256 -> 32
 # with the default views (noise and masking). The tests are run on the
 # embeddings z themselves.
-X, y = make_laplace_classification(1500, 64, random_state=0)
+X, y = make_laplace_classification(1500, n_features=64, random_state=0)
 laplace = three_embeddings(
     X, y, 40, {}, n_components=32, hidden_layer_sizes=(256,), random_state=0
 )

@@ -32,7 +32,7 @@ gamma = 0.9
 sizes = np.logspace(2.5, 5, 8).astype(int)
 estimates, errors = [], []
 for n in sizes:
-    X, y, X_next, X_init, true_value = make_linear_mdp_dataset(
+    X, y, X_next, X_init, true_value, _ = make_linear_mdp_dataset(
         n, n_features=6, n_states=30, gamma=gamma, behaviour_shift=0.5,
         random_state=n, mdp_random_state=0,
     )  # fmt: skip
@@ -51,7 +51,7 @@ coverages, rmses = [], []
 for shift in shifts:
     gaps, cs = [], []
     for rep in range(n_repeats):
-        X, y, X_next, X_init, value = make_tabular_mdp(
+        X, y, X_next, X_init, value, _ = make_tabular_mdp(
             n, n_states=5, gamma=gamma, behaviour_shift=shift,
             random_state=rep, mdp_random_state=0,
         )  # fmt: skip

@@ -34,7 +34,7 @@ from sklearn_iclr.bandits import (
 from sklearn_iclr.datasets import make_matching_market
 
 horizon, budget = 200_000, 2000.0
-means, arm_preferences, optimal = make_matching_market(3, 3, 0.5, random_state=2)
+means, arm_preferences, optimal = make_matching_market(3, 3, gap=0.5, random_state=2)
 print("player means:\n", means)
 print("player-optimal stable matching:", optimal)
 
@@ -56,8 +56,8 @@ for ax, corruption in zip(axes, [None, TargetOptimalCorruption(budget)], strict=
         ax.plot(result.times, result.max_regret, label=label)
         print(
             f"{'corrupted' if corruption else 'clean'} {label}: "
-            f"regret {result.max_regret[-1]:.0f}, stable in "
-            f"{result.stable.mean():.0%} of runs"
+            f"regret {result.max_regret[-1]:.0f}, player-optimal in "
+            f"{result.player_optimal.mean():.0%} of runs"
         )
     ax.set_title("C = %g" % (budget if corruption else 0))
     ax.set_xlabel("round t")

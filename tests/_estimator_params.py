@@ -15,7 +15,7 @@ by ``sklearn_iclr.utils.expected_failed_checks``), so that a user's
 DEFAULT_OVERRIDES = {}
 
 CHECK_PARAMS = {
-    "AveragedLangevinRegressor": {"n_chains": 32, "n_steps": 50, "random_state": 0},
+    "AveragedLangevinRegressor": {"n_chains": 32, "max_iter": 50, "random_state": 0},
     # Exact on the checks' small data; larger inputs (10+ features) take the
     # heuristic path quickly instead of a 1e8-examination budget.
     "ICEClassifier": {"max_candidates": 200_000},

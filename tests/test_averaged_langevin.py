@@ -19,7 +19,7 @@ from sklearn_iclr.testing.strategies import column_affine_maps
 from sklearn_iclr.utils import import_torch
 
 # Small budgets for the tests that only need a fitted model.
-FAST = dict(n_chains=64, n_steps=100)
+FAST = dict(n_chains=64, max_iter=100)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,9 @@ def test_claim_k4_average_succeeds_where_last_iterate_and_online_sgd_fail():
     d = 32
     average, last, online = [], [], []
     for seed in range(5):
-        X, y, theta = make_single_index(10 * d * d, d, 4, random_state=seed)
+        X, y, theta = make_single_index(
+            10 * d * d, d, information_exponent=4, random_state=seed
+        )
         est = AveragedLangevinRegressor(information_exponent=4, random_state=100 + seed)
         est.fit(X, y)
         average.append(overlap(est.direction_, theta))
@@ -91,7 +93,7 @@ def test_same_total_work_split_differently_gives_the_same_quality(k3_data):
             AveragedLangevinRegressor(
                 information_exponent=3,
                 n_chains=chains,
-                n_steps=2**18 // chains,
+                max_iter=2**18 // chains,
                 random_state=7,
             )
             .fit(X, y)
@@ -192,15 +194,15 @@ def test_verbose_reports_progress(k3_data, capsys):
 
 
 def test_auto_budget_grows_like_d_to_the_exponent():
-    from sklearn_iclr.single_index._averaged_langevin import auto_n_steps
+    from sklearn_iclr.single_index._averaged_langevin import auto_max_iter
 
-    assert auto_n_steps(32, 4, 1024, 1) == math.ceil(0.5 * 32**4 / 1024)
-    assert auto_n_steps(64, 4, 1024, 1) == 16 * auto_n_steps(32, 4, 1024, 1)
-    assert auto_n_steps(32, 3, 256, 2) == math.ceil(16 * 32**3 / 512)
-    assert auto_n_steps(4, 2, 1024, 1) == 200
+    assert auto_max_iter(32, 4, 1024, 1) == math.ceil(0.5 * 32**4 / 1024)
+    assert auto_max_iter(64, 4, 1024, 1) == 16 * auto_max_iter(32, 4, 1024, 1)
+    assert auto_max_iter(32, 3, 256, 2) == math.ceil(16 * 32**3 / 512)
+    assert auto_max_iter(4, 2, 1024, 1) == 200
     X, y, _ = make_single_index(50, 6, information_exponent=4, random_state=0)
     est = AveragedLangevinRegressor(information_exponent=4, n_chains=8)
-    assert est.fit(X, y).n_iter_ == auto_n_steps(6, 4, 8, 1)
+    assert est.fit(X, y).n_iter_ == auto_max_iter(6, 4, 8, 1)
 
 
 @pytest.mark.parametrize(
@@ -252,15 +254,33 @@ def test_device_auto_without_cuda_equals_cpu(k3_data):
     "params, match",
     [
         ({"information_exponent": 20}, r"max_gradient_evaluations.*16\^20"),
-        ({"information_exponent": 3, "n_steps": 10**12}, "max_gradient_evaluations"),
+        ({"information_exponent": 3, "max_iter": 10**12}, "max_gradient_evaluations"),
         ({"information_exponent": 3, "batch_size": 10**9}, r"GiB.*Lower batch_size"),
     ],
-    ids=["exponent-20", "n_steps-1e12", "batch_size-1e9"],
+    ids=["exponent-20", "max_iter-1e12", "batch_size-1e9"],
 )
 def test_budget_is_refused_up_front(k3_data, params, match):
     X, y, _ = k3_data
     with pytest.raises(ValueError, match=match):
         AveragedLangevinRegressor(**params).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({}, r"10\^1\.2\d*e\+12 gradient evaluations.*information_exponent"),
+        ({"max_iter": 50, "n_chains": 8}, r"2\.5e\+13 gradient evaluations"),
+    ],
+    ids=["auto", "max_iter-50"],
+)
+def test_huge_information_exponent_is_refused_before_any_step(k3_data, params, match):
+    # Regression (#38): information_exponent=10**12 was accepted, then ran for
+    # hours (max_iter given: each evaluation's Hermite recurrence has 1e12
+    # terms) or overflowed (max_iter="auto": 16 * 16**1e12 evaluations).
+    X, y, _ = k3_data
+    est = AveragedLangevinRegressor(information_exponent=10**12, **params)
+    with pytest.raises(ValueError, match=match):
+        est.fit(X, y)
 
 
 def test_tiny_but_varying_feature_is_not_treated_as_constant():
@@ -290,7 +310,7 @@ def test_default_generator_fit_is_explained_by_the_documented_law():
     rho = overlap(default.direction_, theta)
     assert default.score(X, y) == pytest.approx(rho**6, abs=0.1)
     more_work = AveragedLangevinRegressor(
-        information_exponent=3, n_steps=2000, random_state=0
+        information_exponent=3, max_iter=2000, random_state=0
     ).fit(X, y)
     assert more_work.score(X, y) > 0.85
     X, y, theta = make_single_index(2560, random_state=0)  # n = 10 d^2

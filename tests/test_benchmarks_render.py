@@ -157,6 +157,29 @@ def test_a_figure_keeps_the_rows_of_where_and_refuses_unknown_keys(cells):
         render.figure_rows({"results": "cells", "x": "n", "y": "nope"})
 
 
+def test_a_table_keeps_the_rows_of_where(cells):
+    header, body = render.table_cells("cells", "method; n", where={"k": 3, "n": [2]})
+    assert body == [["a", "2"]]
+
+
+def test_an_estimator_page_ends_with_its_rows_of_the_growth_table(
+    tmp_path, monkeypatch
+):
+    rows = [
+        {"estimator": "A", "axis": "n", "slope": 1.02},
+        {"estimator": "B", "axis": "n", "slope": 2.5},
+        {"estimator": "A", "axis": "d", "slope": 1.9},
+    ]
+    (tmp_path / "growth.json").write_text(json.dumps({"rows": rows, "machine": {}}))
+    monkeypatch.setattr(render, "RESULTS", tmp_path)
+    monkeypatch.setattr(render, "GROWTH_COLUMNS", "estimator; axis; slope")
+    lines = "\n".join(render.growth_section({"estimators": {"A": "met"}}))
+    assert "Growth with the data size" in lines
+    assert "1.02" in lines and "1.9" in lines and "2.5" not in lines
+    assert render.growth_section({"estimators": {"C": "met"}}) == []
+    assert render.growth_section({"estimators": {}}) == []
+
+
 def test_every_benchmark_has_a_page_and_every_result_a_benchmark():
     pages = render.load_pages()
     assert sorted(pages) == render.benchmark_names()

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
-from sklearn.datasets import load_digits
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.preprocessing import StandardScaler
 
 from sklearn_iclr.contrastive import BReLUAttentionEncoder, neuron_alignment
 from sklearn_iclr.contrastive import _brelu_attention as brelu_module
@@ -61,7 +61,7 @@ def test_brelu_matches_relu_definition(values, bias):
 def test_gradient_matches_torch_autograd(keep):
     torch = pytest.importorskip("torch")
     anchors, positives, attention, weights = _problem(0)
-    bias, tau, l2 = 0.3, 0.7, 0.05
+    bias, tau, alpha = 0.3, 0.7, 0.05
     loss, g_att, g_w = infonce_stopgrad_loss(
         anchors,
         positives,
@@ -69,7 +69,7 @@ def test_gradient_matches_torch_autograd(keep):
         weights,
         bias=bias,
         temperature=tau,
-        l2=l2,
+        alpha=alpha,
         keep=keep,
     )
     A = torch.tensor(attention, requires_grad=True)
@@ -92,7 +92,7 @@ def test_gradient_matches_torch_autograd(keep):
     targets = encode(positives).detach() * mask
     logits = h_masked @ targets.T / tau
     torch_loss = -torch.diagonal(torch.log_softmax(logits, dim=1)).mean()
-    torch_loss = torch_loss + 0.5 * l2 * (A.pow(2).sum() + W.pow(2).sum())
+    torch_loss = torch_loss + 0.5 * alpha * (A.pow(2).sum() + W.pow(2).sum())
     if keep is not None:
         # The straight-through gradient of a masked neuron is the one it gets
         # with unmasked targets; the autograd graph above gives exactly that
@@ -109,7 +109,7 @@ def test_gradient_matches_torch_autograd(keep):
 
 def test_gradient_matches_finite_differences():
     anchors, positives, attention, weights = _problem(1)
-    kw = dict(bias=0.2, temperature=0.5, l2=0.01)
+    kw = dict(bias=0.2, temperature=0.5, alpha=0.01)
 
     def loss_at(A, W):
         # Stop-gradient: the targets stay at the unperturbed parameters.
@@ -120,7 +120,7 @@ def test_gradient_matches_finite_differences():
         logits = h @ t.T / kw["temperature"]
         logits -= logits.max(axis=1, keepdims=True)
         log_p = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
-        return -np.trace(log_p) / len(h) + 0.5 * kw["l2"] * (
+        return -np.trace(log_p) / len(h) + 0.5 * kw["alpha"] * (
             np.sum(A**2) + np.sum(W**2)
         )
 
@@ -178,8 +178,11 @@ def test_pruning_masks_smallest_neurons(pairs):
     assert norms[~encoder.neuron_mask_].max() <= norms[encoder.neuron_mask_].min()
     Z = encoder.transform(X)
     assert np.all(Z[:, ~encoder.neuron_mask_] == 0)
-    assert encoder.weight_history_.shape == (4, 8, 10)
-    assert encoder.mask_history_.shape == (4, 8)
+    assert [entry["epoch"] for entry in encoder.history_] == [0, 1, 2, 3]
+    assert encoder.history_[-1]["neuron_weights"].shape == (8, 10)
+    np.testing.assert_array_equal(
+        encoder.history_[-1]["neuron_mask"], encoder.neuron_mask_
+    )
     assert len(encoder.loss_curve_) == encoder.n_iter_ == 3
 
 
@@ -201,9 +204,9 @@ def test_neuron_alignment_counts_specialists_and_mixed(pairs):
     w[2] = M[:, 0] + M[:, 2]  # mixed 0 and 2 (cos 0.71 each)
     w[3] = M[:, 3] + 0.1 * np.linalg.qr(np.c_[M, np.ones(10)])[0][:, -1]
     w[4:] = np.linalg.qr(np.c_[M, np.eye(10)[:, :4]])[0][:, 4:8].T  # pure noise
-    encoder.weight_history_ = w[None]
-    encoder.mask_history_ = np.ones((1, 8), dtype=bool)
-    encoder.record_epochs_ = np.array([0])
+    encoder.history_ = [
+        {"epoch": 0, "neuron_weights": w, "neuron_mask": np.ones(8, dtype=bool)}
+    ]
     report = neuron_alignment(encoder, M)
     np.testing.assert_array_equal(report.specialist[0], [0, 1, -1, 3, -1, -1, -1, -1])
     np.testing.assert_array_equal(report.n_specialists[0], [1, 1, 0, 1])
@@ -212,7 +215,7 @@ def test_neuron_alignment_counts_specialists_and_mixed(pairs):
     np.testing.assert_allclose(report.noise[0, :4], [0, 0, 0, 0.1], atol=1e-12)
     np.testing.assert_allclose(report.noise[0, 4:], 1)
     # A pruned neuron is not counted.
-    encoder.mask_history_[0, 0] = False
+    encoder.history_[0]["neuron_mask"][0] = False
     assert neuron_alignment(encoder, M).n_specialists[0, 0] == 0
     with pytest.raises(ValueError, match="shape"):
         neuron_alignment(encoder, M[:5])
@@ -265,27 +268,29 @@ def test_neuron_alignment_refuses_bad_thresholds_and_other_estimators(pairs):
         neuron_alignment(PCA(2).fit(flat), M)
 
 
-def test_weight_history_memory_refused_up_front(pairs, monkeypatch):
+def test_history_memory_refused_up_front(pairs, monkeypatch):
     # Two samples make a million epochs cheap in multiply-adds (within
     # max_work), but a snapshot per epoch would be a 1e6 x 32 x 32 float64
     # weight history (about 8 GiB).
     X = pairs[0][:2]
     encoder = BReLUAttentionEncoder(max_epochs=10**6, max_work=1e15)
-    with pytest.raises(ValueError, match="weight_history_ .* GiB"):
+    with pytest.raises(ValueError, match="history_ would hold .* GiB"):
         encoder.fit(X)
     assert not hasattr(encoder, "neuron_weights_")
     # The record_every the refusal names fits, one less does not (with room
     # for 50 snapshots, so that the fit runs here).
     m, d = 4, X.shape[2]
     monkeypatch.setattr(brelu_module, "MAX_HISTORY_BYTES", 50 * m * (8 * d + 1))
-    encoder = BReLUAttentionEncoder(m, max_epochs=490, random_state=0)
-    with pytest.raises(ValueError, match="weight_history_") as info:
+    encoder = BReLUAttentionEncoder(
+        m, max_epochs=490, learning_rate=0.2, random_state=0
+    )
+    with pytest.raises(ValueError, match="history_") as info:
         encoder.fit(X)
     record_every = int(re.search(r"record_every >= (\d+)", str(info.value)).group(1))
     encoder.set_params(record_every=record_every).fit(X)
-    assert encoder.weight_history_.shape[0] <= 50
+    assert len(encoder.history_) <= 50
     encoder.set_params(record_every=record_every - 1)
-    with pytest.raises(ValueError, match="weight_history_"):
+    with pytest.raises(ValueError, match="history_"):
         encoder.fit(X)
 
 
@@ -294,39 +299,111 @@ def test_diverging_learning_rate_is_reported(pairs):
     encoder = BReLUAttentionEncoder(
         learning_rate=1e6, temperature=1e-3, max_epochs=20, random_state=0
     )
-    # Only the clear messages: numpy's overflow warnings stay inside the fit.
+    # Only the clear message: numpy's overflow warnings stay inside the fit.
     with pytest.raises(ValueError, match="learning_rate"):
         with warnings.catch_warnings():
-            warnings.simplefilter("error", RuntimeWarning)
-            warnings.simplefilter("ignore", ConvergenceWarning)
+            warnings.simplefilter("error")
             encoder.fit(X, X_positive=X_pos)
 
 
-def test_growing_but_finite_loss_is_reported_as_divergence():
-    # learning_rate=1e3 on the paper's data, and the DEFAULT learning rate on
-    # scikit-learn's digits (cut into 8 tokens of 8 pixels): the loss grew to
-    # 1e34 and 1e55 while staying finite, and the fit said nothing.
+def test_issue_38_divergence_stops_the_fit_at_its_first_sign():
+    # learning_rate=1e3 on the paper's data: the loss grew to 1e34 while the
+    # fit only warned (ConvergenceWarning) and went on for every epoch.
     X, X_pos, *_ = make_sparse_coding_pairs(200, random_state=0)
-    digits = load_digits().data[:300]
-    cases = [
-        (BReLUAttentionEncoder(learning_rate=1e3, max_epochs=5, random_state=0), X),
-        (BReLUAttentionEncoder(token_dim=8, max_epochs=20, random_state=0), digits),
-    ]
-    for encoder, data in cases:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            encoder.fit(data, X_positive=X_pos if data is X else None)
-        messages = [str(w.message) for w in caught]
-        assert [w.category for w in caught] == [ConvergenceWarning], messages
-        assert "diverge" in messages[0] and "learning_rate" in messages[0]
-    # A smaller step on the same digits trains, silently, and its loss goes down.
+    encoder = BReLUAttentionEncoder(learning_rate=1e3, max_epochs=5, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        encoder = BReLUAttentionEncoder(
-            token_dim=8, learning_rate=0.002, max_epochs=20, random_state=0
-        ).fit(digits)
+        with pytest.raises(ValueError, match=r"at epoch 2: .*learning_rate=1e\+03"):
+            encoder.fit(X, X_positive=X_pos)
+    assert not hasattr(encoder, "attention_")
+
+
+@pytest.mark.parametrize(
+    "name", ["digits", "digits standardised", "breast cancer", "digit rows"]
+)
+def test_issue_38_default_step_trains_on_sklearn_tables(name):
+    # The default learning_rate=0.2 diverged on all four (warned at epoch 1,
+    # raised 11-42 epochs later). "auto" takes the step from the data. A
+    # table without token_dim is one token per row, and fit says so; "digit
+    # rows" cuts each image into its 8 rows of 8 pixels.
+    digits, cancer = load_digits().data, load_breast_cancer().data
+    X, params = {
+        "digits": (digits, {}),
+        "digits standardised": (StandardScaler().fit_transform(digits), {}),
+        "breast cancer": (cancer, {}),
+        "digit rows": (digits, {"token_dim": 8}),
+    }[name]
+    encoder = BReLUAttentionEncoder(max_epochs=30, random_state=0, **params)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        encoder.fit(X)
+    messages = [str(w.message) for w in caught]
+    if "token_dim" in params:
+        assert messages == []
+    else:
+        assert len(messages) == 1 and "one token" in messages[0], messages
     assert encoder.loss_curve_[-1] < encoder.loss_curve_[0]
-    assert np.all(np.isfinite(encoder.transform(digits)))
+    assert np.all(np.isfinite(encoder.transform(X)))
+
+
+def test_auto_step_is_the_documented_formula(pairs):
+    # AUTO_STEP tau / (L^2 lambda), lambda the largest eigenvalue of the
+    # second moment of the mean tokens at unit RMS norm, here by brute force.
+    X, X_pos = pairs[0], pairs[1]
+    encoder = BReLUAttentionEncoder(temperature=0.3, max_epochs=1).fit(
+        X, X_positive=X_pos
+    )
+    tokens = X / np.sqrt(np.mean(np.sum(X**2, axis=-1)))
+    mean = tokens.mean(axis=1)
+    lam = np.linalg.svd(mean, compute_uv=False)[0] ** 2 / len(mean)
+    expected = brelu_module.AUTO_STEP * 0.3 / (X.shape[1] ** 2 * lam)
+    np.testing.assert_allclose(encoder.learning_rate_, expected, rtol=1e-10)
+    # Equivariant: the step does not depend on the units of X.
+    scaled = BReLUAttentionEncoder(temperature=0.3, max_epochs=1).fit(1e-200 * X)
+    np.testing.assert_allclose(scaled.learning_rate_, expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize("scale", [1e155, 1e200, 1e290])
+def test_issue_38_huge_inputs_after_a_unit_fit_are_finite(pairs, scale):
+    # transform(X * 1e155) was NaN: the attention scores x^T A x overflowed.
+    # Scores of any size now give the limit (hard attention), and the
+    # outputs are the neurons' readings of the winning tokens.
+    X, X_pos = pairs[0], pairs[1]
+    encoder = BReLUAttentionEncoder(random_state=0, **SMALL).fit(X, X_positive=X_pos)
+    Z = encoder.transform(scale * X)
+    assert np.all(np.isfinite(Z))
+    # Hard attention at that scale: f(sX) = s f_hard(X) up to the bias.
+    tokens = X / encoder.token_scale_
+    scores = np.einsum("nrd,de,nle->nrl", tokens, encoder.attention_, tokens)
+    hard = tokens[np.arange(len(X))[:, None], scores.argmax(axis=-1)]
+    expected = np.sum(hard @ encoder.neuron_weights_.T, axis=1)
+    np.testing.assert_allclose(Z / scale, expected * encoder.neuron_mask_, rtol=1e-6)
+
+
+@given(st.integers(0, 2**16), st.sampled_from([1e-3, 1.0, 7.0]))
+def test_rescaled_attention_is_the_plain_softmax_to_the_bit(seed, size):
+    # Dividing each sample's tokens by a power of two scales its scores by an
+    # exact factor: the rescaled path (transform's) equals the plain one
+    # (training's) bit for bit, and both equal scipy's softmax.
+    from scipy.special import softmax
+
+    tokens, _, attention, _ = _problem(seed)
+    tokens = size * tokens
+    plain = brelu_module._attention_probs(tokens, attention)
+    rescaled = brelu_module._attention_probs(tokens, attention, rescale=True)
+    np.testing.assert_array_equal(rescaled, plain)
+    scores = np.einsum("nrd,de,nle->nrl", tokens, attention, tokens)
+    np.testing.assert_allclose(plain, softmax(scores, axis=-1), rtol=1e-12)
+
+
+def test_inputs_whose_outputs_overflow_are_refused(pairs):
+    X, X_pos = pairs[0], pairs[1]
+    encoder = BReLUAttentionEncoder(random_state=0, **SMALL).fit(X, X_positive=X_pos)
+    with pytest.raises(ValueError, match="times the training tokens.*Rescale X"):
+        encoder.transform(1e305 * X)
+    tiny = BReLUAttentionEncoder(random_state=0, **SMALL).fit(1e-300 * X)
+    with pytest.raises(ValueError, match="overflow float64"):
+        tiny.transform(X)
 
 
 # --- The paper's claims, small -------------------------------------------------

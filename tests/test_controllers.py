@@ -42,7 +42,7 @@ def small_controller(cls, A, B, **params):
 
 def test_lqr_gain_matches_riccati_value_iteration():
     # Iterate the Riccati recursion to its fixed point (no scipy DARE).
-    lds = make_lds(10, 4, 2, spectral_radius=1.05, random_state=0)
+    lds = make_lds(10, 4, input_dim=2, spectral_radius=1.05, random_state=0)
     A, B, Q, R = lds.A, lds.B, np.eye(4), np.eye(2)
     P = Q.copy()
     for _ in range(5000):
@@ -56,7 +56,7 @@ def test_lqr_gain_matches_riccati_value_iteration():
 def test_lqr_mean_cost_is_trace_p_sigma():
     # Under i.i.d. N(0, I) disturbances the long-run mean cost of LQR is
     # trace(P); over 40000 steps the standard error is ~1% (mixing time ~20).
-    lds = make_lds(40_000, 3, 1, spectral_radius=0.9, random_state=1)
+    lds = make_lds(40_000, 3, input_dim=1, spectral_radius=0.9, random_state=1)
     P = solve_discrete_are(lds.A, lds.B, np.eye(3), np.eye(1))
     result = LQRController(lds.A, lds.B).run(lds.disturbances)
     assert result.costs[100:].mean() == pytest.approx(np.trace(P), rel=0.05)
@@ -75,7 +75,7 @@ def test_counterfactual_gradient_matches_brute_force(kind):
     if kind == "gpc":
         n_features, make_map = 4, lambda: _LastDisturbances(4, d)
     else:
-        sigma, phi = spectral_filters(6, 3, kind="control", gamma=0.1)
+        sigma, phi = spectral_filters(6, 3, kind="control", stability_margin=0.1)
         n_features, make_map = 3, lambda: _SpectralDisturbances(6, d, sigma, phi)
     learner = _LinearDisturbanceLearner(
         A, B, Q, R, K, n_features, make_map(), 0.0, 1.0, np.random.RandomState(0)
@@ -106,7 +106,7 @@ def test_counterfactual_gradient_matches_brute_force(kind):
 
 
 def test_fixed_weights_give_the_stated_control_law():
-    lds = make_lds(60, 3, 1, random_state=0)
+    lds = make_lds(60, 3, input_dim=1, random_state=0)
     gpc = GPCController(lds.A, lds.B, memory=5, learning_rate=0.0, random_state=3)
     result = gpc.run(lds.disturbances)
     W = np.vstack([np.zeros((5, 3)), lds.disturbances])
@@ -128,7 +128,7 @@ def test_paper_claim_spectral_matches_gpc_below_lqr_on_sinusoids():
         lds = make_lds(
             2000,
             10,
-            1,
+            input_dim=1,
             spectral_radius=0.95,
             disturbance="sinusoidal",
             random_state=seed,
@@ -145,7 +145,7 @@ def test_paper_claim_spectral_matches_gpc_below_lqr_on_sinusoids():
 
 def test_no_learner_beats_lqr_on_iid_noise():
     # LQR is optimal for i.i.d. disturbances: a learner may only match it.
-    lds = make_lds(3000, 4, 1, disturbance="gaussian", random_state=2)
+    lds = make_lds(3000, 4, input_dim=1, disturbance="gaussian", random_state=2)
     lqr = LQRController(lds.A, lds.B).run(lds.disturbances).costs[500:].mean()
     osc = OnlineSpectralController(lds.A, lds.B, random_state=0).run(lds.disturbances)
     assert osc.costs[500:].mean() >= 0.97 * lqr
@@ -156,7 +156,7 @@ def test_no_learner_beats_lqr_on_iid_noise():
 
 @pytest.mark.parametrize("cls", CONTROLLERS)
 def test_clone_pickle_and_determinism(cls):
-    lds = make_lds(80, 3, 2, disturbance="rademacher", random_state=0)
+    lds = make_lds(80, 3, input_dim=2, disturbance="rademacher", random_state=0)
     controller = small_controller(cls, lds.A, lds.B)
     first = controller.run(lds.disturbances)
     again = clone(controller).run(lds.disturbances)
@@ -168,7 +168,7 @@ def test_clone_pickle_and_determinism(cls):
 
 
 def test_random_state_changes_only_the_start():
-    lds = make_lds(300, 3, 1, disturbance="sinusoidal", random_state=0)
+    lds = make_lds(300, 3, input_dim=1, disturbance="sinusoidal", random_state=0)
     a = small_controller(GPCController, lds.A, lds.B, random_state=0).run(
         lds.disturbances
     )
@@ -188,7 +188,7 @@ def test_random_state_changes_only_the_start():
 def test_scale_equivariance(cls, scale, seed):
     # The policies are linear in the disturbances and Adam is scale-free:
     # states and controls scale with w, costs with w^2.
-    lds = make_lds(60, 3, 1, disturbance="gaussian", random_state=seed)
+    lds = make_lds(60, 3, input_dim=1, disturbance="gaussian", random_state=seed)
     base = small_controller(cls, lds.A, lds.B).run(lds.disturbances)
     scaled = small_controller(cls, lds.A, lds.B).run(lds.disturbances * scale)
     for key in ("states", "controls"):
@@ -203,16 +203,16 @@ def test_scale_equivariance(cls, scale, seed):
 
 @pytest.mark.parametrize("cls", CONTROLLERS)
 def test_zero_disturbances_cost_nothing(cls):
-    lds = make_lds(50, 3, 1, random_state=0)
+    lds = make_lds(50, 3, input_dim=1, random_state=0)
     result = small_controller(cls, lds.A, lds.B).run(np.zeros((50, 3)))
     assert np.all(result.states == 0) and np.all(result.costs == 0)
 
 
 def test_spectral_memory_and_gamma_from_the_closed_loop():
-    lds = make_lds(1000, 4, 1, spectral_radius=0.99, random_state=0)
+    lds = make_lds(1000, 4, input_dim=1, spectral_radius=0.99, random_state=0)
     osc = OnlineSpectralController(lds.A, lds.B, base_gain=None, random_state=0)
     osc.run(lds.disturbances[:1000])
-    assert osc.gamma_ == pytest.approx(0.01)
+    assert osc.stability_margin_ == pytest.approx(0.01)
     assert osc.memory_ == int(np.ceil(np.log(1000) / 0.01))
     assert osc.filters_.shape == (osc.memory_, 15)
     assert osc.n_parameters_ == 15 * 4
@@ -260,9 +260,11 @@ def test_memory_shorter_than_the_filters_is_refused():
 
 def test_gamma_larger_than_the_margin_warns():
     A, B = np.diag([0.99, 0.5]), np.ones((2, 1))
-    osc = OnlineSpectralController(A, B, gamma=0.2, base_gain=None, n_filters=3)
+    osc = OnlineSpectralController(
+        A, B, stability_margin=0.2, base_gain=None, n_filters=3
+    )
     with pytest.warns(
-        UserWarning, match="gamma=0.2 assumes a spectral radius at most 0.8"
+        UserWarning, match="stability_margin=0.2 assumes a spectral radius at most 0.8"
     ):
         osc.run(np.zeros((20, 2)))
 

@@ -501,3 +501,102 @@ def test_replicability_rate_and_ice_run_on_a_client(clusters):
     assert rate == local
     assert ice.n_errors_ == ice_local.n_errors_
     np.testing.assert_array_equal(ice.predict(X), ice_local.predict(X))
+
+
+# --- nothing of size n reaches the client ---------------------------------------
+
+
+def _forbid_gathering(monkeypatch, n_rows):
+    """Make every computation that returns an array of ``n_rows`` values fail.
+
+    ``dask.compute`` (what ``reduce_blocks`` calls) and ``dask.base.compute``
+    (what ``Array.compute`` and ``np.asarray(dask_array)`` call) are wrapped:
+    a result holding an array of ``n_rows`` or more values, a vector of the
+    samples' size, is the gathering the blockwise statistics avoid.
+    """
+    import dask.base
+
+    original = dask.base.compute
+
+    def sizes(value):
+        if isinstance(value, np.ndarray):
+            yield value.size
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from sizes(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                yield from sizes(item)
+
+    def compute(*args, **kwargs):
+        results = original(*args, **kwargs)
+        largest = max(sizes(results), default=0)
+        if largest >= n_rows:
+            raise AssertionError(f"{largest} values gathered to the client")
+        return results
+
+    monkeypatch.setattr(dask.base, "compute", compute)
+    monkeypatch.setattr(dask, "compute", compute)
+
+
+@pytest.mark.parametrize(
+    "operation",
+    [
+        "lstdq_fit",
+        "lstdq_score",
+        "lstdq_value",
+        "ridge_fit",
+        "ridge_score",
+        "covariance_fit",
+        "covariance_score",
+    ],
+)
+def test_fit_and_score_never_gather_the_samples(operation, monkeypatch):
+    # Issue #42: the ridge's and the covariance's score on Dask arrays
+    # computed predict(X) (n values) on the client; every operation below
+    # returns one number or d x d statistics from blockwise sums.
+    # More rows than any fixed-size statistic (the ridge's residual histogram
+    # has 16384 bins).
+    n = 40_000
+    X, y, X_next, X_init = _transitions(n=n)
+    Xr, yr = _regression(n=n)
+    E = _embeddings(n=n)
+    fitted = {
+        "lstdq": LSTDQEvaluator(gamma=0.8).fit(X, y, X_next=X_next),
+        "ridge": ReplicableLinearRegressor(rho=0.3, random_state=0).fit(Xr, yr),
+        "covariance": ReplicableCovariance(rho=0.3, random_state=0).fit(E),
+    }
+    Xd, yd, X_next_d = (_chunked(a, 7) for a in (X, y, X_next))
+    Xrd, yrd, Ed = _chunked(Xr, 7), _chunked(yr, 7), _chunked(E, 7)
+    X_init_d = _chunked(np.repeat(X_init, 200, axis=0), 7)
+    calls = {
+        "lstdq_fit": lambda: LSTDQEvaluator(gamma=0.8).fit(Xd, yd, X_next=X_next_d),
+        "lstdq_score": lambda: fitted["lstdq"].score(Xd, yd, X_next=X_next_d),
+        "lstdq_value": lambda: fitted["lstdq"].estimate_value(X_init_d),
+        "ridge_fit": lambda: ReplicableLinearRegressor(rho=0.3).fit(Xrd, yrd),
+        "ridge_score": lambda: fitted["ridge"].score(Xrd, yrd),
+        "covariance_fit": lambda: ReplicableCovariance(rho=0.3).fit(Ed),
+        "covariance_score": lambda: fitted["covariance"].score(Ed),
+    }
+    expected = {
+        "lstdq_score": lambda: fitted["lstdq"].score(X, y, X_next=X_next),
+        "ridge_score": lambda: fitted["ridge"].score(Xr, yr),
+        "covariance_score": lambda: fitted["covariance"].score(E),
+    }.get(operation)
+    reference = None if expected is None else expected()
+    _forbid_gathering(monkeypatch, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        result = calls[operation]()
+    if reference is not None:
+        assert result == pytest.approx(reference, rel=1e-9)
+
+
+def test_the_gathering_guard_catches_a_gather(monkeypatch):
+    # The guard itself: computing predict(X) to numpy is a gather.
+    X, y = _regression()
+    est = ReplicableLinearRegressor(rho=0.3, random_state=0).fit(X, y)
+    lazy = est.predict(_chunked(X, 7))
+    _forbid_gathering(monkeypatch, len(X))
+    with pytest.raises(AssertionError, match="gathered to the client"):
+        np.asarray(lazy)

@@ -8,7 +8,7 @@ from sklearn_iclr.datasets import make_lds
 
 def test_shapes_spectrum_and_recursion():
     lds = make_lds(
-        300, 5, 2, spectral_radius=0.97, observation_noise=0.5, random_state=0
+        300, 5, input_dim=2, spectral_radius=0.97, observation_noise=0.5, random_state=0
     )
     assert lds.A.shape == (5, 5) and lds.B.shape == (5, 2)
     assert lds.disturbances.shape == lds.states.shape == lds.outputs.shape == (300, 5)

@@ -32,7 +32,7 @@ def is_stable(matching, means, arm_preferences):
 def test_market_structure_and_player_optimal_matching(n_players, extra_arms, gap, seed):
     n_arms = n_players + extra_arms
     means, arm_preferences, matching = make_matching_market(
-        n_players, n_arms, gap, random_state=seed
+        n_players, n_arms, gap=gap, random_state=seed
     )
     assert means.shape == (n_players, n_arms)
     assert arm_preferences.shape == (n_arms, n_players)
@@ -58,9 +58,9 @@ def test_market_structure_and_player_optimal_matching(n_players, extra_arms, gap
 
 
 def test_reproducible_and_seed_dependent():
-    first = make_matching_market(5, 5, 0.2, random_state=0)
-    second = make_matching_market(5, 5, 0.2, random_state=0)
-    other = make_matching_market(5, 5, 0.2, random_state=1)
+    first = make_matching_market(5, 5, gap=0.2, random_state=0)
+    second = make_matching_market(5, 5, gap=0.2, random_state=0)
+    other = make_matching_market(5, 5, gap=0.2, random_state=1)
     for a, b in zip(first, second, strict=True):
         np.testing.assert_array_equal(a, b)
     assert not np.array_equal(first[0], other[0])

@@ -49,6 +49,8 @@ def test_noise_fraction_lowers_contrast():
         ({"velocity": (1.0,)}, "velocity"),
         ({"velocity": (np.nan, 1.0)}, "velocity"),
         ({"shape": (2, 64)}, "shape"),
+        ({"shape": (64.5, 64)}, "shape"),
+        ({"shape": (64,)}, "shape"),
         ({"noise": 1.5}, "noise"),
     ],
 )

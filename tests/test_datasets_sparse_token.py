@@ -8,7 +8,8 @@ from sklearn_iclr.datasets import make_sparse_token
 
 def test_make_sparse_token_plants_the_signal_where_the_mask_says():
     X, y, xi, mask = make_sparse_token(
-        50, 6, 4, n_signal_tokens=2, signal_strength=3.0, positive_fraction=0.2,
+        50, n_tokens=6, token_dim=4, n_signal_tokens=2, signal_strength=3.0,
+        positive_fraction=0.2,
         random_state=0,
     )  # fmt: skip
     assert y.sum() == 10
@@ -16,7 +17,8 @@ def test_make_sparse_token_plants_the_signal_where_the_mask_says():
     # Removing theta xi from the masked tokens leaves the same noise as a draw
     # with theta = 0 (same seed, same labels and positions).
     X0, y0, _, mask0 = make_sparse_token(
-        50, 6, 4, n_signal_tokens=2, signal_strength=0.0, positive_fraction=0.2,
+        50, n_tokens=6, token_dim=4, n_signal_tokens=2, signal_strength=0.0,
+        positive_fraction=0.2,
         random_state=0,
     )  # fmt: skip
     np.testing.assert_array_equal(y, y0)

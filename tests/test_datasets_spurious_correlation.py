@@ -11,7 +11,7 @@ from sklearn_iclr.datasets import make_spurious_correlation
 def test_four_point_model_structure(minority_fraction):
     X, y, groups = make_spurious_correlation(
         500,
-        minority_fraction,
+        minority_fraction=minority_fraction,
         spurious_scale=3.0,
         n_noise_features=4,
         random_state=0,
@@ -29,7 +29,7 @@ def test_four_point_model_structure(minority_fraction):
 
 def test_noise_and_noise_features_have_the_stated_scale():
     X, y, _ = make_spurious_correlation(
-        20_000, 0.5, noise=0.5, n_noise_features=2, random_state=0
+        20_000, minority_fraction=0.5, noise=0.5, n_noise_features=2, random_state=0
     )
     # sd of 20000 draws is within 2% of the truth (about 4 standard errors)
     assert np.std(X[:, 0] - (2 * y - 1)) == pytest.approx(0.5, rel=0.02)

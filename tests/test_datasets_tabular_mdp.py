@@ -19,7 +19,7 @@ def test_generator_q_values_satisfy_bellman_equation():
 
 def test_generator_samples_follow_the_data_distribution():
     n = 40_000
-    X, y, X_next, X_init, _, mdp = make_tabular_mdp(
+    X, y, X_next, X_init, _, _, mdp = make_tabular_mdp(
         n, n_states=3, reward_noise=0.0, n_init=5, random_state=0, return_mdp=True
     )
     freq = X.mean(axis=0)

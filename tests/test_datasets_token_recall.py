@@ -17,7 +17,11 @@ from sklearn_iclr.datasets import make_token_recall
 )
 def test_format_and_facts(n, vocab, seq_len, seed):
     X, y, perm = make_token_recall(
-        n, vocab, seq_len, return_permutation=True, random_state=seed
+        n,
+        vocab_size=vocab,
+        seq_len=seq_len,
+        return_permutation=True,
+        random_state=seed,
     )
     assert X.shape == (n, seq_len) and y.shape == (n,)
     assert X.min() >= 0 and X.max() <= vocab
@@ -32,16 +36,16 @@ def test_format_and_facts(n, vocab, seq_len, seed):
 
 
 def test_seed_reproducible_and_varies():
-    a = make_token_recall(20, 8, 5, random_state=3)
-    b = make_token_recall(20, 8, 5, random_state=3)
-    c = make_token_recall(20, 8, 5, random_state=4)
+    a = make_token_recall(20, vocab_size=8, seq_len=5, random_state=3)
+    b = make_token_recall(20, vocab_size=8, seq_len=5, random_state=3)
+    c = make_token_recall(20, vocab_size=8, seq_len=5, random_state=4)
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
     assert not np.array_equal(a[0], c[0])
 
 
 def test_trigger_position_and_noise_are_uniform():
-    X, _ = make_token_recall(20000, 10, 5, random_state=0)
+    X, _ = make_token_recall(20000, vocab_size=10, seq_len=5, random_state=0)
     pos = np.argmax(X == 0, axis=1)
     # 4 possible positions, 5000 expected each: 5 sigma is about 300.
     assert np.all(np.abs(np.bincount(pos, minlength=4) - 5000) < 300)

@@ -10,8 +10,6 @@ from sklearn_iclr.datasets import (
     make_regular_coupling,
     make_truncated_ising,
 )
-from sklearn_iclr.graphical._cnf import check_cnf
-from sklearn_iclr.graphical._colouring import colour_classes
 
 
 def _all_states(n):
@@ -65,7 +63,7 @@ def test_sampler_matches_exact_truncated_law(with_clauses):
     assert len(np.unique(components[sat])) == 1  # precondition: irreducible on S
     n_draws = 20000
     X = make_truncated_ising(
-        A, 0.9, clauses or None, n_samples=n_draws, n_sweeps=40, random_state=0
+        A, 0.9, clauses=clauses or None, n_samples=n_draws, n_sweeps=40, random_state=0
     )
     empirical = np.bincount(_index(X), minlength=len(p)) / n_draws
     assert empirical[~sat].sum() == 0
@@ -83,7 +81,7 @@ def test_sampler_matches_enumeration_through_the_estimator_convention():
     from sklearn_iclr.graphical import PseudoLikelihoodIsing
 
     X = make_truncated_ising(
-        A, beta, clauses, n_samples=4000, n_sweeps=30, random_state=0
+        A, beta, clauses=clauses, n_samples=4000, n_sweeps=30, random_state=0
     )
     est = PseudoLikelihoodIsing(coupling=A, clauses=clauses).fit(X)
     # 4000 rows x ~8 flippable spins: sd ~ 0.02-0.05; 0.15 rules out 2x and 0.5x.
@@ -102,10 +100,10 @@ def test_reducible_case_is_exact_within_components_only():
     assert len(np.unique(components[sat])) == 2
     n_draws = 20000
     start = make_truncated_ising(
-        A, 1.0, clauses, n_samples=n_draws, n_sweeps=0, random_state=0
+        A, 1.0, clauses=clauses, n_samples=n_draws, n_sweeps=0, random_state=0
     )
     X = make_truncated_ising(
-        A, 1.0, clauses, n_samples=n_draws, n_sweeps=30, random_state=0
+        A, 1.0, clauses=clauses, n_samples=n_draws, n_sweeps=30, random_state=0
     )
     np.testing.assert_array_equal(components[_index(X)], components[_index(start)])
     for comp in np.unique(components[sat]):
@@ -120,50 +118,16 @@ def test_reducible_case_is_exact_within_components_only():
 def test_samples_satisfy_the_clauses_and_are_reproducible():
     A = make_regular_coupling(500, 3, signed=True, random_state=0)
     clauses = make_random_kcnf(500, 3, 5, random_state=0)
-    X = make_truncated_ising(A, 1.0, clauses, n_samples=3, n_sweeps=10, random_state=7)
+    X = make_truncated_ising(
+        A, 1.0, clauses=clauses, n_samples=3, n_sweeps=10, random_state=7
+    )
     lits = np.abs(clauses) - 1
     assert np.all(np.any(X[:, lits] * np.sign(clauses) > 0, axis=2))
     again = make_truncated_ising(
-        A, 1.0, clauses, n_samples=3, n_sweeps=10, random_state=7
+        A, 1.0, clauses=clauses, n_samples=3, n_sweeps=10, random_state=7
     )
     np.testing.assert_array_equal(X, again)
     assert set(np.unique(X)) == {-1.0, 1.0}
-
-
-def _reference_conflicts(A, cnf):
-    """Ising edges plus pairs of variables sharing a clause, as a sparse product."""
-    pattern = sp.csr_array(
-        (np.ones(A.nnz), A.indices, A.indptr), shape=A.shape, dtype=np.float64
-    )
-    if cnf.n_clauses:
-        incidence = sp.csr_array(
-            (np.ones(len(cnf.lit_var)), (cnf.clause_of_lit, cnf.lit_var)),
-            shape=(cnf.n_clauses, cnf.n_vars),
-        )
-        pattern = pattern + incidence.T @ incidence
-    pattern.setdiag(0)
-    pattern.eliminate_zeros()
-    return sp.csr_array(pattern)
-
-
-@pytest.mark.parametrize("k, density", [(None, 0), (2, 1), (3, 5), (8, 2)])
-@pytest.mark.parametrize("seed", [0, 1])
-def test_colour_classes_are_independent_and_cover(k, density, seed):
-    # Oracle: the conflict graph built as a sparse product of the clause
-    # incidence matrix (what the numpy colouring used before issue #25).
-    n = 2000
-    A = make_regular_coupling(n, 3, random_state=seed)
-    clauses = None if k is None else make_random_kcnf(n, k, density, random_state=seed)
-    cnf = check_cnf(clauses, n)
-    occurrences = cnf.vertex_literals() if cnf.n_clauses else None
-    classes = colour_classes(A, cnf, occurrences)
-    assert np.array_equal(np.sort(np.concatenate(classes)), np.arange(n))
-    graph = _reference_conflicts(A, cnf)
-    for idx in classes:
-        assert len(idx) and np.all(np.diff(idx) > 0)
-        assert graph[idx][:, idx].nnz == 0
-    max_degree = np.diff(graph.indptr).max()
-    assert len(classes) <= max_degree + 1  # greedy: at most max degree + 1
 
 
 def test_generator_errors():
@@ -172,6 +136,6 @@ def test_generator_errors():
     with pytest.raises(ValueError, match="n_vars >= k"):
         make_random_kcnf(2, 3, 1)
     with pytest.raises(ValueError, match="unsatisfiable"):
-        make_truncated_ising(np.zeros((2, 2)), 0.0, [(1,), (-1,)])
+        make_truncated_ising(np.zeros((2, 2)), 0.0, clauses=[(1,), (-1,)])
     with pytest.raises(ValueError, match="symmetric"):
         make_truncated_ising(np.triu(np.ones((3, 3)), 1), 0.0)

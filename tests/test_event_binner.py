@@ -1,7 +1,8 @@
 """Tests of EventFrameBinner."""
 
 import numpy as np
-from _event_packets import SHAPE, packets
+import pytest
+from _event_packets import BAD_SHAPES, SHAPE, packets
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,3 +61,13 @@ def test_binner_feature_names_and_shape_inference():
     binner = EventFrameBinner().fit(X)
     assert binner.shape_ == (3, 4)
     assert binner.get_feature_names_out().shape == (12,)
+
+
+@pytest.mark.parametrize("shape", BAD_SHAPES, ids=repr)
+def test_shape_contents_are_validated(shape):
+    # Regression (#38): (0, 8) returned frames of 0 columns, (-3, 8) failed
+    # in np.bincount, (8,) raised an IndexError, (8, 8, 8), (nan, 8) and
+    # ('a', 'b') Python-internal messages.
+    X = np.array([[0.5, 0.5, 0.0, 1.0], [1.5, 2.5, 1.0, -1.0]])
+    with pytest.raises(ValueError, match=r"shape must be None or the sensor size"):
+        EventFrameBinner(shape=shape).fit(X)

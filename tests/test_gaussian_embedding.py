@@ -1,6 +1,7 @@
 """GaussianEmbeddingModel and the Gaussianity diagnostics."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -295,3 +296,40 @@ def test_mutual_information_is_invariant_to_huge_and_tiny_units(scale):
     base = model.mutual_information(Z[:, :1], Z[:, 1:])
     moved = model.mutual_information(Z[:, :1] * scale, Z[:, 1:])
     assert moved == pytest.approx(base, rel=1e-10)
+
+
+@pytest.mark.parametrize("scale", [1e154, 1e200, 1e300])
+def test_issue_38_huge_rows_after_a_unit_fit_score_minus_inf(scale):
+    # score_samples(X * 1e200) was NaN (inf - inf in the quadratic form; at
+    # 1e154, 452 of 500 rows were NaN). A row whose squared distance leaves
+    # float64 has a log-density of -inf; whitening it gives signed infinities.
+    rng = np.random.RandomState(0)
+    Z = rng.standard_normal((500, 8)) @ rng.standard_normal((8, 8))
+    model = GaussianEmbeddingModel().fit(Z)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scores = model.score_samples(Z * scale)
+        white = model.transform(Z * scale)
+    assert not np.isnan(scores).any() and not np.isnan(white).any()
+    if scale > 1e160:
+        assert np.all(scores == -np.inf)
+    # (Z s - mu) W / s is Z W up to mu / s: the whitened rows scale with s.
+    reference = Z @ model.whitening_
+    finite = np.isfinite(white)
+    np.testing.assert_allclose(white[finite] / scale, reference[finite], rtol=1e-9)
+    assert np.all(np.sign(white) == np.sign(reference))
+
+
+def test_scores_of_far_rows_follow_the_quadratic_form():
+    # Below the overflow the log-density is the formula, at any distance.
+    rng = np.random.RandomState(0)
+    Z = rng.standard_normal((300, 4))
+    model = GaussianEmbeddingModel(covariance="empirical").fit(Z)
+    far = Z[:5] * 1e100
+    centred = far - model.location_
+    expected = -0.5 * (
+        4 * np.log(2 * np.pi)
+        + np.linalg.slogdet(model.covariance_)[1]
+        + np.einsum("ij,jk,ik->i", centred, model.precision_, centred)
+    )
+    np.testing.assert_allclose(model.score_samples(far), expected, rtol=1e-10)

@@ -66,7 +66,7 @@ def test_scorer_needs_metadata_routing():
 
 def test_grid_search_selects_by_worst_group_accuracy():
     X, y, groups = make_spurious_correlation(
-        300, 0.1, n_noise_features=3, noise=0.5, random_state=0
+        300, minority_fraction=0.1, n_noise_features=3, noise=0.5, random_state=0
     )
     grid = {"C": [1e-3, 1e-1, 1e3]}
     cv = KFold(3, shuffle=True, random_state=0)
@@ -91,7 +91,7 @@ def test_grid_search_selects_by_worst_group_accuracy():
 
 
 def test_grid_search_routes_groups_to_spurious_robust_sgd():
-    X, y, groups = make_spurious_correlation(120, 0.1, random_state=0)
+    X, y, groups = make_spurious_correlation(120, minority_fraction=0.1, random_state=0)
     with sklearn.config_context(enable_metadata_routing=True):
         estimator = SpuriousRobustSGD(max_epochs=2, random_state=0)
         estimator.set_fit_request(groups=True, sample_weight=False)

@@ -80,7 +80,7 @@ def test_pruning_masks_smallest_neurons_and_keeps_updating_all():
 
 
 def test_fitted_pruned_encoder_has_zeroed_neurons():
-    X, _, _ = make_long_tailed_sparse_coding(200, 16, random_state=0)
+    X, _, _ = make_long_tailed_sparse_coding(200, n_features=16, random_state=0)
     enc = InfoNCEEncoder(
         n_components=4, hidden_layer_sizes=(10,), prune_ratio=0.3, max_epochs=2
     ).fit(X)
@@ -128,7 +128,7 @@ def test_linear_encoder_is_affine(seed, a):
 
 
 def test_random_state_determinism_and_global_rng_untouched():
-    X, _ = make_laplace_classification(100, 8, random_state=0)
+    X, _ = make_laplace_classification(100, n_features=8, random_state=0)
     before = torch.random.get_rng_state()
     Z = InfoNCEEncoder(**TINY).fit_transform(X)
     assert torch.equal(torch.random.get_rng_state(), before)
@@ -138,7 +138,7 @@ def test_random_state_determinism_and_global_rng_untouched():
 
 
 def test_zero_epochs_is_the_shared_initialisation():
-    X, y = make_laplace_classification(60, 5, random_state=0)
+    X, y = make_laplace_classification(60, n_features=5, random_state=0)
     init = InfoNCEEncoder(n_components=3, max_epochs=0, random_state=4).fit(X)
     assert init.n_iter_ == 0 and init.history_ == []
     baseline = fit_supervised_encoder(
@@ -162,7 +162,7 @@ def test_infonce_embeddings_are_more_gaussian_than_supervised():
     # trained vs 0.196-0.224 at init (ratio <= 0.77); AD pass fraction
     # 0.81-0.94 InfoNCE vs 0.28-0.53 supervised (gap >= 0.375). The
     # thresholds leave about 0.1 of margin.
-    X, y = make_laplace_classification(1000, 64, random_state=0)
+    X, y = make_laplace_classification(1000, n_features=64, random_state=0)
     params = dict(n_components=32, hidden_layer_sizes=(128,))
     for seed in (0, 1):
         init = InfoNCEEncoder(max_epochs=0, random_state=seed, **params).fit_transform(
@@ -214,7 +214,7 @@ def test_infonce_directions_on_digits_are_gaussian_supervised_are_not():
 
 def test_pipeline_with_gaussian_model_scores_and_pickles():
     pd = pytest.importorskip("pandas")
-    X, _ = make_laplace_classification(120, 6, random_state=0)
+    X, _ = make_laplace_classification(120, n_features=6, random_state=0)
     df = pd.DataFrame(X, columns=[f"f{i}" for i in range(6)])
     pipe = make_pipeline(InfoNCEEncoder(**TINY), GaussianEmbeddingModel()).fit(df)
     scores = pipe.score_samples(df)
@@ -231,24 +231,36 @@ def test_pipeline_with_gaussian_model_scores_and_pickles():
 
 
 def test_verbose_prints_epoch_log(capsys):
-    X, _ = make_laplace_classification(40, 4, random_state=0)
+    X, _ = make_laplace_classification(40, n_features=4, random_state=0)
     InfoNCEEncoder(**TINY, verbose=1).fit(X)
     out = capsys.readouterr().out
     assert "train_loss" in out and "dur" in out
 
 
 def test_history_records_loss_and_duration():
-    X, _ = make_laplace_classification(64, 4, random_state=0)
+    X, _ = make_laplace_classification(64, n_features=4, random_state=0)
     enc = InfoNCEEncoder(**TINY).fit(X)
     assert enc.n_iter_ == 2
     assert [sorted(r) for r in enc.history_] == [["dur", "epoch", "train_loss"]] * 2
+    # loss_curve_ is the package's training trace: the same losses, as floats.
+    assert enc.loss_curve_ == [r["train_loss"] for r in enc.history_]
+    assert all(type(v) is float for v in enc.loss_curve_)
+
+
+@pytest.mark.parametrize("sizes", [("64",), (4.0,), (True,), (8, -1)])
+def test_issue_38_hidden_sizes_are_validated_before_the_budget(sizes):
+    # ("64",) was a TypeError from the work-budget check, which multiplied the
+    # widths before build_mlp validated them.
+    X, _ = make_laplace_classification(30, n_features=4, random_state=0)
+    with pytest.raises(ValueError, match="hidden_layer_sizes must be a tuple"):
+        InfoNCEEncoder(hidden_layer_sizes=sizes, max_epochs=10**9).fit(X)
 
 
 # -------------------------------------------------------------- bad input
 
 
 def test_bad_inputs_raise_clear_errors():
-    X, _ = make_laplace_classification(30, 4, random_state=0)
+    X, _ = make_laplace_classification(30, n_features=4, random_state=0)
     X_nan = X.copy()
     X_nan[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
@@ -304,7 +316,7 @@ def test_gaussian_model_of_embeddings_flags_ood_digits():
 
 
 def test_gaussianity_report_is_seeded_and_list_hidden_sizes_work():
-    X, _ = make_laplace_classification(200, 6, random_state=0)
+    X, _ = make_laplace_classification(200, n_features=6, random_state=0)
     enc = InfoNCEEncoder(n_components=4, hidden_layer_sizes=[8], max_epochs=1)
     Z = enc.set_params(random_state=0).fit_transform(X)
     a = gaussianity_report(Z, random_state=3)

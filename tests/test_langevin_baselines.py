@@ -112,7 +112,7 @@ def test_tensor_pca_order_2_matches_the_top_eigenvector():
     # eigenvector of the symmetrised matrix, which numpy computes exactly.
     T, _ = make_tensor_pca(10, order=2, n_samples=50, random_state=0)
     eigvals, eigvecs = np.linalg.eigh((T + T.T) / 2)
-    estimate = tensor_pca_langevin(T, n_steps=400, random_state=0)
+    estimate = tensor_pca_langevin(T, max_iter=400, random_state=0)
     assert overlap(estimate, eigvecs[:, -1]) > 0.97
 
 
@@ -131,8 +131,8 @@ def test_tensor_pca_order_3_beats_its_partial_trace_at_low_snr():
 
 def test_tensor_pca_is_deterministic_and_rejects_bad_tensors():
     T, _ = make_tensor_pca(5, order=3, n_samples=100, random_state=0)
-    a = tensor_pca_langevin(T, n_steps=20, n_chains=8, random_state=3)
-    b = tensor_pca_langevin(T, n_steps=20, n_chains=8, random_state=3)
+    a = tensor_pca_langevin(T, max_iter=20, n_chains=8, random_state=3)
+    b = tensor_pca_langevin(T, max_iter=20, n_chains=8, random_state=3)
     np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="square"):
         tensor_pca_langevin(np.zeros((3, 4)))

@@ -86,7 +86,7 @@ def test_tabular_estimate_converges_to_exact_value():
     # The error should fall like 1/sqrt(n); 4 standard errors is a 6e-5 event.
     errors = []
     for n in (1_000, 10_000, 100_000):
-        X, y, X_next, X_init, value = make_tabular_mdp(
+        X, y, X_next, X_init, value, _ = make_tabular_mdp(
             n, n_states=4, gamma=0.9, random_state=n, mdp_random_state=3
         )
         est = LSTDQEvaluator(gamma=0.9).fit(X, y, X_next=X_next)
@@ -127,7 +127,7 @@ def test_gamma_zero_coverage_is_on_policy_coverage():
 def test_fitted_q_evaluation_converges_to_ridge_lstdq():
     # On-policy data: the FQE iteration contracts, and its fixed point is the
     # ridge LSTDQ solution with the same alpha.
-    X, y, X_next, X_init, _ = make_linear_mdp_dataset(
+    X, y, X_next, X_init, _, _ = make_linear_mdp_dataset(
         2000, n_features=4, gamma=0.7, behaviour_shift=0.0, random_state=0
     )
     J_fqe, theta = fitted_q_evaluation(X, y, X_next, X_init, gamma=0.7, alpha=2.0)
@@ -142,7 +142,7 @@ def test_fitted_q_evaluation_converges_to_ridge_lstdq():
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_partial_fit_over_chunks_equals_fit(fit_intercept):
-    X, y, X_next, X_init, _ = make_linear_mdp_dataset(
+    X, y, X_next, X_init, _, _ = make_linear_mdp_dataset(
         1000, n_features=4, gamma=0.9, random_state=0
     )
     w = np.random.RandomState(0).uniform(0, 2, size=len(y))
@@ -169,7 +169,7 @@ def test_partial_fit_over_chunks_equals_fit(fit_intercept):
 
 
 def test_partial_fit_warns_while_singular_then_recovers():
-    X, y, X_next, X_init, _ = make_tabular_mdp(
+    X, y, X_next, X_init, _, _ = make_tabular_mdp(
         400, n_states=4, gamma=0.5, random_state=0
     )
     est = LSTDQEvaluator(gamma=0.5)
@@ -189,7 +189,7 @@ def test_partial_fit_agrees_with_fit_to_the_stated_rounding_tolerance():
     doc = " ".join(LSTDQEvaluator.__doc__.split())
     assert "exactly what" not in doc
     assert "up to floating-point rounding" in doc
-    X, y, X_next, _, _ = make_linear_mdp_dataset(
+    X, y, X_next, _, _, _ = make_linear_mdp_dataset(
         5000, n_features=6, gamma=0.9, random_state=1
     )
     full = LSTDQEvaluator(gamma=0.9).fit(X, y, X_next=X_next)
@@ -214,7 +214,7 @@ def test_95_percent_interval_covers_true_value():
     # sqrt(0.95 * 0.05 / 200) = 0.015; [0.90, 0.99] is about +-3 sd.
     hits = 0
     for rep in range(200):
-        X, y, X_next, X_init, value = make_tabular_mdp(
+        X, y, X_next, X_init, value, _ = make_tabular_mdp(
             2000, n_states=3, gamma=0.8, random_state=rep, mdp_random_state=0
         )
         est = LSTDQEvaluator(gamma=0.8).fit(X, y, X_next=X_next)
@@ -232,7 +232,7 @@ def test_error_grows_with_coverage_as_sqrt_c_over_n():
     for shift in (0.0, 0.4, 0.7, 0.85):
         errors = []
         for rep in range(100):
-            X, y, X_next, X_init, value, mdp = make_tabular_mdp(
+            X, y, X_next, X_init, value, _, mdp = make_tabular_mdp(
                 n, n_states=3, gamma=0.8, behaviour_shift=shift, random_state=rep,
                 mdp_random_state=0, return_mdp=True,
             )  # fmt: skip
@@ -316,7 +316,7 @@ def test_integer_weights_equal_repeated_transitions(data, gamma, draw):
 def test_tabular_coverage_is_at_least_one(seed, gamma):
     # Cauchy-Schwarz: sum d^2 / mu >= (sum d)^2 / sum mu = 1 for the empirical
     # occupancy too, as long as every pair is seen.
-    X, y, X_next, X_init, _ = make_tabular_mdp(
+    X, y, X_next, X_init, _, _ = make_tabular_mdp(
         300, n_states=3, gamma=gamma, behaviour_shift=0.3, random_state=seed
     )
     assume(np.all(X.sum(axis=0) > 0))
@@ -331,7 +331,9 @@ def test_tabular_coverage_is_at_least_one(seed, gamma):
 def test_singular_A_gives_minimum_norm_solution_with_warning_and_rank():
     # Issue #25: like LinearRegression, a rank-deficient system gets the
     # minimum-norm least-squares solution (with a warning), not a refusal.
-    X, y, X_next, X_init, _ = make_linear_mdp_dataset(100, n_features=3, random_state=0)
+    X, y, X_next, X_init, _, _ = make_linear_mdp_dataset(
+        100, n_features=3, random_state=0
+    )
     ref = LSTDQEvaluator(gamma=0.9).fit(X, y, X_next=X_next)
     X2, X_next2 = np.hstack([X, X]), np.hstack([X_next, X_next])  # duplicated
     with pytest.warns(UserWarning, match=r"condition number.*rank 3 < 6.*alpha > 0"):
@@ -362,7 +364,7 @@ def test_gamma_zero_rank_deficient_is_sklearn_linear_regression():
 @pytest.mark.parametrize("where", ["X", "X_next", "y"])
 def test_huge_magnitudes_are_refused_naming_the_magnitude(scale, where):
     # Issue #25: 1e150-1e300 gave NaN or "Input contains NaN".
-    X, y, X_next, _, _ = make_linear_mdp_dataset(100, n_features=3, random_state=0)
+    X, y, X_next, _, _, _ = make_linear_mdp_dataset(100, n_features=3, random_state=0)
     data = {"X": X, "y": y, "X_next": X_next}
     data[where] = data[where] * scale
     with pytest.raises(ValueError, match=rf"{where} holds values of magnitude .*e\+"):
@@ -370,7 +372,7 @@ def test_huge_magnitudes_are_refused_naming_the_magnitude(scale, where):
 
 
 def test_tiny_feature_column_is_refused():
-    X, y, X_next, _, _ = make_linear_mdp_dataset(100, n_features=3, random_state=0)
+    X, y, X_next, _, _, _ = make_linear_mdp_dataset(100, n_features=3, random_state=0)
     X, X_next = X.copy(), X_next.copy()
     X[:, 1] *= 1e-200
     X_next[:, 1] *= 1e-200
@@ -380,13 +382,13 @@ def test_tiny_feature_column_is_refused():
 
 @pytest.mark.parametrize("gamma", [1.0, -0.1, 1.5])
 def test_gamma_outside_unit_interval(gamma):
-    X, y, X_next, _, _ = make_tabular_mdp(50, random_state=0)
+    X, y, X_next, _, _, _ = make_tabular_mdp(50, random_state=0)
     with pytest.raises(InvalidParameterError, match=r"'gamma'.*range \[0.0, 1.0\)"):
         LSTDQEvaluator(gamma=gamma).fit(X, y, X_next=X_next)
 
 
 def test_shape_mismatch_between_X_and_X_next():
-    X, y, X_next, _, _ = make_tabular_mdp(50, random_state=0)
+    X, y, X_next, _, _, _ = make_tabular_mdp(50, random_state=0)
     with pytest.raises(ValueError, match=r"X_next has shape \(49, 10\) but X has"):
         LSTDQEvaluator().fit(X, y, X_next=X_next[:-1])
     with pytest.raises(ValueError, match=r"X_next has shape \(50, 9\)"):
@@ -395,7 +397,7 @@ def test_shape_mismatch_between_X_and_X_next():
 
 @pytest.mark.parametrize("where", ["X", "X_next", "y"])
 def test_nan_input_is_refused(where):
-    X, y, X_next, _, _ = make_tabular_mdp(50, random_state=0)
+    X, y, X_next, _, _, _ = make_tabular_mdp(50, random_state=0)
     arrays = {"X": X.copy(), "X_next": X_next.copy(), "y": y.copy()}
     arrays[where].flat[3] = np.nan
     with pytest.raises(ValueError, match="NaN"):
@@ -404,7 +406,7 @@ def test_nan_input_is_refused(where):
 
 def test_X_next_columns_must_match_X():
     pd = pytest.importorskip("pandas")
-    X, y, X_next, _, _ = make_tabular_mdp(60, random_state=0)
+    X, y, X_next, _, _, _ = make_tabular_mdp(60, random_state=0)
     cols = [f"f{i}" for i in range(X.shape[1])]
     with pytest.raises(ValueError, match="X_next has different columns"):
         LSTDQEvaluator(gamma=0.5).fit(
@@ -420,7 +422,7 @@ def test_X_next_columns_must_match_X():
 
 def test_pandas_input_and_pickle_round_trip():
     pd = pytest.importorskip("pandas")
-    X, y, X_next, X_init, _ = make_tabular_mdp(500, random_state=0)
+    X, y, X_next, X_init, _, _ = make_tabular_mdp(500, random_state=0)
     cols = [f"pair_{i}" for i in range(X.shape[1])]
     est = LSTDQEvaluator(gamma=0.9).fit(
         pd.DataFrame(X, columns=cols),
@@ -438,14 +440,14 @@ def test_pandas_input_and_pickle_round_trip():
 
 
 def test_score_is_r2_against_bellman_targets():
-    X, y, X_next, _, _ = make_tabular_mdp(500, random_state=0)
+    X, y, X_next, _, _, _ = make_tabular_mdp(500, random_state=0)
     est = LSTDQEvaluator(gamma=0.9).fit(X, y, X_next=X_next)
     expected = r2_score(y + 0.9 * est.predict(X_next), est.predict(X))
     assert est.score(X, y, X_next=X_next) == pytest.approx(expected)
 
 
 def test_grid_search_routes_X_next_to_fit_and_score():
-    X, y, X_next, X_init, value = make_linear_mdp_dataset(
+    X, y, X_next, X_init, value, _ = make_linear_mdp_dataset(
         3000, n_features=5, gamma=0.9, random_state=0
     )
     with sklearn.config_context(enable_metadata_routing=True):
@@ -470,8 +472,39 @@ def test_grid_search_routes_X_next_to_fit_and_score():
 
 
 def test_partial_fit_refuses_a_changed_intercept_setting():
-    X, y, X_next, _, _ = make_tabular_mdp(200, random_state=0)
+    X, y, X_next, _, _, _ = make_tabular_mdp(200, random_state=0)
     est = LSTDQEvaluator(gamma=0.5, alpha=1.0).partial_fit(X, y, X_next=X_next)
     est.set_params(fit_intercept=True)
     with pytest.raises(ValueError, match="fit_intercept changed"):
         est.partial_fit(X, y, X_next=X_next)
+
+
+# --------------------------------------------------------------------------
+# Defaults that agree with the package's own generators (issue #38)
+
+
+@pytest.mark.parametrize("make", [make_linear_mdp_dataset, make_tabular_mdp])
+def test_default_evaluator_recovers_the_default_generators_value(make):
+    # Before: make_linear_mdp_dataset(4000, random_state=0) has value 4.80
+    # (gamma = 0.9) and LSTDQEvaluator() (gamma = 0.99) returned 47.8 +- 0.21.
+    data = make(4000, random_state=0)
+    X, y, X_next, X_init, value = data[:5]
+    J, se = (
+        LSTDQEvaluator()
+        .fit(X, y, X_next=X_next)
+        .estimate_value(X_init, return_std=True)
+    )
+    assert abs(J - value) < 4 * se + 0.02 * abs(value)
+
+
+@pytest.mark.parametrize("make", [make_linear_mdp_dataset, make_tabular_mdp])
+def test_generators_return_the_discount_of_their_value(make):
+    import inspect
+
+    default = inspect.signature(make).parameters["gamma"].default
+    assert default == LSTDQEvaluator().gamma
+    assert default == inspect.signature(fitted_q_evaluation).parameters["gamma"].default
+    *_, gamma = make(10, gamma=0.7, random_state=0)
+    assert gamma == 0.7
+    *_, gamma, mdp = make(10, gamma=0.7, random_state=0, return_mdp=True)
+    assert gamma == mdp.gamma == 0.7

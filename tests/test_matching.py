@@ -47,7 +47,7 @@ def brute_force_stable_matchings(means, arm_preferences):
 
 def gap_half_market(corruption=None, random_state=0):
     """N = K = 3, Delta = 0.5: the attack on player 0 costs 1 per cycle."""
-    means, arm_preferences, _ = make_matching_market(3, 3, 0.5, random_state=2)
+    means, arm_preferences, _ = make_matching_market(3, 3, gap=0.5, random_state=2)
     return MatchingMarket(
         means, arm_preferences, corruption=corruption, random_state=random_state
     )
@@ -164,7 +164,7 @@ def test_budget_respected_and_regret_consistent(seed, budget, policy_index):
     policy = [ETGS(), RobustETGS(budget), MultiLayerETGSRace(random_state=seed)][
         policy_index
     ]
-    means, arm_preferences, _ = make_matching_market(3, 3, 0.5, random_state=seed)
+    means, arm_preferences, _ = make_matching_market(3, 3, gap=0.5, random_state=seed)
     market = MatchingMarket(
         means,
         arm_preferences,
@@ -189,7 +189,7 @@ def test_budget_respected_and_regret_consistent(seed, budget, policy_index):
 def test_noise_free_exploration_length_matches_closed_form():
     # With noise_std = 0 the intervals separate exactly when
     # 2 (sqrt(6 log T / n) + C / n) < Delta; round robin checks once per cycle.
-    means, arm_preferences, _ = make_matching_market(3, 3, 0.5, random_state=0)
+    means, arm_preferences, _ = make_matching_market(3, 3, gap=0.5, random_state=0)
     horizon = 100_000
     for budget in (0.0, 200.0):
         market = MatchingMarket(means, arm_preferences, noise_std=0.0, random_state=0)
@@ -198,7 +198,7 @@ def test_noise_free_exploration_length_matches_closed_form():
         while 2 * (math.sqrt(6 * math.log(horizon) / n) + budget / n) >= 0.5:
             n += 1
         assert result.exploration_end[0, 0] == 3 * n
-        assert result.stable.all()
+        assert result.player_optimal.all()
         # Exploration regret: each player averages its three arms; then
         # decentralised Gale-Shapley rejects a player at most K - 1 = 2 times.
         best = means[np.arange(3), result.optimal_matching]
@@ -216,7 +216,7 @@ def test_claim_all_three_reach_the_stable_matching_with_log_regret():
     for policy in policies:
         small = simulate(market, policy, 100_000, n_runs=4)
         large = simulate(market, policy, 1_000_000, n_runs=4)
-        assert large.stable.all() and small.stable.all()
+        assert large.player_optimal.all() and small.player_optimal.all()
         slope = math.log(large.max_regret[-1] / small.max_regret[-1]) / math.log(10)
         # ETGS: exploration ~ log T, slope ~0.05; the race adds log^2 T
         # layers; linear regret would give 1.
@@ -233,12 +233,12 @@ def test_claim_corruption_makes_etgs_linear_and_robust_variants_fix_it():
     vanilla = simulate(market, ETGS(), horizon, n_runs=4)
     robust = simulate(market, RobustETGS(2000.0), horizon, n_runs=4)
     race = simulate(market, MultiLayerETGSRace(random_state=0), horizon, n_runs=4)
-    assert not vanilla.stable.any()
+    assert not vanilla.player_optimal.any()
     assert vanilla.max_regret[-1] >= 0.02 * horizon
     # Linear: the second half costs as much as the first (+-20%).
     half = vanilla.max_regret[len(vanilla.times) // 2 - 1]
     assert vanilla.max_regret[-1] - half == pytest.approx(half, rel=0.2)
-    assert robust.stable.all() and race.stable.all()
+    assert robust.player_optimal.all() and race.player_optimal.all()
     assert robust.max_regret[-1] <= 0.25 * vanilla.max_regret[-1]
     assert race.max_regret[-1] <= 0.5 * vanilla.max_regret[-1]
 
@@ -251,7 +251,7 @@ def test_race_slow_layers_override_fooled_fast_layers():
     # when the fooled layer 0 keeps playing its matching half of the time).
     market = gap_half_market(TargetOptimalCorruption(5000.0))
     race = simulate(market, MultiLayerETGSRace(random_state=0), 400_000, n_runs=4)
-    assert race.stable.all()
+    assert race.player_optimal.all()
     late = len(race.times) * 4 // 5
     per_round = (race.max_regret[-1] - race.max_regret[late]) / (
         race.times[-1] - race.times[late]
@@ -273,7 +273,7 @@ def test_attack_is_exact_without_noise():
     end = result.exploration_end[0, 0]
     assert end == reference.exploration_end[0, 0]
     assert result.corruption_spent[0] == pytest.approx(2 * 0.5 * end / 3)
-    assert not result.stable[0] and reference.stable[0]
+    assert not result.player_optimal[0] and reference.player_optimal[0]
     assert result.final_matching[0, 0] == 1
     # A budget below that cost is spent to the last unit.
     small = clone(clean).set_params(corruption=TargetOptimalCorruption(123.0))

@@ -207,7 +207,7 @@ def test_coordinate_permutation_and_sign_invariance(seed, flip):
     w0 = rng.standard_normal(d) * 0.2
     order = rng.permutation(d)
     sign = -1.0 if flip else 1.0
-    kw = dict(n_steps=300, lr=0.05, n_records=30)  # stable: lr < 1 / 12
+    kw = dict(max_iter=300, learning_rate=0.05, n_records=30)  # stable: < 1 / 12
     base = phase_retrieval_dynamics(lam, w_star, w0=w0, **kw)
     moved = phase_retrieval_dynamics(
         lam[order], sign * w_star[order], w0=w0[order], **kw
@@ -233,7 +233,7 @@ def test_record_grid(n_steps, n_records):
 
 def test_phase_order_and_random_state():
     lam, w_star = planted(1000, 2.0, 0)
-    kw = dict(n_steps=20_000, lr=0.01, random_state=7)
+    kw = dict(max_iter=20_000, learning_rate=0.01, random_state=7)
     run = phase_retrieval_dynamics(lam, w_star, **kw)
     steps = run.phase_steps
     assert 0 < steps["T1"] <= steps["T1_prime"] <= steps["T2"]
@@ -258,7 +258,7 @@ def test_bad_input_errors():
         phase_retrieval_dynamics(lam, w_star, 10, 0.01, w0=np.ones(3))
     with pytest.raises(ValueError, match="online_sgd"):
         phase_retrieval_dynamics(lam, w_star, 10, 0.01, noise=0.1)
-    with pytest.raises(ValueError, match="overflowed.*Lower lr"):
+    with pytest.raises(ValueError, match="overflowed.*Lower learning_rate"):
         phase_retrieval_dynamics(lam, w_star, 1000, 50.0, w0=10 * w_star)
     with pytest.raises(ValueError, match="method"):
         phase_retrieval_dynamics(lam, w_star, 10, 0.01, method="flow")

@@ -138,7 +138,9 @@ def test_default_coupling_is_curie_weiss():
 def test_sparse_dense_and_clause_formats_agree():
     A = make_regular_coupling(300, 3, signed=True, random_state=0)
     clauses = make_random_kcnf(300, 3, 2, random_state=0)
-    X = make_truncated_ising(A, 0.5, clauses, n_samples=2, n_sweeps=20, random_state=0)
+    X = make_truncated_ising(
+        A, 0.5, clauses=clauses, n_samples=2, n_sweeps=20, random_state=0
+    )
     a = PseudoLikelihoodIsing(coupling=A, clauses=clauses).fit(X)
     b = PseudoLikelihoodIsing(
         coupling=A.toarray(), clauses=[list(c) for c in clauses]
@@ -240,7 +242,7 @@ def test_error_shrinks_like_inverse_sqrt_n_under_truncation():
         A = make_regular_coupling(n, 3, random_state=n)
         clauses = make_random_kcnf(n, 3, 5, random_state=n)
         X = make_truncated_ising(
-            A, beta, clauses, n_samples=24, n_sweeps=100, random_state=n
+            A, beta, clauses=clauses, n_samples=24, n_sweeps=100, random_state=n
         )
         est = PseudoLikelihoodIsing(coupling=A, clauses=clauses)
         errors = [est.fit(row[None]).beta_ - beta for row in X]
@@ -296,7 +298,9 @@ def test_naive_pseudolikelihood_is_fooled_by_pinned_spins():
 def test_shared_invariants_row_order_and_refit():
     A = make_regular_coupling(200, 3, signed=True, random_state=0)
     clauses = make_random_kcnf(200, 4, 2, random_state=0)
-    X = make_truncated_ising(A, 0.7, clauses, n_samples=6, n_sweeps=20, random_state=0)
+    X = make_truncated_ising(
+        A, 0.7, clauses=clauses, n_samples=6, n_sweeps=20, random_state=0
+    )
     est = PseudoLikelihoodIsing(coupling=A, clauses=clauses)
     assert_row_permutation_invariant(est, X, method="score_samples", rtol=1e-10)
     assert_refit_deterministic(
@@ -372,3 +376,31 @@ def test_stopping_rule_is_scale_aware(small_problem, scale):
     assert not est.at_bound_
     assert est.beta_ * scale == pytest.approx(base.beta_, rel=1e-8)
     assert est.beta_stderr_ * scale == pytest.approx(base.beta_stderr_, rel=1e-8)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e100, 1e200, 1e300])
+def test_beta_is_equivariant_at_extreme_coupling_scales(small_problem, scale):
+    # Regression (#38): coupling x 1e200 gave beta_ = 7.9e-30 where 2.8e-201
+    # is right (l''(beta) overflowed, and 100 halvings of [-10, 10] stopped
+    # there), with a warning that blamed max_iter. beta scales as 1 / c.
+    X, A, clauses = small_problem
+    base = PseudoLikelihoodIsing(coupling=A, clauses=clauses, binarize=None).fit(X)
+    beta_bound = 10.0 if scale > 1 else 10.0 / scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = PseudoLikelihoodIsing(
+            coupling=A * scale, clauses=clauses, binarize=None, beta_bound=beta_bound
+        ).fit(X)
+    assert est.beta_ * scale == pytest.approx(base.beta_, rel=1e-10)
+    assert est.beta_stderr_ * scale == pytest.approx(base.beta_stderr_, rel=1e-10)
+    assert est.n_iter_ == base.n_iter_
+
+
+def test_tiny_coupling_names_beta_bound(small_problem):
+    # beta_bound is in units of beta: a coupling x 1e-200 puts the MPLE at
+    # about 1e200, which the default bound refuses with the parameter to raise.
+    X, A, clauses = small_problem
+    est = PseudoLikelihoodIsing(coupling=A * 1e-200, clauses=clauses, binarize=None)
+    with pytest.warns(UserWarning, match="Increase beta_bound"):
+        est.fit(X)
+    assert est.at_bound_ and abs(est.beta_) == 10.0

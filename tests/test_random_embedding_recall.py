@@ -1,5 +1,8 @@
 """RandomEmbeddingRecallClassifier: oracles, paper claim, properties, bad input."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,11 +11,8 @@ from scipy.optimize import approx_fprime
 from scipy.special import softmax
 
 from sklearn_iclr.attention import RandomEmbeddingRecallClassifier, recall_capacity
-from sklearn_iclr.attention._random_embedding_recall import (
-    _crossing,
-    _log_linear_fit,
-    _RecallModel,
-)
+from sklearn_iclr.attention._random_embedding_recall import _RecallModel
+from sklearn_iclr.attention._recall_capacity import _crossing, _log_linear_fit
 from sklearn_iclr.datasets import make_token_recall
 
 
@@ -44,16 +44,20 @@ def test_gradients_match_finite_differences(mlp_width):
     z_trig, z_eos = rng.standard_normal(d), rng.standard_normal(d)
     mlp = None if mlp_width is None else rng.standard_normal((mlp_width, d))
     width = d if mlp is None else mlp_width
-    Y = np.eye(K)[rng.integers(0, K, n)]
+    y = rng.integers(0, K, n)
     model = _RecallModel(tokens, marks, E, z_trig, z_eos, mlp)
     W0 = rng.standard_normal((d, d)) * 0.3
     V0 = rng.standard_normal((width, K))
-    _, grad_W, grad_V = model.loss_and_grads(W0, V0, Y)
+    loss0, grad_W, grad_V = model.loss_and_grads(W0, V0, y)
+    # The loss itself against the formula: mean -log softmax of the logits.
+    _, logits = _dense_forward(tokens, E, z_trig, z_eos, W0, V0, mlp)
+    log_p = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(loss0, -log_p[np.arange(n), y].mean(), rtol=1e-12)
 
     def loss(flat):
         W = flat[: d * d].reshape(d, d)
         V = flat[d * d :].reshape(width, K)
-        return model.loss_and_grads(W, V, Y)[0]
+        return model.loss_and_grads(W, V, y)[0]
 
     flat = np.r_[W0.ravel(), V0.ravel()]
     numeric = approx_fprime(flat, loss, 1e-6)
@@ -118,7 +122,7 @@ def test_early_phase_and_trained_models_recall_the_facts(recall_data):
     X, y = recall_data
     for training in ("early_phase", "gd", "adam"):
         clf = RandomEmbeddingRecallClassifier(
-            embedding_dim=32, training=training, n_steps=60, random_state=0
+            embedding_dim=32, training=training, max_iter=60, random_state=0
         ).fit(X[:1000], y[:1000])
         assert clf.score(X[2000:], y[2000:]) > 0.95, training
         assert clf.loss_curve_[-1] < clf.loss_curve_[0]
@@ -238,6 +242,29 @@ def test_orthogonal_needs_large_enough_dimension(recall_data):
         )
 
 
+def test_issue_42_adam_at_d128_is_not_refused_by_default(monkeypatch):
+    # 4,200 sequences of 8 tokens, 64 classes, 300 Adam steps at d = 128 used
+    # to be refused ("2.26e11 multiply-adds"); the fit takes seconds. The
+    # training itself is replaced: only the up-front check is under test.
+    X, y = make_token_recall(4200, vocab_size=64, seq_len=8, random_state=0)
+    monkeypatch.setattr(
+        RandomEmbeddingRecallClassifier, "_train", lambda self, *args: [0.0]
+    )
+    clf = RandomEmbeddingRecallClassifier(embedding_dim=128, training="adam")
+    assert clf.fit(X, y).n_iter_ == 0
+
+
+@pytest.mark.parametrize("training", ["early_phase", "gd", "adam"])
+def test_issue_38_diverging_learning_rate_raises(recall_data, training):
+    # learning_rate=1e300 used to return all-NaN weights and probabilities.
+    X, y = recall_data
+    clf = RandomEmbeddingRecallClassifier(
+        embedding_dim=8, training=training, max_iter=5, learning_rate=1e300
+    )
+    with pytest.raises(ValueError, match="learning_rate=1e\\+300 is too large"):
+        clf.fit(X[:300], y[:300])
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [dict(accuracy=1.5), dict(accuracy=0.0), dict(n_repeats=0), dict(rtol=0.0)],
@@ -245,6 +272,28 @@ def test_orthogonal_needs_large_enough_dimension(recall_data):
 def test_recall_capacity_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         recall_capacity([8], [4], [8], **kwargs)
+
+
+@pytest.mark.parametrize(
+    "grid, match",
+    [
+        (([8], [1], [8]), "seq_lens must be a non-empty sequence of integers >= 2"),
+        (([], [4], [8]), "embedding_dims must be a non-empty"),
+        ((["8"], [4], [8]), "embedding_dims must be"),
+        (([8], [4], [8.0]), "vocab_sizes must be"),
+        (([8], [4], [8], {"mlp_widths": ()}), "at least one width"),
+        (([8], [4], [8], {"mlp_widths": (None, 0)}), "mlp_widths must be"),
+    ],
+)
+def test_recall_capacity_refuses_bad_grids_before_fitting(grid, match):
+    *sizes, options = grid if isinstance(grid[-1], dict) else (*grid, {})
+    with pytest.raises(ValueError, match=match):
+        recall_capacity(*sizes, **options)
+
+
+def test_recall_capacity_takes_its_options_by_keyword():
+    with pytest.raises(TypeError, match="positional"):
+        recall_capacity([8], [4], [8], 0.9)
 
 
 def test_recall_capacity_unreachable_accuracy_is_reported():
@@ -329,3 +378,16 @@ def test_recall_capacity_bracket_and_stderr():
     # The accuracy at hi reaches the target, at lo it does not.
     mean = dict((e[0], e[1]) for e in row["evaluations"])
     assert mean[hi] >= 0.8 > mean[lo]
+
+
+def test_fits_without_importing_torch():
+    # A numpy estimator: its fit must not load torch (issue #42 kept it so).
+    code = (
+        "import sys\n"
+        "from sklearn_iclr.attention import RandomEmbeddingRecallClassifier\n"
+        "from sklearn_iclr.datasets import make_token_recall\n"
+        "X, y = make_token_recall(200, vocab_size=8, seq_len=4, random_state=0)\n"
+        "RandomEmbeddingRecallClassifier(training='adam', max_iter=3).fit(X, y)\n"
+        "assert 'torch' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

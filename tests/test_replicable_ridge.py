@@ -134,7 +134,7 @@ def test_replicability_clears_one_minus_rho():
     # ~0.83: it clears 1 - rho (1.7 standard errors of margin), and the Wilson
     # interval excludes a disagreement of 1.5 rho. Confirming 1 - rho at the
     # lower end of the interval takes thousands of pairs: the `rate` table of
-    # benchmarks/bench_replicable.py. Seeded.
+    # benchmarks/bench_replicable_ridge.py. Seeded.
     result = replicability_rate(
         ReplicableLinearRegressor(rho=0.2),
         _sampler(10000, 5),
@@ -693,3 +693,108 @@ def test_small_samples_keep_the_fixed_scale_reserve(lattice_budgets):
         ReplicableLinearRegressor(rho=rho, random_state=0).fit(X, y)
     expected = 0.75 * rho - 2.0 / np.sqrt(n) - 1.5 / np.sqrt(n * d)
     assert budgets[0] == pytest.approx(expected, rel=1e-12)
+
+
+def _fallback_advice(X, y):
+    """The n named by the fallback warning (None for "won't help") and the text."""
+    import re
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = ReplicableLinearRegressor(random_state=0).fit(X, y)
+    assert est.constant_fallback_
+    (message,) = [str(w.message) for w in caught if "falls back" in str(w.message)]
+    found = re.search(r"About n >= ([0-9.e+]+) samples", message)
+    return (float(found[1]) if found else None), message
+
+
+def test_fallback_advice_does_not_depend_on_the_units_of_X():
+    # Issue #38: on diabetes (same seed, same constant fit) the advice was
+    # n >= 1.9e5 as shipped, "more samples won't help" at X * 1e-3, 5.8e6 at
+    # X * 1e3 and 3.9e6 after StandardScaler. It extrapolated the standard
+    # errors of the alpha-shrunk ridge at n = 442 as if the shrinkage stayed;
+    # the n of least squares is unit-free (5.7e6 measured; bootstrap-enlarged
+    # diabetes still falls back at 3e5 and keeps the linear model at 1e6).
+    from sklearn.datasets import load_diabetes
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_diabetes(return_X_y=True)
+    versions = {
+        "shipped": X,
+        "x1e-3": X * 1e-3,
+        "x1e3": X * 1e3,
+        "standardized": StandardScaler().fit_transform(X),
+        # At 1e-30 and below alpha=1 dwarfs X^T X: least squares' Gram was
+        # recovered as hessian - alpha I and lost (n >= 2.2e5 named).
+        "x1e-30": X * 1e-30,
+        "x1e-300": X * 1e-300,
+        "x1e300": X * 1e300,
+    }
+    advice = {name: _fallback_advice(Xv, y) for name, Xv in versions.items()}
+    needed = [n for n, _ in advice.values()]
+    assert all(n is not None for n in needed)
+    assert max(needed) / min(needed) < 1.1
+    assert 1e6 < needed[0] < 3e7
+    # Where alpha=1 still shrinks the slopes at that n, the message says so.
+    assert "heavy for X in these units" in advice["x1e-3"][1]
+    assert "heavy" not in advice["x1e3"][1]
+    assert "no n at alpha=1.0" in advice["x1e-30"][1]
+
+
+def test_huge_fixed_grid_width_fits_without_overflow():
+    # Issue #38: grid_width=1e200 raised OverflowError from width**2 (the
+    # constant model, which a fixed width never falls back to, was priced).
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = ReplicableLinearRegressor(grid_width=1e200, random_state=0).fit(X, y)
+        assert np.all(np.isfinite(est.coef_)) and np.isfinite(est.intercept_)
+        assert est.grid_width_ == 1e200 and not est.constant_fallback_
+        assert np.all(np.isfinite(est.predict(X)))
+
+
+def test_tiny_rho_falls_back_instead_of_overflowing():
+    # rho=1e-20 rounded the constant's budget to 0: "cannot convert float
+    # infinity to integer". Below float64's reach the error names rho.
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.warns(UserWarning, match="falls back"):
+        est = ReplicableLinearRegressor(rho=1e-20, random_state=0).fit(X, y)
+    assert est.constant_fallback_ and np.isfinite(est.intercept_)
+    with pytest.raises(ValueError, match="rho is too small"):
+        ReplicableLinearRegressor(rho=1e-320, random_state=0).fit(X, y)
+
+
+def test_advice_ridge_at_the_sample_size_is_sklearns_ridge():
+    # Oracle: at N = n the extrapolated ridge is the fitted one, so what it
+    # explains is Var(y) minus sklearn Ridge's mean squared residual, for any
+    # alpha; alpha = 0 gives least squares.
+    from sklearn_iclr._replicable._lattice import shifted_lattice
+    from sklearn_iclr.linear_model._replicable_ridge_advice import RidgeAtSampleSize
+
+    X, y = make_heavy_tailed_regression(500, 4, random_state=0)
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    for alpha in (0.0, 3.0, 300.0):
+        advice = RidgeAtSampleSize(
+            Xc.T @ Xc,
+            Xc.T @ yc,
+            yc @ yc,
+            len(y),
+            alpha,
+            np.ones(4),
+            np.zeros(4),
+            Xc.var(axis=0),
+            1.0,
+            shifted_lattice(5),
+        )
+        ridge = Ridge(alpha=max(alpha, 1e-12)).fit(X, y)
+        residual = np.mean((y - ridge.predict(X)) ** 2)
+        assert advice.explained(len(y)) == pytest.approx(yc.var() - residual, rel=1e-9)
+        # Least squares explains the most; the penalty fades with N.
+        assert advice.explained(len(y), alpha=0.0) >= advice.explained(len(y))
+        assert advice.explained(1e9) == pytest.approx(
+            advice.explained(1e9, alpha=0.0), rel=1e-5
+        )

@@ -35,31 +35,35 @@ def test_prediction_hankel_is_the_moment_integral(window):
     np.testing.assert_allclose(hankel_matrix(window), expected, rtol=1e-10)
 
 
-@pytest.mark.parametrize("gamma", [0.0, 0.05, 0.5])
-def test_control_hankel_is_the_moment_integral(gamma):
-    # H = int_0^(1-gamma) v(a) v(a)^T da, v(a) = [1, a, ..., a^(m-1)]: the
-    # paper's 1-based entries (1 - gamma)^(i+j-1) / (i+j-1), all positive.
+@pytest.mark.parametrize("stability_margin", [0.0, 0.05, 0.5])
+def test_control_hankel_is_the_moment_integral(stability_margin):
+    # H = int_0^(1-stability_margin) v(a) v(a)^T da, v(a) = [1, a, ..., a^(m-1)]: the
+    # paper's 1-based entries (1 - stability_margin)^(i+j-1) / (i+j-1), all positive.
     window = 5
     expected = np.empty((window, window))
     for i in range(window):
         for j in range(window):
-            expected[i, j] = quad(lambda a, k=i + j: a**k, 0, 1 - gamma)[0]
-    H = hankel_matrix(window, kind="control", gamma=gamma)
+            expected[i, j] = quad(lambda a, k=i + j: a**k, 0, 1 - stability_margin)[0]
+    H = hankel_matrix(window, kind="control", stability_margin=stability_margin)
     np.testing.assert_allclose(H, expected, rtol=1e-10)
-    assert H[0, 0] == pytest.approx(1 - gamma)
+    assert H[0, 0] == pytest.approx(1 - stability_margin)
 
 
 def test_control_hankel_at_zero_margin_is_hilbert():
     np.testing.assert_allclose(
-        hankel_matrix(12, kind="control", gamma=None), hilbert(12), rtol=1e-14
+        hankel_matrix(12, kind="control", stability_margin=None),
+        hilbert(12),
+        rtol=1e-14,
     )
 
 
-@pytest.mark.parametrize("kind, gamma", [("prediction", None), ("control", 0.3)])
-def test_two_by_two_eigenpairs_closed_form(kind, gamma):
-    (a, b), (_, c) = hankel_matrix(2, kind=kind, gamma=gamma)
+@pytest.mark.parametrize(
+    "kind, stability_margin", [("prediction", None), ("control", 0.3)]
+)
+def test_two_by_two_eigenpairs_closed_form(kind, stability_margin):
+    (a, b), (_, c) = hankel_matrix(2, kind=kind, stability_margin=stability_margin)
     mean, radius = (a + c) / 2, np.hypot((a - c) / 2, b)
-    sigma, phi = spectral_filters(2, 2, kind=kind, gamma=gamma)
+    sigma, phi = spectral_filters(2, 2, kind=kind, stability_margin=stability_margin)
     np.testing.assert_allclose(sigma, [mean + radius, mean - radius], rtol=1e-12)
     # Eigenvector of the top eigenvalue: (b, lambda - a), normalised; both
     # entries are positive (Perron) and the sign convention keeps them so.
@@ -67,13 +71,19 @@ def test_two_by_two_eigenpairs_closed_form(kind, gamma):
     np.testing.assert_allclose(phi[:, 0], top / np.linalg.norm(top), rtol=1e-10)
 
 
-@pytest.mark.parametrize("kind, gamma", [("prediction", None), ("control", 0.002)])
-def test_long_windows_agree_with_dense_eigh(kind, gamma):
+@pytest.mark.parametrize(
+    "kind, stability_margin", [("prediction", None), ("control", 0.002)]
+)
+def test_long_windows_agree_with_dense_eigh(kind, stability_margin):
     # Windows above 512 use subspace iteration; LAPACK's full eigh is the
     # reference (eigenvectors up to sign, eigenvalues to eps * sigma_1).
     window, h = 900, 16
-    sigma, phi = spectral_filters(window, h, kind=kind, gamma=gamma)
-    values, vectors = np.linalg.eigh(hankel_matrix(window, kind=kind, gamma=gamma))
+    sigma, phi = spectral_filters(
+        window, h, kind=kind, stability_margin=stability_margin
+    )
+    values, vectors = np.linalg.eigh(
+        hankel_matrix(window, kind=kind, stability_margin=stability_margin)
+    )
     values, vectors = values[::-1][:h], vectors[:, ::-1][:, :h]
     np.testing.assert_allclose(sigma, values, rtol=1e-5, atol=1e-14 * values[0])
     np.testing.assert_allclose(np.abs(np.sum(phi * vectors, axis=0)), 1, atol=1e-9)
@@ -85,12 +95,16 @@ def test_first_prediction_filter_of_window_one():
     assert phi[0, 0] == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("kind, gamma", [("prediction", None), ("control", 0.1)])
-def test_transform_matches_direct_sum(kind, gamma):
+@pytest.mark.parametrize(
+    "kind, stability_margin", [("prediction", None), ("control", 0.1)]
+)
+def test_transform_matches_direct_sum(kind, stability_margin):
     # Brute force: sigma_j^(1/4) sum_u phi_j(u) x[t - u], zeros before 0.
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 2))
-    est = SpectralFilterFeatures(n_filters=3, window=10, kind=kind, gamma=gamma)
+    est = SpectralFilterFeatures(
+        n_filters=3, window=10, kind=kind, stability_margin=stability_margin
+    )
     est.fit(X)
     features = est.transform(X)
     expected = np.zeros((40, 2, 3))
@@ -123,7 +137,7 @@ def test_paper_claim_prediction_beats_raw_lags_near_the_oracle(seed):
     # raw lags must be >= 2x the oracle (the paper's separation).
     T = 6000
     lds = make_lds(
-        T, 1, 1, spectral_radius=0.99, noise=0.0, observation_noise=1.0,
+        T, 1, input_dim=1, spectral_radius=0.99, noise=0.0, observation_noise=1.0,
         random_state=seed,
     )  # fmt: skip
     Y = lds.outputs[:, 0]
@@ -182,12 +196,16 @@ series = st.integers(1, 60).flatmap(
 
 
 @settings(max_examples=30, deadline=None)
-@given(window=st.integers(1, 40), n_filters=st.integers(1, 8), gamma=st.floats(0, 0.9))
-def test_filters_are_orthonormal_eigenvectors(window, n_filters, gamma):
+@given(
+    window=st.integers(1, 40),
+    n_filters=st.integers(1, 8),
+    stability_margin=st.floats(0, 0.9),
+)
+def test_filters_are_orthonormal_eigenvectors(window, n_filters, stability_margin):
     n_filters = min(n_filters, window)
-    for kind, g in (("prediction", None), ("control", gamma)):
-        sigma, phi = spectral_filters(window, n_filters, kind=kind, gamma=g)
-        H = hankel_matrix(window, kind=kind, gamma=g)
+    for kind, g in (("prediction", None), ("control", stability_margin)):
+        sigma, phi = spectral_filters(window, n_filters, kind=kind, stability_margin=g)
+        H = hankel_matrix(window, kind=kind, stability_margin=g)
         np.testing.assert_allclose(phi.T @ phi, np.eye(n_filters), atol=1e-10)
         scale = sigma[0]
         np.testing.assert_allclose(H @ phi, phi * sigma, atol=1e-12 * scale)
@@ -283,7 +301,7 @@ def test_too_many_filters_and_wrong_gamma():
     with pytest.raises(ValueError, match="n_filters=20 exceeds window=10"):
         SpectralFilterFeatures(n_filters=20, window=10).fit(X)
     with pytest.raises(ValueError, match="kind='control' only"):
-        SpectralFilterFeatures(gamma=0.1, window=10, n_filters=2).fit(X)
+        SpectralFilterFeatures(stability_margin=0.1, window=10, n_filters=2).fit(X)
 
 
 def test_huge_window_is_refused_up_front():

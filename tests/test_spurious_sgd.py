@@ -62,8 +62,10 @@ def test_non_positive_batch_size_is_refused(data, batch_size):
         SpuriousRobustSGD(batch_size=batch_size).fit(X, y)
 
 
-@pytest.mark.parametrize("sizes", [(0,), (4, -1), (2.5,)])
+@pytest.mark.parametrize("sizes", [(0,), (4, -1), (2.5,), ("64",), (True,), (np.nan,)])
 def test_bad_hidden_layer_sizes_are_refused(data, sizes):
+    # Regression (#38): ("64",) was a TypeError from the work-budget check,
+    # which ran before the widths were validated.
     X, y = data
     with pytest.raises(ValueError, match="hidden_layer_sizes must be a tuple of"):
         SpuriousRobustSGD(hidden_layer_sizes=sizes, **FAST).fit(X, y)
@@ -97,6 +99,8 @@ def test_fitted_attributes_binary_and_multiclass():
     assert binary.coef_.shape == (1, 5) and binary.intercept_.shape == (1,)
     assert binary.decision_function(X).shape == (90,)
     assert binary.n_iter_ == 3 and len(binary.history_) == 3
+    assert binary.loss_curve_ == [r["train_loss"] for r in binary.history_]
+    assert all(type(loss) is float for loss in binary.loss_curve_)
     y3 = np.arange(90) % 3
     multi = SpuriousRobustSGD(**FAST).fit(X, y3)
     assert multi.coef_.shape == (3, 5) and multi.intercept_.shape == (3,)
@@ -228,7 +232,7 @@ def test_predicting_row_by_row_equals_predicting_in_bulk(data):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_full_batch_gd_with_weight_decay_converges_to_sklearn_logistic(n_classes):
+def test_full_batch_gd_with_alpha_converges_to_sklearn_logistic(n_classes):
     # Full-batch GD on mean log-loss + (lam / 2) ||[W, b]||^2 (torch's weight
     # decay also shrinks the bias) is strongly convex, so it converges to the
     # unique minimiser, which LogisticRegression finds on [X, 1] with no
@@ -249,7 +253,7 @@ def test_full_batch_gd_with_weight_decay_converges_to_sklearn_logistic(n_classes
         batch_size="full",
         learning_rate=1.0,
         max_epochs=600,
-        weight_decay=lam,
+        alpha=lam,
         random_state=0,
     ).fit(X, y)
     reference = LogisticRegression(C=1 / (len(X) * lam), fit_intercept=False, tol=1e-10)
@@ -326,7 +330,9 @@ def test_penalty_on_micro_batches_as_large_as_the_batch_is_the_plain_penalty(dat
 
 
 def _spurious_ratio(seed, **params):
-    X, y, _ = make_spurious_correlation(200, 0.05, 2.0, random_state=seed)
+    X, y, _ = make_spurious_correlation(
+        200, minority_fraction=0.05, spurious_scale=2.0, random_state=seed
+    )
     settings = {"batch_size": 64, "learning_rate": 0.2, "max_epochs": 40, **params}
     clf = SpuriousRobustSGD(random_state=seed, **settings).fit(X, y)
     return abs(clf.coef_[0, 1] / clf.coef_[0, 0])
@@ -353,7 +359,7 @@ def test_explicit_penalty_at_batch_64_recovers_most_of_batch_8(seed):
 
 def test_validation_split_keeps_the_epoch_with_the_best_worst_group_accuracy():
     X, y, groups = make_spurious_correlation(
-        300, 0.1, n_noise_features=2, noise=0.5, random_state=0
+        300, minority_fraction=0.1, n_noise_features=2, noise=0.5, random_state=0
     )
     params = dict(batch_size=32, learning_rate=0.2, validation_fraction=0.3)
     clf = SpuriousRobustSGD(max_epochs=12, random_state=0, **params)
@@ -413,7 +419,7 @@ def test_scores_of_a_subset_equal_the_same_rows_of_the_full_call(hidden):
 @pytest.mark.parametrize(
     "params, name",
     [
-        ({"weight_decay": 1e6}, "weight_decay"),
+        ({"alpha": 1e6}, "alpha"),
         ({"learning_rate": 1e6, "loss": "exponential"}, "learning_rate"),
         ({"learning_rate": 1e6, "hidden_layer_sizes": (8,)}, "learning_rate"),
     ],

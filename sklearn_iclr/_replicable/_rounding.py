@@ -255,7 +255,57 @@ def rounding_budget(rho, reserve, design_share, warn=True):
                 "more samples or a larger rho (or fixed grid widths)."
             )
         budget = MIN_ROUNDING_SHARE * design
-    return round(budget, 15)
+    return _clean_budget(budget)
+
+
+def _clean_budget(budget):
+    """``budget`` to 15 decimals (clean figures), unless that rounds it away.
+
+    A budget below that resolution (rho of about 1e-12 or less) keeps its
+    value instead of becoming zero.
+    """
+    rounded = round(budget, 15)
+    return rounded if rounded >= 1e-12 else float(budget)
+
+
+def samples_needed(n_samples, meets, limit=1e18):
+    """Least sample size ``N >= n_samples`` at which ``meets(N)`` holds.
+
+    ``meets`` must be monotone (false below some ``N``, true above): the
+    search doubles ``N`` until it holds, then bisects in ``log N``.
+
+    Parameters
+    ----------
+    n_samples : float
+        The sample size at hand, positive.
+    meets : callable
+        ``meets(N) -> bool``.
+    limit : float, default=1e18
+        Sizes beyond it count as never.
+
+    Returns
+    -------
+    n_needed : float
+        ``n_samples`` when it already holds, ``inf`` beyond ``limit``.
+
+    Examples
+    --------
+    >>> samples_needed(100, lambda n: 1 / n <= 3e-4)
+    3334.0
+    """
+    if meets(n_samples):
+        return float(n_samples)
+    low, high = float(n_samples), 2.0 * n_samples
+    while not meets(high):
+        low, high = high, 2.0 * high
+        if high > limit:
+            return np.inf
+    for _ in range(60):
+        middle = np.sqrt(low * high)
+        if high - low <= 0.5:
+            break
+        low, high = (low, middle) if meets(middle) else (middle, high)
+    return float(np.ceil(high))
 
 
 def magnitude_exponent(values, offset, spacing=16, safe=64):
@@ -397,7 +447,7 @@ def best_log2_spacing(design, event_rate, spacings=_SPACINGS, nested=False):
         loss = mean_square * (mean_inverse / budget) ** 2
         if loss < best[0]:
             best = (loss, float(spacing), float(budget))
-    return best[1], round(best[2], 15)
+    return best[1], _clean_budget(best[2])
 
 
 def lattice_width(
@@ -451,11 +501,19 @@ def lattice_width(
         if spacing == LOG2_SPACING
         else log2_ratio_moments(spacing)[0]
     )
-    ideal = max(
-        mean_inverse * rate_at_unit_scale / budget,
-        WIDTH_FLOOR * max(magnitude, floor_magnitude),
-    )
-    return float(round_log2(ideal, spacing, offset)), float(ideal)
+    with np.errstate(over="ignore"):
+        ideal = max(
+            mean_inverse * rate_at_unit_scale / budget,
+            WIDTH_FLOOR * max(magnitude, floor_magnitude),
+        )
+        width = float(round_log2(ideal, spacing, offset))
+    if not np.isfinite(width):
+        raise ValueError(
+            f"The grid width for a disagreement budget of {budget:.3g} overflows "
+            "float64: rho is too small for these data. Raise rho (or give a "
+            "fixed grid_width)."
+        )
+    return width, float(ideal)
 
 
 # Binary point of the shared anchor of round_nested: the anchor is

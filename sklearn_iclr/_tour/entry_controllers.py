@@ -23,9 +23,7 @@ def run():
     from sklearn_iclr.dynamical import GPCController, OnlineSpectralController
 
     def system(seed):
-        return make_lds(
-            N_STEPS, STATE_DIM, 1, disturbance="sinusoidal", random_state=seed
-        )
+        return make_lds(N_STEPS, STATE_DIM, disturbance="sinusoidal", random_state=seed)
 
     def cost(controller, lds):
         controller = clone(controller).set_params(A=lds.A, B=lds.B)

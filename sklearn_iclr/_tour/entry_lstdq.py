@@ -13,7 +13,7 @@ GAMMA = 0.9
 
 
 def _run():
-    X, y, X_next, X_init, value = make_linear_mdp_dataset(
+    X, y, X_next, X_init, value, _ = make_linear_mdp_dataset(
         4000, n_features=10, gamma=GAMMA, behaviour_shift=0.7, random_state=0
     )
     # GridSearchCV passes only (X, y) unless metadata routing carries X_next to

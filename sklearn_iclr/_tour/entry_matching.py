@@ -28,7 +28,7 @@ def run():
     )
     from sklearn_iclr.datasets import make_matching_market
 
-    means, arm_preferences, _ = make_matching_market(3, 3, 0.5, random_state=2)
+    means, arm_preferences, _ = make_matching_market(3, 3, gap=0.5, random_state=2)
 
     def regret(policy, seed):
         market = MatchingMarket(

@@ -7,7 +7,8 @@ the tokens with one softmax attention head. Both are numpy/scipy.
 """
 
 from ..utils._tokens import as_token_array, flatten_tokens, mean_pool_tokens
-from ._random_embedding_recall import RandomEmbeddingRecallClassifier, recall_capacity
+from ._random_embedding_recall import RandomEmbeddingRecallClassifier
+from ._recall_capacity import recall_capacity
 from ._sparse_token_attention import SparseTokenAttentionClassifier
 
 __all__ = [

@@ -38,7 +38,7 @@ def make_pooled_logistic_regression(token_dim=None, **logistic_params):
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_sparse_token
-    >>> X, y, _, _ = make_sparse_token(200, 4, 3, signal_strength=4.0,
+    >>> X, y, _, _ = make_sparse_token(200, n_tokens=4, token_dim=3,
     ...                                random_state=0)
     >>> make_pooled_logistic_regression().fit(X, y).score(X, y) > 0.5
     True
@@ -65,7 +65,7 @@ def make_flattened_logistic_regression(**logistic_params):
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_sparse_token
-    >>> X, y, _, _ = make_sparse_token(200, 4, 3, random_state=0)
+    >>> X, y, _, _ = make_sparse_token(200, n_tokens=4, token_dim=3, random_state=0)
     >>> make_flattened_logistic_regression().fit(X, y).predict(X).shape
     (200,)
     """

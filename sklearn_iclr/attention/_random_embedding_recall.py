@@ -1,6 +1,5 @@
 """Factual recall by one attention head over fixed random token embeddings."""
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,9 +9,20 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from ..utils import check_work_budget
 from ..utils._compat import Interval, StrOptions, _fit_context
+
+# The softmax over the classes and its gradient (exp, log, five passes over
+# the logits) cost about as much per logit as this many multiply-adds of the
+# cost table (benchmarks/bench_cost.py, RandomEmbeddingRecallClassifier at
+# d=16: 2.4 times the table's estimate when it counted 8).
+SOFTMAX_MULTIPLY_ADDS = 100
+# Step sizes of learning_rate="auto", per class: the gradients are means over
+# samples and classes, of order 1 / K (chosen on make_token_recall data).
+AUTO_STEP_PER_CLASS = {"early_phase": 300.0, "gd": 10.0}
+AUTO_ADAM_STEP = 0.05
 
 
 def _draw_embeddings(n_tokens, dim, kind, rng):
@@ -40,65 +50,100 @@ class _RecallModel:
     trigger]``. The EOS query gives scores ``s_ij = z_eos^T W h_ij``,
     attention ``a_i = softmax(s_i)``, context ``c_i = sum_j a_ij h_ij``,
     features ``f_i = c_i`` (or ``relu(A c_i) / sqrt(m)``) and logits
-    ``f_i^T V``. Nothing of size ``n x L x d`` is formed.
+    ``f_i^T V``. The trigger vector is one more row of the embedding table,
+    which every marked position reads besides its token, so that the context
+    is one sparse product (``n`` rows of ``L + 1`` token weights) with the
+    table; nothing of size ``n x L x d`` is formed.
     """
 
     def __init__(self, tokens, marks, E, z_trig, z_eos, mlp):
+        n, L = tokens.shape
+        self.n_rows = n
         self.tokens = tokens
-        self.marks = marks.astype(float)
-        self.E = E
-        self.z_trig = z_trig
+        self.marks = marks.astype(E.dtype)
+        self.table = np.vstack([E, z_trig])
         self.z_eos = z_eos
         self.mlp = mlp
-        n, L = tokens.shape
-        self._indptr = np.arange(0, n * L + 1, L)
+        n_ids = len(self.table)
+        # Row i of the sparse weights holds its L tokens, then the trigger row.
+        self._columns = np.c_[tokens, np.full(n, n_ids - 1)].ravel()
+        self._indptr = np.arange(0, n * (L + 1) + 1, L + 1)
+        self._flat_index = np.arange(n)[:, None] * n_ids + tokens
+        self._rows = np.arange(n)
+        self._buffers = {}
 
-    def _per_token(self, weights):
-        n = self.tokens.shape[0]
+    def _token_weights(self, attn):
+        """``(n, n_tokens + 1)`` sparse: attention per token id, and on the trigger."""
+        data = np.c_[attn, np.einsum("nl,nl->n", attn, self.marks)]
         return sparse.csr_matrix(
-            (weights.ravel(), self.tokens.ravel(), self._indptr),
-            shape=(n, self.E.shape[0]),
+            (data.ravel(), self._columns, self._indptr),
+            shape=(self.n_rows, len(self.table)),
         )
+
+    def _buffer(self, name, shape):
+        """An array reused from one training step to the next.
+
+        Fresh arrays of ``n x n_classes`` (megabytes) at every step cost more
+        than the products that fill them (their pages are mapped anew).
+        """
+        if name not in self._buffers or self._buffers[name].shape != shape:
+            self._buffers[name] = np.empty(shape)
+        return self._buffers[name]
+
+    def _features(self, W):
+        """Attention, context, MLP pre-activation (or None) and features."""
+        table_scores = self.table @ (W.T @ self.z_eos)
+        scores = np.take(table_scores, self.tokens)
+        scores += table_scores[-1] * self.marks
+        scores -= scores.max(axis=1, keepdims=True)
+        attn = np.exp(scores, out=scores)
+        attn /= attn.sum(axis=1, keepdims=True)
+        context = self._token_weights(attn) @ self.table
+        if self.mlp is None:
+            return attn, context, None, context
+        pre = context @ self.mlp.T
+        features = np.maximum(pre, 0.0)
+        features *= 1.0 / np.sqrt(self.mlp.shape[0])
+        return attn, context, pre, features
 
     def forward(self, W, V):
-        w = W.T @ self.z_eos
-        scores = (self.E @ w)[self.tokens] + (self.z_trig @ w) * self.marks
-        attn = softmax(scores, axis=1)
-        context = self._per_token(attn) @ self.E + np.outer(
-            (attn * self.marks).sum(axis=1), self.z_trig
-        )
-        if self.mlp is None:
-            pre, features = None, context
-        else:
-            pre = context @ self.mlp.T
-            features = np.maximum(pre, 0.0) / np.sqrt(self.mlp.shape[0])
-        return attn, context, pre, features, features @ V
+        """Attention weights and logits."""
+        attn, _, _, features = self._features(W)
+        return attn, features @ V
 
-    def loss_and_grads(self, W, V, Y):
-        attn, context, pre, features, logits = self.forward(W, V)
-        n = Y.shape[0]
-        log_p = logits - logsumexp(logits, axis=1, keepdims=True)
-        loss = -np.sum(Y * log_p) / n
-        G = (np.exp(log_p) - Y) / n
+    def loss_and_grads(self, W, V, y):
+        """Mean cross-entropy of the labels ``y`` (indices) and its gradients."""
+        attn, context, pre, features = self._features(W)
+        n = self.n_rows
+        logits = np.matmul(features, V, out=self._buffer("logits", (n, V.shape[1])))
+        logits -= logits.max(axis=1, keepdims=True)
+        picked = np.sum(logits[self._rows, y])
+        G = np.exp(logits, out=logits)
+        total = G.sum(axis=1)
+        loss = (np.sum(np.log(total)) - picked) / n
+        # d loss / d logits = (softmax - one_hot) / n.
+        G *= (1.0 / (n * total))[:, None]
+        G[self._rows, y] -= 1.0 / n
         grad_V = features.T @ G
-        d_features = G @ V.T
+        d_features = np.matmul(G, V.T, out=self._buffer("features", features.shape))
         if self.mlp is None:
             d_context = d_features
         else:
-            d_pre = d_features * (pre > 0) / np.sqrt(self.mlp.shape[0])
-            d_context = d_pre @ self.mlp
-        along_tokens = np.take_along_axis(d_context @ self.E.T, self.tokens, axis=1)
-        d_scores = attn * (
-            along_tokens
-            + np.outer(d_context @ self.z_trig, np.ones(self.tokens.shape[1]))
-            * self.marks
-            - np.sum(d_context * context, axis=1, keepdims=True)
+            d_features *= pre > 0
+            d_features *= 1.0 / np.sqrt(self.mlp.shape[0])
+            d_context = d_features @ self.mlp
+        along_table = np.matmul(
+            d_context, self.table.T, out=self._buffer("along", (n, len(self.table)))
         )
+        d_scores = np.take(along_table, self._flat_index)
+        d_scores += along_table[:, -1:] * self.marks
+        d_scores -= np.einsum("nd,nd->n", d_context, context)[:, None]
+        d_scores *= attn
         per_token = np.bincount(
-            self.tokens.ravel(), weights=d_scores.ravel(), minlength=self.E.shape[0]
+            self.tokens.ravel(), weights=d_scores.ravel(), minlength=len(self.table)
         )
-        grad_w = per_token @ self.E + np.sum(d_scores * self.marks) * self.z_trig
-        grad_W = np.outer(self.z_eos, grad_w)
+        per_token[-1] = np.einsum("nl,nl->", d_scores, self.marks)
+        grad_W = np.outer(self.z_eos, per_token @ self.table)
         return loss, grad_W, grad_V
 
 
@@ -135,18 +180,19 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         Width ``m`` of the fixed random ReLU layer before the readout
         (attention-MLP model); ``None`` reads out the context directly.
     training : {"early_phase", "gd", "adam"}, default="early_phase"
-        ``"early_phase"``: the paper's three steps. ``"gd"``: ``n_steps``
+        ``"early_phase"``: the paper's three steps. ``"gd"``: ``max_iter``
         full-batch gradient steps of size ``learning_rate`` from zero.
-        ``"adam"``: ``n_steps`` full-batch Adam steps of size
+        ``"adam"``: ``max_iter`` full-batch Adam steps of size
         ``learning_rate``.
-    n_steps : int, default=300
+    max_iter : int, default=300
         Steps of ``"gd"`` and ``"adam"`` (``"early_phase"`` always takes 3).
-    learning_rate : float or None, default=None
+    learning_rate : float or "auto", default="auto"
         ``gamma`` of the early phase, the step of ``"gd"`` or of ``"adam"``.
-        ``None`` picks ``300 * K`` for the early phase (the gradients are
+        ``"auto"`` takes ``300 * K`` for the early phase (the gradients are
         means over samples and classes, of order ``1 / K``), ``10 * K`` for
         ``"gd"`` and ``0.05`` for ``"adam"``, ``K`` the number of classes
-        (chosen on :func:`~sklearn_iclr.datasets.make_token_recall` data).
+        (chosen on :func:`~sklearn_iclr.datasets.make_token_recall` data). A
+        step under which the loss overflows raises a ``ValueError``.
     first_step : float, default=0.01
         ``eta`` of the early phase's first step, as a fraction of
         ``learning_rate`` (``eta = first_step * gamma``; the paper's regime is
@@ -210,7 +256,10 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
     (no trigger, several, ``trigger_token=None``) are fitted as they are: the
     marking applies to every position that follows a trigger. The key-query
     gradient is ``z_eos`` times a vector, so ``W_KQ`` trained by ``"gd"`` or
-    the early phase has rank one; only ``W_KQ^T z_eos`` matters.
+    the early phase has rank one; only ``W_KQ^T z_eos`` matters. Training
+    runs BLAS on one thread (its products are small).
+
+    More in the user guide (:ref:`random-embedding-recall-details`).
 
     References
     ----------
@@ -234,8 +283,11 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         "embedding_dim": [Interval(Integral, 1, None, closed="left")],
         "mlp_width": [Interval(Integral, 1, None, closed="left"), None],
         "training": [StrOptions({"early_phase", "gd", "adam"})],
-        "n_steps": [Interval(Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(Real, 0, None, closed="neither"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
         "first_step": [Interval(Real, 0, None, closed="neither")],
         "embeddings": [StrOptions({"gaussian", "orthogonal"})],
         "vocab_size": [Interval(Integral, 1, None, closed="left"), None],
@@ -250,8 +302,8 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         embedding_dim=64,
         mlp_width=None,
         training="early_phase",
-        n_steps=300,
-        learning_rate=None,
+        max_iter=300,
+        learning_rate="auto",
         first_step=0.01,
         embeddings="gaussian",
         vocab_size=None,
@@ -262,7 +314,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         self.embedding_dim = embedding_dim
         self.mlp_width = mlp_width
         self.training = training
-        self.n_steps = n_steps
+        self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.first_step = first_step
         self.embeddings = embeddings
@@ -396,18 +448,10 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
             n_tokens = int(tokens.max()) + 1
         if self.trigger_token is not None:
             n_tokens = max(n_tokens, self.trigger_token + 1)
-        K = len(self.classes_)
-        d = self.embedding_dim
-        width = d if self.mlp_width is None else self.mlp_width
-        steps = 3 if self.training == "early_phase" else self.n_steps
-        per_pass = n * L * (2 * d + n_tokens) + n * width * (3 * K + 2 * d)
-        check_work_budget(
-            {"multiply_add": steps * 3 * per_pass},
-            self.max_work,
-            advice="Use fewer samples, steps, a smaller embedding_dim or mlp_width.",
-        )
+        self._check_budget(n, L, n_tokens, len(self.classes_))
         self._check_one_to_one(tokens, y_encoded)
         rng = check_random_state(self.random_state)
+        d = self.embedding_dim
         E, z_trig, z_eos = _draw_embeddings(n_tokens, d, self.embeddings, rng)
         self.embeddings_ = E
         self.trigger_embedding_ = z_trig
@@ -416,52 +460,91 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
             None if self.mlp_width is None else rng.standard_normal((self.mlp_width, d))
         )
         self.n_tokens_ = n_tokens
-
-        Y = np.zeros((n, K))
-        Y[np.arange(n), y_encoded] = 1.0
-        model = self._model(tokens)
-        W = np.zeros((d, d))
-        V = np.zeros((width, K))
-        losses = []
-        if self.training == "early_phase":
-            gamma = 300.0 * K if self.learning_rate is None else self.learning_rate
-            loss, _, grad_V = model.loss_and_grads(W, V, Y)
-            losses.append(loss)
-            V = -self.first_step * gamma * grad_V
-            loss, grad_W, _ = model.loss_and_grads(W, V, Y)
-            losses.append(loss)
-            W = -gamma * grad_W
-            loss, _, grad_V = model.loss_and_grads(W, V, Y)
-            losses.append(loss)
-            V = V - gamma * grad_V
-        elif self.training == "gd":
-            lr = 10.0 * K if self.learning_rate is None else self.learning_rate
-            for _ in range(steps):
-                loss, grad_W, grad_V = model.loss_and_grads(W, V, Y)
-                losses.append(loss)
-                W = W - lr * grad_W
-                V = V - lr * grad_V
-        else:
-            lr = 0.05 if self.learning_rate is None else self.learning_rate
-            params = [W, V]
-            m1 = [np.zeros_like(p) for p in params]
-            m2 = [np.zeros_like(p) for p in params]
-            for t in range(1, steps + 1):
-                loss, grad_W, grad_V = model.loss_and_grads(*params, Y)
-                losses.append(loss)
-                for k, g in enumerate((grad_W, grad_V)):
-                    m1[k] = 0.9 * m1[k] + 0.1 * g
-                    m2[k] = 0.999 * m2[k] + 0.001 * g * g
-                    step = m1[k] / (1 - 0.9**t)
-                    scale = np.sqrt(m2[k] / (1 - 0.999**t)) + 1e-8
-                    params[k] = params[k] - lr * step / scale
-            W, V = params
-        losses.append(model.loss_and_grads(W, V, Y)[0])
+        width = d if self.mlp_width is None else self.mlp_width
+        W, V = np.zeros((d, d)), np.zeros((width, len(self.classes_)))
+        # One small product after the other: BLAS threads would spend more CPU
+        # time synchronising than they save. Overflow ends in a non-finite
+        # loss, which _train reports.
+        with (
+            threadpool_limits(limits=1, user_api="blas"),
+            np.errstate(over="ignore", invalid="ignore"),
+        ):
+            losses = self._train(self._model(tokens), y_encoded, W, V)
         self.key_query_ = W
         self.value_ = V
-        self.loss_curve_ = [float(v) for v in losses]
-        self.n_iter_ = steps
+        self.loss_curve_ = losses
+        self.n_iter_ = len(losses) - 1
         return self
+
+    def _train(self, model, y, W, V):
+        """Update ``W`` and ``V`` in place; the loss before every step and after."""
+        lr = self._step_size(len(self.classes_))
+        losses = []
+
+        def loss_and_grads():
+            loss, grad_W, grad_V = model.loss_and_grads(W, V, y)
+            if not np.isfinite(loss):
+                raise ValueError(
+                    f"The training loss became {loss} after {len(losses)} "
+                    f"{self.training!r} steps (first: {losses[0]:.3g}): "
+                    f"learning_rate={lr:.3g} is too large for this data; lower it."
+                )
+            losses.append(float(loss))
+            return grad_W, grad_V
+
+        if self.training == "early_phase":
+            _, grad_V = loss_and_grads()
+            V -= self.first_step * lr * grad_V
+            grad_W, _ = loss_and_grads()
+            W -= lr * grad_W
+            _, grad_V = loss_and_grads()
+            V -= lr * grad_V
+        elif self.training == "gd":
+            for _ in range(self.max_iter):
+                grad_W, grad_V = loss_and_grads()
+                W -= lr * grad_W
+                V -= lr * grad_V
+        else:
+            moments = [(np.zeros_like(p), np.zeros_like(p)) for p in (W, V)]
+            for t in range(1, self.max_iter + 1):
+                for param, grad, (m1, m2) in zip(
+                    (W, V), loss_and_grads(), moments, strict=True
+                ):
+                    m1 *= 0.9
+                    m1 += 0.1 * grad
+                    m2 *= 0.999
+                    m2 += 0.001 * grad * grad
+                    scale = np.sqrt(m2 / (1 - 0.999**t)) + 1e-8
+                    param -= (lr / (1 - 0.9**t)) * m1 / scale
+        loss_and_grads()
+        return losses
+
+    def _step_size(self, n_classes):
+        if self.learning_rate != "auto":
+            return self.learning_rate
+        if self.training == "adam":
+            return AUTO_ADAM_STEP
+        return AUTO_STEP_PER_CLASS[self.training] * n_classes
+
+    def _check_budget(self, n, L, n_tokens, n_classes):
+        d = self.embedding_dim
+        width = d if self.mlp_width is None else self.mlp_width
+        steps = 3 if self.training == "early_phase" else self.max_iter
+        # Per sample and step: logits, readout gradient and feature gradient
+        # (3 w K), the context and the scores along the embedding table
+        # ((L + 1 + n_tokens + 1) d), the MLP layer both ways (2 m d), the
+        # softmax over the classes.
+        per_sample = (
+            3 * width * n_classes
+            + (L + n_tokens + 2) * d
+            + (0 if self.mlp_width is None else 2 * width * d)
+            + SOFTMAX_MULTIPLY_ADDS * n_classes
+        )
+        check_work_budget(
+            {"multiply_add": float(steps + 1) * n * per_sample},
+            self.max_work,
+            advice="Use fewer samples or steps, a smaller embedding_dim or mlp_width.",
+        )
 
     def _forward(self, X):
         check_is_fitted(self)
@@ -545,269 +628,3 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
             Non-negative, each row sums to 1.
         """
         return self._forward(X)[0]
-
-
-def _draw_accuracies(estimator, n_samples, vocab_size, seq_len, n_test, seed, repeats):
-    """Held-out accuracy of ``repeats`` independent draws at one sample size.
-
-    Draw ``r`` has its own facts, sequences and embeddings: the data and the
-    estimator's ``random_state`` are two independent seeds spawned from
-    ``(seed, r)``, the same for every sample size (common random numbers).
-    """
-    from ..datasets import make_token_recall
-
-    scores = []
-    for r in range(repeats):
-        data_seed, model_seed = np.random.SeedSequence([seed, r]).generate_state(2)
-        X, y = make_token_recall(
-            n_samples + n_test, vocab_size, seq_len, random_state=int(data_seed)
-        )
-        estimator.set_params(random_state=int(model_seed))
-        with warnings.catch_warnings():
-            # A few sequences per fact is a regime the search must visit.
-            warnings.filterwarnings("ignore", "The number of unique classes")
-            estimator.fit(X[:n_samples], y[:n_samples])
-        scores.append(np.mean(estimator.predict(X[n_samples:]) == y[n_samples:]))
-    return np.asarray(scores)
-
-
-def _crossing(evaluations, accuracy, lo, hi):
-    """Log sample size where accuracy crosses ``accuracy``, and its stderr.
-
-    Least squares of the per-draw accuracies on ``log N`` over the sizes
-    evaluated within a factor 4 of the final bracket ``[lo, hi]``; the
-    crossing of that line, clipped to the bracket, with the delta-method
-    standard error plus the bracket's own resolution (uniform error).
-    """
-    log_lo, log_hi = np.log(lo), np.log(hi)
-    resolution = (log_hi - log_lo) / np.sqrt(12)
-    x, a = [], []
-    for n, scores in evaluations:
-        if log_lo - np.log(4) - 1e-9 <= np.log(n) <= log_hi + np.log(4) + 1e-9:
-            x.extend([np.log(n)] * len(scores))
-            a.extend(scores)
-    x, a = np.asarray(x), np.asarray(a)
-    if len(np.unique(x)) >= 2 and len(x) >= 3:
-        slope, intercept = np.polyfit(x, a, 1)
-        if slope > 0:
-            resid = a - (intercept + slope * x)
-            s2 = resid @ resid / max(len(x) - 2, 1)
-            x_star = np.clip((accuracy - intercept) / slope, log_lo, log_hi)
-            sxx = np.sum((x - x.mean()) ** 2)
-            var_fit = s2 * (1 / len(x) + (x_star - x.mean()) ** 2 / sxx)
-            return x_star, float(np.sqrt(var_fit / slope**2 + resolution**2))
-    return (log_lo + log_hi) / 2, float((log_hi - log_lo) / 2)
-
-
-def _log_linear_fit(table, names):
-    """OLS of ``log n_required`` on the logs of the factors that vary."""
-    rows = [r for r in table if r["reached"] and not r["censored"]]
-    varying = [k for k in names if len({r[k] for r in rows}) > 1]
-    result = {"exponents": {}, "exponents_stderr": {}, "intercept": np.nan}
-    result.update(r2=np.nan, residuals=[None] * len(table), chi2_per_dof=np.nan)
-    if len(rows) <= len(varying) + 1:
-        return result
-    A = np.c_[np.ones(len(rows)), [[np.log(r[k]) for k in varying] for r in rows]]
-    target = np.log([r["n_required"] for r in rows])
-    coef, *_ = np.linalg.lstsq(A, target, rcond=None)
-    residual = target - A @ coef
-    dof = len(rows) - A.shape[1]
-    sigma2 = residual @ residual / dof
-    cov = sigma2 * np.linalg.pinv(A.T @ A)
-    total = np.sum((target - target.mean()) ** 2)
-    noise = np.array([r["log_n_stderr"] for r in rows])
-    result["intercept"] = float(coef[0])
-    result["r2"] = float(1 - residual @ residual / total) if total > 0 else np.nan
-    if np.all(noise > 0):
-        result["chi2_per_dof"] = float(np.sum((residual / noise) ** 2) / dof)
-    for k, name in enumerate(varying, start=1):
-        result["exponents"][name] = float(coef[k])
-        result["exponents_stderr"][name] = float(np.sqrt(cov[k, k]))
-    fitted = iter(residual)
-    result["residuals"] = [
-        float(next(fitted)) if r["reached"] and not r["censored"] else None
-        for r in table
-    ]
-    return result
-
-
-def _search(est, V, L, accuracy, n_min, n_max, rtol, n_test, seed, repeats):
-    """Bracket by factors of 4 from ``n_min``, then bisect on a log scale."""
-    evaluations = []
-
-    def evaluate(n):
-        scores = _draw_accuracies(est, n, V, L, n_test, seed, repeats)
-        evaluations.append((n, scores))
-        return scores.mean()
-
-    lo = n_min
-    if evaluate(lo) >= accuracy:
-        return evaluations, lo, lo, "below"
-    hi = lo
-    while True:
-        hi = min(4 * hi, n_max)
-        if evaluate(hi) >= accuracy:
-            break
-        if hi >= n_max:
-            return evaluations, lo, None, None
-        lo = hi
-    while hi > (1 + rtol) * lo:
-        mid = int(round(np.sqrt(lo * hi)))
-        if mid <= lo or mid >= hi:
-            break
-        if evaluate(mid) >= accuracy:
-            hi = mid
-        else:
-            lo = mid
-    return evaluations, lo, hi, None
-
-
-def recall_capacity(
-    embedding_dims,
-    seq_lens,
-    vocab_sizes,
-    accuracy=0.9,
-    *,
-    mlp_widths=(None,),
-    estimator=None,
-    n_min=None,
-    n_max=None,
-    rtol=0.2,
-    n_test=1000,
-    n_repeats=4,
-    random_state=0,
-):
-    """Sample size needed for a recall accuracy, and its scaling law.
-
-    For every setting ``(d, L, V[, m])`` of the grid, finds the smallest
-    number of training sequences ``N`` of
-    :func:`~sklearn_iclr.datasets.make_token_recall` at which the classifier
-    reaches ``accuracy`` on ``n_test`` fresh sequences of the same facts, in
-    the mean over ``n_repeats`` independent draws (facts, sequences and
-    embeddings). The search brackets the crossing by factors of 4 from
-    ``n_min``, bisects on a log scale until the bracket ``[lo, hi]`` has
-    ``hi <= (1 + rtol) lo``, and places ``N`` inside it where a least-squares
-    line of the per-draw accuracies against ``log N`` (over the sizes
-    evaluated within a factor 4 of the bracket) crosses ``accuracy``; that
-    line also gives the standard error of ``log N``. A setting already at
-    ``accuracy`` at ``n_min`` is censored (flagged, left out of the fit).
-
-    Then fits ``log N = c + a_d log d + a_L log L + a_V log V (+ a_m log m)``
-    by least squares over the settings that reached it (factors with one
-    value are left out). A multiplicative law ``N d ~ V L`` reads
-    ``a_d = -1, a_L = a_V = 1``. From Vural, Bietti, Soltanolkotabi and Wu,
-    "Learning to Recall with Transformers Beyond Orthogonal Embeddings" (ICLR
-    2026, arXiv:2603.15923), whose capacity is multiplicative in ``N``, ``d``
-    and ``L``.
-
-    Parameters
-    ----------
-    embedding_dims, seq_lens, vocab_sizes : sequence of int
-        The grid of ``d``, ``L`` (with the trigger) and ``V``.
-    accuracy : float, default=0.9
-        Held-out accuracy to reach (mean over the draws).
-    mlp_widths : sequence of int or None, default=(None,)
-        Widths ``m`` of the attention-MLP model (``None``: attention-only).
-    estimator : RandomEmbeddingRecallClassifier or None, default=None
-        The model, cloned for every setting with ``embedding_dim``,
-        ``mlp_width`` and ``vocab_size`` (``V + 1`` token ids) set and
-        ``random_state`` redrawn for every draw;
-        ``None`` uses the defaults.
-    n_min, n_max : int or None, default=None
-        The range of ``N``; ``None`` gives ``V`` and ``256 V``. A setting
-        that misses ``accuracy`` at ``n_max`` is reported as not reached.
-    rtol : float, default=0.2
-        Relative width at which the bisection stops (``hi <= (1 + rtol) lo``).
-    n_test : int, default=1000
-        Held-out sequences per fit.
-    n_repeats : int, default=4
-        Independent draws per tested ``N``, the same draws (seeds spawned
-        from ``random_state``) at every ``N``.
-    random_state : int, default=0
-        Seed of the draws.
-
-    Returns
-    -------
-    result : dict
-        ``"table"``: a list of dicts, one per setting, with keys
-        ``"embedding_dim"``, ``"seq_len"``, ``"vocab_size"``, ``"mlp_width"``,
-        ``"n_required"`` (``None`` if not reached), ``"log_n_stderr"``,
-        ``"bracket"`` (``[lo, hi]``), ``"reached"``, ``"censored"`` (reached
-        at ``n_min`` already), ``"evaluations"`` (``[N, mean accuracy,
-        standard deviation over draws]`` for every tested ``N``) and
-        ``"n_fits"``. ``"exponents"`` and ``"exponents_stderr"``: dicts keyed
-        by ``"embedding_dim"``, ``"seq_len"``, ``"vocab_size"``,
-        ``"mlp_width"``; ``"intercept"``; ``"r2"`` of the log-log fit;
-        ``"residuals"`` (one per table row, ``None`` where left out);
-        ``"chi2_per_dof"``: the mean squared residual in units of the
-        settings' own ``log_n_stderr``, near 1 when the law fits within the
-        measurement noise and far above 1 when the residual is structure.
-
-    Examples
-    --------
-    >>> from sklearn_iclr.attention import recall_capacity
-    >>> res = recall_capacity([16, 24, 32], [4], [16], accuracy=0.8,
-    ...                       n_repeats=2, rtol=0.5, n_test=500)
-    >>> [row["reached"] for row in res["table"]]
-    [True, True, True]
-    >>> sorted(res["exponents"])
-    ['embedding_dim']
-    """
-    from sklearn.base import clone
-
-    if not 0 < accuracy <= 1:
-        raise ValueError(f"accuracy must be in (0, 1]; got {accuracy}.")
-    if n_repeats < 1 or not rtol > 0:
-        raise ValueError(
-            f"n_repeats must be >= 1 and rtol > 0; got {n_repeats}, {rtol}."
-        )
-    base = RandomEmbeddingRecallClassifier() if estimator is None else estimator
-    table = []
-    for m in mlp_widths:
-        for V in vocab_sizes:
-            for L in seq_lens:
-                for d in embedding_dims:
-                    est = clone(base).set_params(
-                        embedding_dim=d, mlp_width=m, vocab_size=V + 1
-                    )
-                    lo_n = V if n_min is None else n_min
-                    hi_n = 256 * V if n_max is None else n_max
-                    evaluations, lo, hi, censored = _search(
-                        est,
-                        V,
-                        L,
-                        accuracy,
-                        lo_n,
-                        max(hi_n, lo_n),
-                        rtol,
-                        n_test,
-                        random_state,
-                        n_repeats,
-                    )
-                    reached = hi is not None
-                    if censored or not reached:
-                        n_required, stderr = (lo if reached else None), np.nan
-                    else:
-                        log_n, stderr = _crossing(evaluations, accuracy, lo, hi)
-                        n_required = float(np.exp(log_n))
-                    table.append(
-                        {
-                            "embedding_dim": d,
-                            "seq_len": L,
-                            "vocab_size": V,
-                            "mlp_width": m,
-                            "n_required": n_required,
-                            "log_n_stderr": stderr,
-                            "bracket": [lo, hi],
-                            "reached": reached,
-                            "censored": censored is not None,
-                            "evaluations": [
-                                [n, float(s.mean()), float(s.std())]
-                                for n, s in sorted(evaluations, key=lambda e: e[0])
-                            ],
-                            "n_fits": len(evaluations) * n_repeats,
-                        }
-                    )
-    names = ["embedding_dim", "seq_len", "vocab_size", "mlp_width"]
-    fit = _log_linear_fit(table, names if None not in mlp_widths else names[:3])
-    return {"table": table, **fit}

@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import expit, log_softmax
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -12,12 +12,13 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ..utils import warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
-from ..utils._tokens import as_token_array, flatten_token_input
+from ..utils._tokens import flatten_token_input, token_view, warn_one_token_per_row
 from ..utils.validation import check_binary_target, check_nonnegative_sample_weight
 
-# Standard deviation (times 1 / sqrt(token_dim)) of the random initial query of
-# the joint protocol: small, so that the first L-BFGS steps see nearly uniform
-# attention (mean pooling) and move (w, b) before q, as in the two-step one.
+# Standard deviation (times 1 / sqrt(token_dim)) of the random initial
+# max(beta, 1) * q of the joint protocol: small, so that the first L-BFGS steps
+# see nearly uniform attention (mean pooling) and move (w, b) before q, as in
+# the two-step one.
 JOINT_INIT_SCALE = 1e-2
 EPS = np.finfo(np.float64).eps
 # Token magnitudes accepted by fit: the gradients (and the logistic fits on
@@ -28,6 +29,10 @@ MAX_MAGNITUDE = 1e100
 
 def attention_softmax(tokens, query, beta):
     """Attention weights ``softmax_l(beta * x_l . q)`` of every bag.
+
+    The scores are shifted by their largest value before ``beta`` multiplies
+    them, so that no ``beta`` (up to the largest float) overflows: a huge
+    ``beta`` gives the hard attention of the limit, not NaN.
 
     Parameters
     ----------
@@ -40,7 +45,13 @@ def attention_softmax(tokens, query, beta):
     weights : ndarray of shape (n_samples, n_tokens)
         Non-negative, each row sums to one.
     """
-    return np.exp(log_softmax(beta * (tokens @ query), axis=1))
+    scores = tokens @ query
+    scores -= scores.max(axis=1, keepdims=True)
+    with np.errstate(over="ignore"):  # -inf: a weight of 0, the limit
+        scores *= beta
+    weights = np.exp(scores, out=scores)
+    weights /= weights.sum(axis=1, keepdims=True)
+    return weights
 
 
 def _pool(tokens, weights):
@@ -111,15 +122,16 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         L2-regularised logistic regression on the attention-pooled tokens of
         D1 with ``q`` fixed. ``"joint"``: ``(q, w, b)`` together by L-BFGS on
         the L2-regularised logistic loss of all the data, from a small random
-        ``q`` and ``w = 0``.
+        ``max(beta, 1) q`` and ``w = 0``.
     beta : float, default=1.0
         Inverse temperature of the softmax. With ``"two_step"`` the query has
         unit norm, so ``beta`` alone sets how peaked the attention is.
     token_dim : int, default=None
         Features per token when ``X`` is a 2-D table (token ``l`` is the
-        ``l``-th block of ``token_dim`` consecutive columns). ``None`` reads a
-        table as one token per column; for a 3-D array
-        ``(n_samples, n_tokens, token_dim)`` it is taken from the array.
+        ``l``-th block of ``token_dim`` consecutive columns). ``None`` takes
+        it from a 3-D array ``(n_samples, n_tokens, token_dim)``; a 2-D table
+        is then one token per row, on which attention does nothing: ``fit``
+        warns.
     alpha : float, default=1.0
         L2 penalty of the logistic fits, on the scale of
         :class:`~sklearn.linear_model.LogisticRegression` (``C = 1 / alpha``):
@@ -138,7 +150,8 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
     tol : float, default=1e-5
         Stopping tolerance of L-BFGS on the gradient of the mean loss (as
         ``tol`` of :class:`~sklearn.linear_model.LogisticRegression` for the
-        ERM on D1, as ``gtol`` of scipy's L-BFGS-B for ``"joint"``).
+        ERM on D1, as ``gtol`` of scipy's L-BFGS-B in ``(max(beta, 1) q, w, b)``
+        for ``"joint"``).
     random_state : int, RandomState instance or None, default=None
         Seeds the D0/D1 split (``"two_step"``) or the initial query
         (``"joint"``).
@@ -283,7 +296,9 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
                 "Divide X by a constant, e.g. scale the tokens to unit norm "
                 "(the attention temperature is then set by beta alone)."
             )
-        tokens = as_token_array(X, token_shape)
+        if token_shape is None:
+            warn_one_token_per_row(self)
+        tokens = token_view(X, token_shape)
         self.n_tokens_, self.token_dim_ = tokens.shape[1:]
         self.classes_, y_signed = check_binary_target(y)
         sample_weight = check_nonnegative_sample_weight(sample_weight, X)
@@ -316,14 +331,17 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         )
         coef = -self.learning_rate * grad_coef
         intercept = -self.learning_rate * grad_intercept
+        # At q = 0 the attention is uniform whatever beta, so the gradient in q
+        # is beta times the one at beta = 1: its direction, all that is kept,
+        # does not depend on beta (whose factor overflowed the norm at 1e200).
         _, grad_query, _, _ = _logistic_gradients(
-            tokens0, y0, mass0, query, coef, intercept, self.beta
+            tokens0, y0, mass0, query, coef, intercept, 1.0
         )
         norm = np.linalg.norm(grad_query)
-        # The gradient is a sum of terms of size up to beta |w| max |x_l|^2; when
-        # it vanishes to rounding (identical tokens in every bag) its direction
-        # is noise, so q stays 0: uniform attention, mean pooling.
-        scale = self.beta * np.linalg.norm(coef) * np.max(np.sum(tokens0**2, axis=2))
+        # The gradient is a sum of terms of size up to |w| max |x_l|^2; when it
+        # vanishes to rounding (identical tokens in every bag) its direction is
+        # noise, so q stays 0: uniform attention, mean pooling.
+        scale = np.linalg.norm(coef) * np.max(np.sum(tokens0**2, axis=2))
         degenerate = norm <= np.sqrt(EPS) * scale
         self.query_ = query if degenerate else -grad_query / norm
         if self.verbose:
@@ -345,15 +363,35 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         # Summed loss + alpha / 2 |params|^2, divided by the total weight.
         penalty = self.alpha / sample_weight.sum()
         mass = sample_weight / sample_weight.sum()
+        # L-BFGS runs on v = s q with s = max(beta, 1): the gradient in q
+        # carries a factor beta and the curvature beta^2, so above beta = 1 the
+        # fit in q converged slowly (1e3) or overflowed (1e200), while in
+        # v = beta q neither depends on beta. The penalty alpha / 2 |q|^2 is
+        # alpha / (2 s^2) |v|^2; below beta = 1 it keeps the fit in q
+        # well-conditioned, so v = q there.
+        query_scale = max(self.beta, 1.0)
+        query_penalty = penalty / query_scale / query_scale
 
         def objective(params):
-            query, coef, intercept = params[:k], params[k : 2 * k], params[-1]
+            scaled_query, coef, intercept = params[:k], params[k : 2 * k], params[-1]
             loss, g_query, g_coef, g_intercept = _logistic_gradients(
-                tokens, y_signed, mass, query, coef, intercept, self.beta
+                tokens,
+                y_signed,
+                mass,
+                scaled_query,
+                coef,
+                intercept,
+                self.beta / query_scale,
             )
-            loss += 0.5 * penalty * (query @ query + coef @ coef)
+            loss += 0.5 * (
+                query_penalty * (scaled_query @ scaled_query) + penalty * (coef @ coef)
+            )
             grad = np.concatenate(
-                [g_query + penalty * query, g_coef + penalty * coef, [g_intercept]]
+                [
+                    g_query + query_penalty * scaled_query,
+                    g_coef + penalty * coef,
+                    [g_intercept],
+                ]
             )
             return loss, grad
 
@@ -383,7 +421,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
                 "L-BFGS iterations; increase max_iter.",
                 ConvergenceWarning,
             )
-        self.query_ = result.x[:k].copy()
+        self.query_ = result.x[:k] / query_scale
         self.coef_ = result.x[None, k : 2 * k].copy()
         self.intercept_ = result.x[-1:].copy()
         self.n_iter_ = int(result.nit)
@@ -468,7 +506,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
                 f"was fitted on tokens of dimension {self.token_dim_}."
             )
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return as_token_array(X, self.token_dim_)
+        return token_view(X, self.token_dim_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

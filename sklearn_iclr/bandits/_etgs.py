@@ -87,7 +87,7 @@ class ETGS(_ETGSPolicy):
     >>> market = MatchingMarket([[1.0, 0.2], [1.0, 0.2]], [[1, 0], [1, 0]],
     ...                         noise_std=0.5, random_state=0)
     >>> result = simulate(market, ETGS(), horizon=2000, n_runs=2)
-    >>> result.stable.tolist()
+    >>> result.player_optimal.tolist()
     [True, True]
     """
 
@@ -129,7 +129,7 @@ class RobustETGS(_ETGSPolicy):
     >>> market = MatchingMarket([[1.0, 0.2], [1.0, 0.2]], [[1, 0], [1, 0]],
     ...                         noise_std=0.5, random_state=0)
     >>> result = simulate(market, RobustETGS(50.0), horizon=5000, n_runs=2)
-    >>> result.stable.tolist()
+    >>> result.player_optimal.tolist()
     [True, True]
     """
 

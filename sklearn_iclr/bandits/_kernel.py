@@ -7,6 +7,11 @@ exploration round, so explorers never collide) until every player's confidence
 intervals order its top ``min(N + 1, K)`` arms, and then runs decentralised
 Gale-Shapley on the estimated rankings: each player pulls the arm its pointer
 shows and moves the pointer down its list when rejected.
+
+:func:`run_race_reference` is the same process in plain numpy, one round at a
+time: the oracle of the kernel's tests (which also run with
+``NUMBA_DISABLE_JIT=1``). Arms with equal estimates are ranked by index (a
+stable sort) in both.
 """
 
 import math
@@ -24,7 +29,7 @@ def _separated(sums, counts, n_players, n_arms, n_pairs, radius_scale, extra):
             return False
         width = math.sqrt(radius_scale / n) + extra / n
         est = sums[i] / counts[i]
-        order = np.argsort(-est)
+        order = np.argsort(-est, kind="mergesort")
         for k in range(n_pairs):
             if est[order[k]] - width <= est[order[k + 1]] + width:
                 return False
@@ -128,7 +133,7 @@ def run_race(
                 finish[layer] = t + 1
                 for i in range(n_players):
                     est = sums[layer, i] / counts[layer, i]
-                    rankings[layer, i] = np.argsort(-est)
+                    rankings[layer, i] = np.argsort(-est, kind="mergesort")
                 # This layer's rankings override every faster layer.
                 for fast in range(layer + 1):
                     exploring[fast] = False
@@ -144,4 +149,99 @@ def run_race(
             for i in range(n_players):
                 final[i] = rankings[committed, i, pointer[committed, i]]
             break
+    return trace, final, finish, budget - left
+
+
+def _separated_reference(sums, counts, n_pairs, radius_scale, extra):
+    """:func:`_separated`, vectorised over players."""
+    n = counts[:, 0]
+    if np.any(n == 0):
+        return False
+    width = np.sqrt(radius_scale / n) + extra / n
+    est = np.sort(sums / counts, axis=1)[:, ::-1]
+    width = width[:, None]
+    return bool(np.all(est[:, :n_pairs] - width > est[:, 1 : n_pairs + 1] + width))
+
+
+def run_race_reference(
+    means,
+    arm_rank,
+    optimal,
+    noise_std,
+    horizon,
+    n_layers,
+    layer_sequence,
+    subphase_length,
+    radius_scale,
+    extra,
+    is_target,
+    boosted,
+    shift,
+    budget,
+    record_times,
+    seed,
+):
+    """:func:`run_race` in plain numpy, one round at a time (its test oracle).
+
+    The same arguments and outputs; the reward noise comes from
+    ``numpy.random.RandomState(seed)``, whose stream numba's seeded generator
+    reproduces, drawn in the same order (accepted explorers, by player).
+    """
+    rng = np.random.RandomState(seed)
+    n_players, n_arms = means.shape
+    players = np.arange(n_players)
+    n_pairs = min(n_players, n_arms - 1)
+    sums = np.zeros((n_layers, n_players, n_arms))
+    counts = np.zeros((n_layers, n_players, n_arms))
+    exploring = np.ones(n_layers, dtype=bool)
+    steps = np.zeros(n_layers, dtype=np.int64)
+    rankings = np.zeros((n_layers, n_players, n_arms), dtype=np.int64)
+    pointer = np.zeros((n_layers, n_players), dtype=np.int64)
+    finish = np.full(n_layers, -1, dtype=np.int64)
+    regret = np.zeros(n_players)
+    trace = np.zeros((n_players, record_times.size))
+    best_mean = means[players, optimal]
+    left = budget
+    for t in range(horizon):
+        layer = layer_sequence[t // subphase_length]
+        if exploring[layer]:
+            pulls = (players + steps[layer]) % n_arms
+        else:
+            pulls = rankings[layer, players, pointer[layer]]
+        # every arm keeps the proposer it ranks first
+        accepted = np.zeros(n_players, dtype=bool)
+        for arm in np.unique(pulls):
+            proposers = players[pulls == arm]
+            accepted[proposers[np.argmin(arm_rank[arm, proposers])]] = True
+        regret += best_mean - np.where(accepted, means[players, pulls], 0.0)
+        if not exploring[layer]:
+            moved = ~accepted & (pointer[layer] < n_arms - 1)
+            pointer[layer, moved] += 1
+        else:
+            for i in players[accepted]:
+                arm = pulls[i]
+                reward = means[i, arm] + noise_std * rng.standard_normal()
+                if is_target[i] and left > 0.0 and arm in (optimal[i], boosted[i]):
+                    c = min(shift[i], left)
+                    reward += -c if arm == optimal[i] else c
+                    left -= c
+                sums[layer, i, arm] += reward
+                counts[layer, i, arm] += 1.0
+            steps[layer] += 1
+            if steps[layer] % n_arms == 0 and _separated_reference(
+                sums[layer], counts[layer], n_pairs, radius_scale, extra[layer]
+            ):
+                finish[layer] = t + 1
+                estimates = sums[layer] / counts[layer]
+                rankings[layer] = np.argsort(-estimates, axis=1, kind="stable")
+                # this layer's rankings override every faster layer
+                exploring[: layer + 1] = False
+                rankings[: layer + 1] = rankings[layer]
+                pointer[: layer + 1] = 0
+        trace[:, record_times == t + 1] = regret[:, None]
+    final = np.full(n_players, -1, dtype=np.int64)
+    done = np.flatnonzero(~exploring)
+    if done.size:
+        committed = done[-1]
+        final = rankings[committed, players, pointer[committed]]
     return trace, final, finish, budget - left

@@ -5,7 +5,7 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..utils._compat import Interval, StrOptions
+from ..utils._compat import Interval, StrOptions, validate_params
 
 __all__ = ["MatchingMarket", "TargetOptimalCorruption", "gale_shapley"]
 
@@ -34,6 +34,10 @@ def _check_rankings(rankings, n_rows, n_cols, what):
     return rankings.astype(np.int64)
 
 
+@validate_params(
+    {"player_rankings": ["array-like"], "arm_rankings": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def gale_shapley(player_rankings, arm_rankings):
     """Player-proposing deferred acceptance (Gale-Shapley).
 

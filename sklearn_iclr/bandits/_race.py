@@ -56,7 +56,7 @@ class MultiLayerETGSRace(_ETGSPolicy):
     ...                         noise_std=0.5, random_state=0)
     >>> race = MultiLayerETGSRace(subphase_length=2, random_state=0)
     >>> result = simulate(market, race, horizon=5000, n_runs=2)
-    >>> result.stable.tolist()
+    >>> result.player_optimal.tolist()
     [True, True]
     """
 

@@ -100,8 +100,8 @@ def simulate(
         - ``final_matching``: ndarray of shape (n_runs, n_players), the
           matching the policy has committed to at the end (for the race, that
           of the slowest layer done exploring); -1 while still exploring;
-        - ``stable``: ndarray of shape (n_runs,), whether that is the
-          player-optimal stable matching ``optimal_matching``;
+        - ``player_optimal``: ndarray of shape (n_runs,), whether that is
+          the player-optimal stable matching ``optimal_matching``;
         - ``optimal_matching``: ndarray of shape (n_players,);
         - ``exploration_end``: ndarray of shape (n_runs, n_layers), the round
           at which each layer finished exploring (-1: never);
@@ -111,10 +111,10 @@ def simulate(
     --------
     >>> from sklearn_iclr.bandits import ETGS, MatchingMarket, simulate
     >>> from sklearn_iclr.datasets import make_matching_market
-    >>> means, arm_prefs, _ = make_matching_market(3, 3, 0.5, random_state=0)
+    >>> means, arm_prefs, _ = make_matching_market(3, 3, gap=0.5, random_state=0)
     >>> market = MatchingMarket(means, arm_prefs, random_state=0)
     >>> result = simulate(market, ETGS(), horizon=20_000, n_runs=4)
-    >>> bool(result.stable.all())
+    >>> bool(result.player_optimal.all())
     True
     >>> result.regret.shape
     (4, 3, 200)
@@ -200,7 +200,7 @@ def simulate(
         regret=regret,
         max_regret=regret.mean(axis=0).max(axis=0),
         final_matching=final,
-        stable=np.all(final == optimal, axis=1),
+        player_optimal=np.all(final == optimal, axis=1),
         optimal_matching=optimal,
         exploration_end=finish,
         corruption_spent=spent,

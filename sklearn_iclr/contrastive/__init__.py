@@ -7,7 +7,8 @@ torch (the ``[torch]`` extra, imported inside ``fit``);
 analysis, with hand-written gradients.
 """
 
-from ._brelu_attention import BReLUAttentionEncoder, neuron_alignment
+from ._brelu_attention import BReLUAttentionEncoder
 from ._infonce import InfoNCEEncoder
+from ._neuron_alignment import neuron_alignment
 
 __all__ = ["BReLUAttentionEncoder", "InfoNCEEncoder", "neuron_alignment"]

@@ -8,26 +8,36 @@ the estimator free of the torch extra.
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import log_softmax, softmax
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from threadpoolctl import threadpool_limits
 
-from ..utils import check_work_budget, warn_user
-from ..utils._compat import Interval, StrOptions, _fit_context, validate_params
-from ..utils._tokens import as_token_array, flatten_token_input
+from ..utils import check_work_budget
+from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._tokens import flatten_token_input, token_view, warn_one_token_per_row
 from ._infonce import resolve_batch_size
 
 # Gradient steps that work lower the loss from its first value (InfoNCE near
 # log(batch_size) on the paper's data); a minibatch loss this many times the
-# first one (or than 1, if smaller) means they diverge: fit warns.
-DIVERGENCE_FACTOR = 1e3
-# Largest weight_history_ (with mask_history_) a fit may build, in bytes.
+# first one (or than 1, if smaller) means they diverge: fit stops and raises.
+DIVERGENCE_FACTOR = 10.0
+# learning_rate="auto" is AUTO_STEP * temperature / (n_tokens^2 lambda), with
+# lambda the largest eigenvalue of the second moment of a sample's mean token
+# (tokens at unit RMS norm). At the start the attention is uniform, every
+# token reads the mean token, and a neuron's output is n_tokens BReLU(w . mean
+# token): the logits grow like n_tokens^2 lambda |w|^2 / temperature, which
+# sets the step. The constant gives 0.15-0.26 on make_sparse_coding_pairs data
+# (where the former default step, 0.2, trained) and trains scikit-learn's
+# digits and breast cancer, raw or standardised (bench_brelu_attention.py,
+# table auto_step, measures the margin).
+AUTO_STEP = 0.2
+# Largest neuron output accepted by transform (a margin below the float range).
+MAX_OUTPUT = 1e300
+# Largest history_ (neuron weights and masks) a fit may build, in bytes.
 MAX_HISTORY_BYTES = 2**30
 
 
@@ -70,10 +80,37 @@ def _magnitude_mask(weights, prune_ratio):
     return keep
 
 
-def _forward(tokens, attention, weights, bias):
+def _attention_probs(tokens, attention, *, rescale=False):
+    """``softmax_l(x_r^T A x_l)`` of every sample.
+
+    With ``rescale``, for tokens of any magnitude (``transform``'s; the
+    training tokens are at unit RMS norm): each sample's tokens are divided by
+    a power of two ``c`` at least their largest entry, so the scores of the
+    scaled tokens are the scores over ``c^2`` to the bit; they are shifted by
+    their row maximum and multiplied back by ``c`` twice (a shifted score that
+    overflows is ``-inf``: a weight of 0). The result is the plain softmax,
+    without overflow of the scores.
+    """
+    if rescale:
+        _, exponent = np.frexp(np.max(np.abs(tokens), axis=(1, 2)))
+        scale = np.ldexp(1.0, exponent)[:, None, None]
+        scaled = tokens / scale
+    else:
+        scaled = tokens
+    scores = (scaled @ attention) @ scaled.transpose(0, 2, 1)
+    scores -= scores.max(axis=-1, keepdims=True)
+    if rescale:
+        with np.errstate(over="ignore"):
+            scores *= scale
+            scores *= scale
+    probs = np.exp(scores, out=scores)
+    probs /= probs.sum(axis=-1, keepdims=True)
+    return probs
+
+
+def _forward(tokens, attention, weights, bias, *, rescale=False):
     """Unmasked neuron outputs ``h`` (n, m) and the cache of the backward pass."""
-    scores = (tokens @ attention) @ tokens.transpose(0, 2, 1)
-    probs = softmax(scores, axis=-1)
+    probs = _attention_probs(tokens, attention, rescale=rescale)
     mixed = probs @ tokens
     pre = mixed @ weights.T
     return brelu(pre, bias).sum(axis=1), (tokens, probs, mixed, pre)
@@ -95,8 +132,16 @@ def _backward(grad_out, cache, weights, bias):
     return grad_attention, grad_weights
 
 
+def _log_softmax_rows(logits):
+    """``log softmax`` of every row, shifted by its (finite) maximum."""
+    largest = logits.max(axis=1, keepdims=True)
+    largest[~np.isfinite(largest)] = 0.0
+    shifted = logits - largest
+    return shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+
+
 def infonce_stopgrad_loss(
-    anchors, positives, attention, weights, *, bias, temperature, l2, keep=None
+    anchors, positives, attention, weights, *, bias, temperature, alpha, keep=None
 ):
     """InfoNCE with a stop-gradient on the positive views, plus L2, and its gradient.
 
@@ -104,7 +149,7 @@ def infonce_stopgrad_loss(
     ``u_i = f(X_i)`` and ``v_j = StopGrad f(Y_j)``::
 
         L = (1/B) sum_i -log softmax_j(u_i . v_j / tau)_i
-            + (l2 / 2) (|attention|_F^2 + |weights|_F^2).
+            + (alpha / 2) (|attention|_F^2 + |weights|_F^2).
 
     The gradient flows through the anchors only. The neuron mask ``keep``
     acts in the forward pass; its gradient is straight-through (every neuron
@@ -116,7 +161,7 @@ def infonce_stopgrad_loss(
     anchors, positives : ndarray of shape (B, n_tokens, token_dim)
     attention : ndarray of shape (token_dim, token_dim)
     weights : ndarray of shape (n_neurons, token_dim)
-    bias, temperature, l2 : float
+    bias, temperature, alpha : float
     keep : ndarray of shape (n_neurons,) of bool, default=None
         Neurons kept in the forward pass (``None``: all).
 
@@ -126,18 +171,41 @@ def infonce_stopgrad_loss(
     grad_attention : ndarray of shape (token_dim, token_dim)
     grad_weights : ndarray of shape (n_neurons, token_dim)
     """
-    keep = np.ones(weights.shape[0], dtype=bool) if keep is None else keep
     h, cache = _forward(anchors, attention, weights, bias)
     targets, _ = _forward(positives, attention, weights, bias)
-    logits = (h * keep) @ (targets * keep).T / temperature
-    log_probs = log_softmax(logits, axis=1)
+    if keep is None:
+        logits = h @ targets.T / temperature
+    else:
+        logits = (h * keep) @ (targets * keep).T / temperature
+    log_probs = _log_softmax_rows(logits)
     n_pairs = len(h)
     loss = -np.trace(log_probs) / n_pairs
-    loss += 0.5 * l2 * (np.sum(attention**2) + np.sum(weights**2))
+    loss += 0.5 * alpha * (np.sum(attention**2) + np.sum(weights**2))
     probs = np.exp(log_probs)
     grad_h = (probs @ targets - targets) / (temperature * n_pairs)
     grad_attention, grad_weights = _backward(grad_h, cache, weights, bias)
-    return float(loss), grad_attention + l2 * attention, grad_weights + l2 * weights
+    return (
+        float(loss),
+        grad_attention + alpha * attention,
+        grad_weights + alpha * weights,
+    )
+
+
+def auto_learning_rate(tokens, temperature):
+    """The step of ``learning_rate="auto"`` for tokens at unit RMS norm.
+
+    ``AUTO_STEP * temperature / (n_tokens^2 lambda)``, with ``lambda`` the
+    largest eigenvalue of the covariance of the samples' mean tokens.
+    """
+    mean_tokens = tokens.mean(axis=1)
+    largest = np.linalg.eigvalsh(mean_tokens.T @ mean_tokens / len(mean_tokens))[-1]
+    if largest <= 0:
+        raise ValueError(
+            "Every sample has the same mean token: the encoder has nothing to "
+            "tell apart, and learning_rate='auto' no scale to choose a step "
+            "from. Check the input, or set learning_rate."
+        )
+    return AUTO_STEP * temperature / (tokens.shape[1] ** 2 * largest)
 
 
 class BReLUAttentionEncoder(
@@ -157,11 +225,11 @@ class BReLUAttentionEncoder(
 
     Training minimises InfoNCE with a stop-gradient on the positive view,
     ``-log softmax_j(f(X_i) . StopGrad f(Y_j) / tau)_i`` averaged over a
-    minibatch, plus ``l2_regularization / 2`` times the squared norm of
-    ``(A, W)``, by minibatch gradient descent. With ``prune_ratio = alpha >
-    0`` the ``alpha`` fraction of neurons with the smallest ``|w_i|`` is
-    masked in every forward pass, and all neurons are updated (Algorithm 1
-    of the paper). :meth:`transform` returns ``f(X)`` with the final mask.
+    minibatch, plus ``alpha / 2`` times the squared norm of ``(A, W)``, by
+    minibatch gradient descent. With ``prune_ratio > 0`` that fraction of
+    neurons with the smallest ``|w_i|`` is masked in every forward pass, and
+    all neurons are updated (Algorithm 1 of the paper). :meth:`transform`
+    returns ``f(X)`` with the final mask.
 
     Parameters
     ----------
@@ -173,18 +241,18 @@ class BReLUAttentionEncoder(
     temperature : float, default=0.5
         InfoNCE temperature ``tau``.
     prune_ratio : float, default=0.0
-        Fraction ``alpha`` of neurons masked by magnitude in every forward
-        pass (Algorithm 1); ``0`` disables pruning.
-    l2_regularization : float, default=1e-3
-        Weight ``lambda`` of the L2 penalty on the attention and neuron
-        weights.
+        Fraction of neurons masked by magnitude in every forward pass
+        (Algorithm 1); ``0`` disables pruning.
+    alpha : float, default=1e-3
+        Weight of the L2 penalty on the attention and neuron weights.
     noise_scale : float, default=0.1
         When :meth:`fit` gets no ``X_positive``, both views are ``X`` plus
         Gaussian noise of this standard deviation per coordinate (in units
         of the rescaled tokens).
     token_dim : int, default=None
-        Features per token of a 2-D input table (``None``: one per column);
-        ignored for 3-D input.
+        Features per token of a 2-D input table; ``None`` takes it from a 3-D
+        array, and reads a 2-D table as one token per row (the attention then
+        does nothing: ``fit`` warns).
     init_scale : float, default=0.1
         The initial neuron weights are ``N(0, init_scale^2 / token_dim)``;
         the attention starts at zero (uniform attention).
@@ -193,17 +261,15 @@ class BReLUAttentionEncoder(
         negatives). ``"auto"`` is ``min(256, n_samples)``.
     max_epochs : int, default=100
         Passes over the data.
-    learning_rate : float, default=0.2
-        Step size of the gradient descent. A step too large for the data
-        makes the loss grow: ``fit`` warns (``ConvergenceWarning``) once a
-        minibatch loss exceeds a thousand times the first one, and raises a
-        ``ValueError`` if it overflows. Lower the step then: on
-        scikit-learn's digits the default diverges and ``0.002`` trains.
+    learning_rate : float or "auto", default="auto"
+        Step size of the gradient descent. ``"auto"`` chooses it from the
+        training tokens (see Notes). A minibatch loss that grows ten times
+        above the first one (or becomes non-finite) stops the fit with a
+        ``ValueError``: lower the step then.
     record_every : int, default=1
-        Epochs between two snapshots of the neuron weights in
-        ``weight_history_`` (the initial weights are always recorded). A
-        history above 1 GiB is refused up front, with the ``record_every``
-        that fits.
+        Epochs between two entries of ``history_`` (the initialisation is
+        always recorded). A history above 1 GiB is refused up front, with the
+        ``record_every`` that fits.
     max_work : float, default=3600
         Largest estimated cost of the fit, in seconds of the reference core
         (:func:`sklearn_iclr.utils.estimate_seconds`), from its multiply-adds;
@@ -221,12 +287,13 @@ class BReLUAttentionEncoder(
         The neuron weights ``w_i`` (rows); pruned ones included.
     neuron_mask_ : ndarray of shape (n_neurons,) of bool
         True for the neurons kept by the final magnitude mask.
-    weight_history_ : ndarray of shape (n_records, n_neurons, token_dim)
-        Snapshots of the neuron weights (see :func:`neuron_alignment`).
-    mask_history_ : ndarray of shape (n_records, n_neurons) of bool
-        The magnitude mask at each snapshot.
-    record_epochs_ : ndarray of shape (n_records,)
-        Epoch of each snapshot (0 is the initialisation).
+    history_ : list of dict
+        One entry per recorded epoch: ``"epoch"`` (0 is the initialisation),
+        ``"neuron_weights"`` (a copy of the weights, ``(n_neurons,
+        token_dim)``) and ``"neuron_mask"`` (the magnitude mask); read by
+        :func:`neuron_alignment`.
+    learning_rate_ : float
+        The step size used.
     token_scale_ : float
         The root-mean-square token norm of the training data; tokens are
         divided by it before they enter the model.
@@ -252,20 +319,18 @@ class BReLUAttentionEncoder(
 
     Notes
     -----
-    The value matrix of the attention is the identity, so that every neuron
-    weight ``w_i`` lives in token space and can be compared with the
-    dictionary features; ``A`` stands for the product ``W_Q^T W_K``.
+    The value matrix of the attention is the identity, so that every ``w_i``
+    lives in token space and can be compared with the dictionary features.
+    Tokens are divided by their root-mean-square norm on the training data,
+    so that the fit is equivariant to the scale of ``X`` (``brelu_bias`` and
+    ``noise_scale`` are in these units) and the attention scores cannot
+    overflow. ``learning_rate="auto"`` is ``0.2 tau / (L^2 lambda)``, with
+    ``lambda`` the largest eigenvalue of the second moment of a sample's mean
+    token: at the start the attention is uniform and the logits grow like
+    ``L^2 lambda |w|^2 / tau``. Training runs BLAS on one thread (its
+    products are small).
 
-    Tokens are divided by one number, their root-mean-square norm on the
-    training data, so that the fit is equivariant to the scale of ``X``
-    (``brelu_bias`` and ``noise_scale`` are in these units) and the
-    attention scores cannot overflow.
-
-    This is a separate estimator rather than an ``architecture`` option of
-    :class:`InfoNCEEncoder` because every part differs: token input, a
-    stop-gradient loss on unnormalised embeddings with L2, optional
-    user-given positive views, plain gradient descent instead of Adam, and
-    fitted weight snapshots; it needs neither torch nor skorch.
+    More in the user guide (:ref:`brelu-attention-details`).
 
     References
     ----------
@@ -288,7 +353,7 @@ class BReLUAttentionEncoder(
         "brelu_bias": [Interval(Real, 0, None, closed="left")],
         "temperature": [Interval(Real, 0, None, closed="neither")],
         "prune_ratio": [Interval(Real, 0, 1, closed="left")],
-        "l2_regularization": [Interval(Real, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
         "noise_scale": [Interval(Real, 0, None, closed="left")],
         "token_dim": [Interval(Integral, 1, None, closed="left"), None],
         "init_scale": [Interval(Real, 0, None, closed="neither")],
@@ -297,7 +362,10 @@ class BReLUAttentionEncoder(
             StrOptions({"auto"}),
         ],
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
         "record_every": [Interval(Integral, 1, None, closed="left")],
         "max_work": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
@@ -311,13 +379,13 @@ class BReLUAttentionEncoder(
         brelu_bias=0.01,
         temperature=0.5,
         prune_ratio=0.0,
-        l2_regularization=1e-3,
+        alpha=1e-3,
         noise_scale=0.1,
         token_dim=None,
         init_scale=0.1,
         batch_size="auto",
         max_epochs=100,
-        learning_rate=0.2,
+        learning_rate="auto",
         record_every=1,
         max_work=3600.0,
         random_state=None,
@@ -327,7 +395,7 @@ class BReLUAttentionEncoder(
         self.brelu_bias = brelu_bias
         self.temperature = temperature
         self.prune_ratio = prune_ratio
-        self.l2_regularization = l2_regularization
+        self.alpha = alpha
         self.noise_scale = noise_scale
         self.token_dim = token_dim
         self.init_scale = init_scale
@@ -362,7 +430,9 @@ class BReLUAttentionEncoder(
         """
         X, token_dim = flatten_token_input(X, self.token_dim)
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-        tokens = as_token_array(X, token_dim)
+        if token_dim is None:
+            warn_one_token_per_row(self)
+        tokens = token_view(X, token_dim)
         n_samples, self.n_tokens_, self.token_dim_ = tokens.shape
         positives = None
         if X_positive is not None:
@@ -373,26 +443,38 @@ class BReLUAttentionEncoder(
         tokens = tokens / self.token_scale_
         if positives is not None:
             positives = positives / self.token_scale_
-
+        self.learning_rate_ = (
+            auto_learning_rate(tokens, self.temperature)
+            if self.learning_rate == "auto"
+            else float(self.learning_rate)
+        )
         rng = check_random_state(self.random_state)
         d = self.token_dim_
         weights = rng.standard_normal((self.n_neurons, d)) * (
             self.init_scale / np.sqrt(d)
         )
         attention = np.zeros((d, d))
-        weight_history, mask_history, epochs = [], [], []
+        self.history_ = []
+        self.loss_curve_ = []
 
         def record(epoch):
-            weight_history.append(weights.copy())
-            mask_history.append(_magnitude_mask(weights, self.prune_ratio))
-            epochs.append(epoch)
+            self.history_.append(
+                {
+                    "epoch": epoch,
+                    "neuron_weights": weights.copy(),
+                    "neuron_mask": _magnitude_mask(weights, self.prune_ratio),
+                }
+            )
 
         record(0)
-        self.loss_curve_ = []
-        first_loss, warned = None, False
-        # Divergence is reported by the check below, as a ValueError; numpy's
-        # overflow warnings on the way there would only precede it.
-        with np.errstate(over="ignore", invalid="ignore"):
+        first_loss = None
+        # One small product after the other: BLAS threads would spend more
+        # CPU time synchronising than they save. Overflow on the way to a
+        # diverging loss is reported by the check below, as a ValueError.
+        with (
+            threadpool_limits(limits=1, user_api="blas"),
+            np.errstate(over="ignore", invalid="ignore"),
+        ):
             for epoch in range(1, self.max_epochs + 1):
                 order = rng.permutation(n_samples)
                 losses = []
@@ -405,7 +487,6 @@ class BReLUAttentionEncoder(
                         pair = views + noise * rng.standard_normal(views.shape)
                     else:
                         anchors, pair = tokens[batch], positives[batch]
-                    keep = _magnitude_mask(weights, self.prune_ratio)
                     loss, grad_attention, grad_weights = infonce_stopgrad_loss(
                         anchors,
                         pair,
@@ -413,31 +494,17 @@ class BReLUAttentionEncoder(
                         weights,
                         bias=self.brelu_bias,
                         temperature=self.temperature,
-                        l2=self.l2_regularization,
-                        keep=keep,
+                        alpha=self.alpha,
+                        keep=(
+                            _magnitude_mask(weights, self.prune_ratio)
+                            if self.prune_ratio > 0
+                            else None
+                        ),
                     )
-                    if first_loss is None:
-                        first_loss = loss
-                    if not np.isfinite(loss):
-                        raise ValueError(
-                            f"The training loss became {loss} at epoch {epoch} "
-                            f"(first minibatch: {first_loss:.3g}): "
-                            f"learning_rate={self.learning_rate} is too large for "
-                            "this data; lower it (or raise temperature)."
-                        )
-                    if not warned and loss > DIVERGENCE_FACTOR * max(first_loss, 1):
-                        warned = True
-                        warn_user(
-                            f"The training loss grew from {first_loss:.3g} (first "
-                            f"minibatch) to {loss:.3g} at epoch {epoch}: the "
-                            "gradient steps diverge and the fitted weights are "
-                            f"not a trained encoder. learning_rate="
-                            f"{self.learning_rate} is too large for this data; "
-                            "lower it (or raise temperature).",
-                            ConvergenceWarning,
-                        )
-                    attention -= self.learning_rate * grad_attention
-                    weights -= self.learning_rate * grad_weights
+                    first_loss = loss if first_loss is None else first_loss
+                    self._check_divergence(loss, first_loss, epoch)
+                    attention -= self.learning_rate_ * grad_attention
+                    weights -= self.learning_rate_ * grad_weights
                     losses.append(loss)
                 self.loss_curve_.append(float(np.mean(losses)))
                 if epoch % self.record_every == 0 or epoch == self.max_epochs:
@@ -447,12 +514,19 @@ class BReLUAttentionEncoder(
         self.attention_ = attention
         self.neuron_weights_ = weights
         self.neuron_mask_ = _magnitude_mask(weights, self.prune_ratio)
-        self.weight_history_ = np.asarray(weight_history)
-        self.mask_history_ = np.asarray(mask_history)
-        self.record_epochs_ = np.asarray(epochs)
         self.n_iter_ = self.max_epochs
         self._n_features_out = self.n_neurons
         return self
+
+    def _check_divergence(self, loss, first_loss, epoch):
+        if np.isfinite(loss) and loss <= DIVERGENCE_FACTOR * max(first_loss, 1.0):
+            return
+        raise ValueError(
+            f"The training loss grew from {first_loss:.3g} (first minibatch) to "
+            f"{loss:.3g} at epoch {epoch}: the gradient steps diverge. "
+            f"learning_rate={self.learning_rate_:.3g} is too large for this "
+            "data; lower it (or raise temperature)."
+        )
 
     def transform(self, X):
         """Embed ``X``: the masked neuron outputs ``f(X)``.
@@ -476,9 +550,37 @@ class BReLUAttentionEncoder(
                 f"fitted on tokens of dimension {self.token_dim_}."
             )
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        tokens = as_token_array(X, self.token_dim_) / self.token_scale_
-        h, _ = _forward(tokens, self.attention_, self.neuron_weights_, self.brelu_bias)
+        self._check_output_range(X)
+        tokens = token_view(X, self.token_dim_) / self.token_scale_
+        h, _ = _forward(
+            tokens,
+            self.attention_,
+            self.neuron_weights_,
+            self.brelu_bias,
+            rescale=True,
+        )
         return h * self.neuron_mask_
+
+    def _check_output_range(self, X):
+        """Refuse tokens whose neuron outputs would overflow float64.
+
+        A neuron reads convex mixtures of the tokens, so its output is at most
+        ``n_tokens * |x|_max * |w_i|`` (in the rescaled units); the attention
+        itself takes tokens of any magnitude.
+        """
+        largest = float(np.max(np.abs(X), initial=0.0)) / self.token_scale_
+        bound = (
+            largest
+            * np.sqrt(self.token_dim_)
+            * self.n_tokens_
+            * np.max(np.linalg.norm(self.neuron_weights_, axis=1))
+        )
+        if not bound <= MAX_OUTPUT:
+            raise ValueError(
+                f"X holds values up to {largest:.3g} times the training tokens' "
+                f"RMS norm ({self.token_scale_:.3g}): the neuron outputs would "
+                "overflow float64. Rescale X to the units of the training data."
+            )
 
     def _check_positive(self, X_positive, shape):
         X_positive, _ = flatten_token_input(X_positive, self.token_dim)
@@ -491,7 +593,7 @@ class BReLUAttentionEncoder(
             )
         if not np.all(np.isfinite(X_positive)):
             raise ValueError("X_positive contains NaN or infinity.")
-        return as_token_array(X_positive, self.token_dim_)
+        return token_view(X_positive, self.token_dim_)
 
     def _check_budget(self, n_samples):
         L, d, m = self.n_tokens_, self.token_dim_, self.n_neurons
@@ -505,17 +607,16 @@ class BReLUAttentionEncoder(
             advice="Or lower max_epochs or n_neurons, or subsample X.",
         )
         # The snapshots are memory the work count does not see: many epochs
-        # on a few samples are cheap, their weight history is not.
+        # on a few samples are cheap, their history is not.
         n_records = 1 + -(-self.max_epochs // self.record_every)
         snapshot = m * (8 * d + 1)  # float64 weights and the bool mask
         if n_records * snapshot > MAX_HISTORY_BYTES:
             fits = MAX_HISTORY_BYTES // snapshot - 1
             raise ValueError(
-                f"weight_history_ would hold {n_records} snapshots of "
-                f"{m} x {d} neuron weights ({n_records * snapshot / 2**30:.3g} "
-                f"GiB, more than {MAX_HISTORY_BYTES / 2**30:g} GiB): set "
-                f"record_every >= {-(-self.max_epochs // fits)} (or lower "
-                "max_epochs or n_neurons)."
+                f"history_ would hold {n_records} snapshots of {m} x {d} neuron "
+                f"weights ({n_records * snapshot / 2**30:.3g} GiB, more than "
+                f"{MAX_HISTORY_BYTES / 2**30:g} GiB): set record_every >= "
+                f"{-(-self.max_epochs // fits)} (or lower max_epochs or n_neurons)."
             )
 
     def __sklearn_tags__(self):
@@ -533,109 +634,3 @@ def _token_scale(tokens):
             "input (every token is the zero vector)."
         )
     return largest * float(np.sqrt(np.mean(np.sum((tokens / largest) ** 2, axis=-1))))
-
-
-@validate_params(
-    {
-        "encoder": [BReLUAttentionEncoder],
-        "dictionary": ["array-like"],
-        "specialist_threshold": [Interval(Real, 0, 1, closed="right")],
-        "mixed_threshold": [Interval(Real, 0, 1, closed="right")],
-    },
-    prefer_skip_nested_validation=True,
-)
-def neuron_alignment(
-    encoder, dictionary, *, specialist_threshold=0.8, mixed_threshold=0.3
-):
-    """Alignment of a fitted encoder's neurons with dictionary features over training.
-
-    For every snapshot of :attr:`BReLUAttentionEncoder.weight_history_` and
-    every neuron ``w_i`` and feature ``M_j`` (a column of ``dictionary``):
-    the cosine ``cos(w_i, M_j)``, the coefficient ``w_i . M_j / |M_j|``, and
-    the noise part ``|(I - P_M) w_i|`` (the norm outside the span of the
-    dictionary). A kept neuron is a *specialist* of feature ``j`` when
-    ``|cos(w_i, M_j)| >= specialist_threshold`` for ``j`` and for no other
-    feature; it is *mixed* when ``|cos| >= mixed_threshold`` for two features
-    or more (it then counts as mixed for each of them).
-
-    The dictionary is known only for synthetic data, so the diagnostics are
-    a function of a fitted encoder and a dictionary rather than part of
-    ``fit``: the encoder records its weights (``weight_history_``) on any
-    data, and the same fit can be examined against several dictionaries.
-
-    Parameters
-    ----------
-    encoder : BReLUAttentionEncoder
-        A fitted encoder.
-    dictionary : array-like of shape (token_dim, n_atoms)
-        The features ``M_j`` as columns (need not be normalised; must be
-        linearly independent).
-    specialist_threshold : float, default=0.8
-        Smallest ``|cos|`` of a specialist.
-    mixed_threshold : float, default=0.3
-        Smallest ``|cos|`` at which a feature counts in a neuron.
-
-    Returns
-    -------
-    result : Bunch
-        ``epochs`` (n_records,), ``cosine`` and ``coef`` (n_records,
-        n_neurons, n_atoms), ``noise`` (n_records, n_neurons), ``kept``
-        (n_records, n_neurons), ``specialist`` (n_records, n_neurons: the
-        feature a kept neuron specialises in, -1 if none),
-        ``n_specialists`` and ``n_mixed`` (n_records, n_atoms) and
-        ``best_cosine`` (n_records, n_atoms: the largest ``|cos|`` over
-        the kept neurons).
-
-    Examples
-    --------
-    >>> from sklearn_iclr.datasets import make_sparse_coding_pairs
-    >>> X, X_pos, codes, M, rates = make_sparse_coding_pairs(300, random_state=0)
-    >>> encoder = BReLUAttentionEncoder(n_neurons=16, max_epochs=4, record_every=2,
-    ...                                 random_state=0).fit(X, X_positive=X_pos)
-    >>> report = neuron_alignment(encoder, M)
-    >>> report.epochs.tolist(), report.cosine.shape, report.n_specialists.shape
-    ([0, 2, 4], (3, 16, 8), (3, 8))
-    """
-    check_is_fitted(encoder, "weight_history_")
-    dictionary = np.asarray(dictionary, dtype=np.float64)
-    if dictionary.ndim != 2 or dictionary.shape[0] != encoder.token_dim_:
-        raise ValueError(
-            f"dictionary must have shape (token_dim, n_atoms) = "
-            f"({encoder.token_dim_}, n_atoms), got {dictionary.shape}."
-        )
-    norms = np.linalg.norm(dictionary, axis=0)
-    if np.any(norms == 0) or not np.all(np.isfinite(dictionary)):
-        raise ValueError("dictionary has a zero or non-finite column.")
-    if np.linalg.matrix_rank(dictionary) < dictionary.shape[1]:
-        raise ValueError("dictionary columns are linearly dependent.")
-    history = encoder.weight_history_
-    coef = history @ (dictionary / norms)
-    weight_norms = np.linalg.norm(history, axis=-1)
-    safe = np.where(weight_norms > 0, weight_norms, 1.0)
-    cosine = coef / safe[..., None]
-    # Distance of every w_i to the span of the dictionary.
-    basis = np.linalg.qr(dictionary)[0]
-    residual = history - (history @ basis) @ basis.T
-    noise = np.linalg.norm(residual, axis=-1)
-    kept = encoder.mask_history_
-    strong = (np.abs(cosine) >= specialist_threshold) & kept[..., None]
-    present = (np.abs(cosine) >= mixed_threshold) & kept[..., None]
-    single = strong.sum(axis=-1) == 1
-    specialist = np.where(single, np.argmax(strong, axis=-1), -1)
-    n_atoms = dictionary.shape[1]
-    n_specialists = np.stack(
-        [(specialist == j).sum(axis=-1) for j in range(n_atoms)], axis=-1
-    )
-    mixed = present & (present.sum(axis=-1, keepdims=True) >= 2)
-    best = np.where(kept[..., None], np.abs(cosine), 0.0).max(axis=1)
-    return Bunch(
-        epochs=encoder.record_epochs_,
-        cosine=cosine,
-        coef=coef,
-        noise=noise,
-        kept=kept,
-        specialist=specialist,
-        n_specialists=n_specialists,
-        n_mixed=mixed.sum(axis=1),
-        best_cosine=best,
-    )

@@ -129,6 +129,8 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     neuron_mask_ : list of ndarray of bool
         For each hidden layer, True for the neurons kept by pruning (all True
         when ``prune_ratio=0``).
+    loss_curve_ : list of float
+        The training loss (InfoNCE, mean over the minibatches) of every epoch.
     history_ : list of dict
         Per epoch: ``epoch``, ``train_loss`` (InfoNCE) and ``dur`` (seconds).
     n_iter_ : int
@@ -178,7 +180,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     --------
     >>> from sklearn_iclr.datasets import make_laplace_classification
     >>> from sklearn_iclr.contrastive import InfoNCEEncoder
-    >>> X, _ = make_laplace_classification(500, 16, random_state=0)
+    >>> X, _ = make_laplace_classification(500, n_features=16, random_state=0)
     >>> encoder = InfoNCEEncoder(n_components=8, max_epochs=5, random_state=0)
     >>> Z = encoder.fit_transform(X)
     >>> Z.shape
@@ -260,7 +262,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         self.x_scale_ = rms_scale(X)
         X = (X / self.x_scale_).astype(np.float32)
         names = parse_augmentation(self.augmentation)
-        hidden = tuple(self.hidden_layer_sizes)
+        hidden = _check_hidden_layer_sizes(self.hidden_layer_sizes)
         if self.prune_ratio > 0 and not hidden:
             raise ValueError(
                 f"prune_ratio={self.prune_ratio} prunes hidden neurons, but "
@@ -313,6 +315,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         )
         self.module_, self.neuron_mask_ = net.module_.pruned_mlp()
         self.history_ = epoch_history(net, _HISTORY_KEYS)
+        self.loss_curve_ = [float(entry["train_loss"]) for entry in self.history_]
         self.n_iter_ = len(self.history_)
         self._n_features_out = self.n_components
         return self
@@ -333,6 +336,23 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return module_outputs(self.module_, X / self.x_scale_)
+
+
+def _check_hidden_layer_sizes(hidden_layer_sizes):
+    """The widths as a tuple of ints, or a ``ValueError`` naming the parameter.
+
+    It runs before the work-budget check, which multiplies the widths (a
+    string width was a ``TypeError`` there).
+    """
+    hidden = tuple(hidden_layer_sizes)
+    if not all(
+        isinstance(w, Integral) and not isinstance(w, bool) and w > 0 for w in hidden
+    ):
+        raise ValueError(
+            "hidden_layer_sizes must be a tuple of positive integers, got "
+            f"{hidden_layer_sizes!r}; use () for a linear encoder."
+        )
+    return tuple(int(w) for w in hidden)
 
 
 def resolve_batch_size(batch_size, n_samples):

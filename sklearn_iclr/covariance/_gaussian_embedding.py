@@ -168,15 +168,37 @@ def _fit_covariance_dask(X, covariance, normalize):
     return _spectrum(estimator, covariance, n_features)
 
 
-def _log_density(X, normalize, location, precision, constant):
-    """Gaussian log-density of the rows (``constant``: d log 2 pi + log det)."""
-    centered = _normalize_rows(X, normalize) - location
-    mahalanobis = np.einsum("ij,jk,ik->i", centered, precision, centered)
+def _scaled_centred_rows(X, normalize, location):
+    """``(x - location) / c`` per row, with ``c`` a power of two, and ``c``.
+
+    ``c`` is at least the row's and the location's largest magnitude, so the
+    difference cannot overflow and its entries are at most 2; dividing by a
+    power of two is exact.
+    """
+    X = _normalize_rows(X, normalize)
+    largest = np.maximum(np.max(np.abs(X), axis=1), np.max(np.abs(location)))
+    _, exponent = np.frexp(largest)
+    scale = np.ldexp(1.0, exponent)
+    return X / scale[:, None] - location / scale[:, None], scale
+
+
+def _log_density(X, normalize, location, whitening, constant):
+    """Gaussian log-density of the rows (``constant``: d log 2 pi + log det).
+
+    The Mahalanobis distance is ``c^2 |W (x - mu) / c|^2``, which overflows
+    to ``inf`` (a log-density of ``-inf``) for rows far beyond float64's
+    squares, never to NaN.
+    """
+    scaled, scale = _scaled_centred_rows(X, normalize, location)
+    with np.errstate(over="ignore"):
+        mahalanobis = (scale * np.linalg.norm(scaled @ whitening, axis=1)) ** 2
     return -0.5 * (constant + mahalanobis)
 
 
 def _whiten(X, normalize, location, whitening):
-    return (_normalize_rows(X, normalize) - location) @ whitening
+    scaled, scale = _scaled_centred_rows(X, normalize, location)
+    with np.errstate(over="ignore"):
+        return (scaled @ whitening) * scale[:, None]
 
 
 class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -328,14 +350,15 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         Returns
         -------
         log_density : ndarray or dask array of shape (n_samples,)
-            ``log N(x; location_, covariance_)``.
+            ``log N(x; location_, covariance_)``; ``-inf`` for a row whose
+            squared Mahalanobis distance exceeds the float64 range.
         """
         check_is_fitted(self)
         constant = self.n_features_in_ * math.log(2 * math.pi) + self._log_det
         params = {
             "normalize": self.normalize,
             "location": self.location_,
-            "precision": self.precision_,
+            "whitening": self.whitening_,
             "constant": constant,
         }
         if any_dask(X):

@@ -19,7 +19,7 @@ from ..utils._compat import Interval, validate_params
     },
     prefer_skip_nested_validation=True,
 )
-def make_random_kcnf(n_vars, k, clauses_per_var, random_state=None):
+def make_random_kcnf(n_vars, k, clauses_per_var, *, random_state=None):
     """Random k-CNF from the configuration model, checked satisfiable.
 
     Every variable gets ``clauses_per_var`` slots; the shuffled slots are cut
@@ -92,6 +92,7 @@ def make_random_kcnf(n_vars, k, clauses_per_var, random_state=None):
     return clauses.astype(np.int64)
 
 
+@validate_params({"source": [str, os.PathLike]}, prefer_skip_nested_validation=True)
 def read_dimacs_cnf(source):
     """Read a CNF in DIMACS format from a path or from the text itself.
 

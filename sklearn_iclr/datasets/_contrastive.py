@@ -18,7 +18,7 @@ from ..utils._compat import Interval, validate_params
     prefer_skip_nested_validation=True,
 )
 def make_laplace_classification(
-    n_samples=2000, n_features=64, n_classes=4, random_state=None
+    n_samples=2000, *, n_features=64, n_classes=4, random_state=None
 ):
     """Independent Laplace inputs with labels from random linear scores.
 
@@ -47,7 +47,7 @@ def make_laplace_classification(
 
     Examples
     --------
-    >>> X, y = make_laplace_classification(100, 8, random_state=0)
+    >>> X, y = make_laplace_classification(100, n_features=8, random_state=0)
     >>> X.shape, sorted(set(y.tolist()))
     ((100, 8), [0, 1, 2, 3])
     """
@@ -72,6 +72,7 @@ def make_laplace_classification(
 )
 def make_long_tailed_sparse_coding(
     n_samples=2000,
+    *,
     n_features=64,
     n_majority=4,
     n_minority=4,
@@ -119,7 +120,9 @@ def make_long_tailed_sparse_coding(
 
     Examples
     --------
-    >>> X, codes, minority = make_long_tailed_sparse_coding(500, 16, random_state=0)
+    >>> X, codes, minority = make_long_tailed_sparse_coding(
+    ...     500, n_features=16, random_state=0
+    ... )
     >>> X.shape, codes.shape, int(minority.sum())
     ((500, 16), (500, 8), 4)
     >>> bool((codes[:, ~minority] != 0).mean() > (codes[:, minority] != 0).mean())
@@ -158,6 +161,7 @@ def make_long_tailed_sparse_coding(
 )
 def make_sparse_coding_pairs(
     n_samples=2000,
+    *,
     n_tokens=4,
     n_features=32,
     n_majority=4,

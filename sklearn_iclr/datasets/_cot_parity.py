@@ -17,7 +17,7 @@ from ..utils._compat import Interval, validate_params
     },
     prefer_skip_nested_validation=True,
 )
-def make_cot_parity(n_samples=1000, n_bits=30, p_cot=0.25, random_state=None):
+def make_cot_parity(n_samples=1000, n_bits=30, *, p_cot=0.25, random_state=None):
     """Parity data with a share ``p_cot`` of chain-of-thought demonstrations.
 
     The mixture ``D(p_cot)`` of Tsilivis, Malach, Ullrich and Kempe, "How

@@ -21,7 +21,7 @@ from ..utils._compat import Interval, validate_params
     },
     prefer_skip_nested_validation=True,
 )
-def make_regular_coupling(n_vertices, degree, signed=False, random_state=None):
+def make_regular_coupling(n_vertices, degree, *, signed=False, random_state=None):
     """Coupling ``A = adj / degree`` of a random ``degree``-regular graph.
 
     The graph comes from the configuration model (stubs paired at random);
@@ -105,7 +105,7 @@ def make_regular_coupling(n_vertices, degree, signed=False, random_state=None):
     prefer_skip_nested_validation=True,
 )
 def make_truncated_ising(
-    coupling, beta, clauses=None, n_samples=1, n_sweeps=100, random_state=None
+    coupling, beta, *, clauses=None, n_samples=1, n_sweeps=100, random_state=None
 ):
     """Sample an Ising model truncated to the satisfying assignments of a CNF.
 
@@ -167,7 +167,8 @@ def make_truncated_ising(
     ...     make_random_kcnf, make_regular_coupling, make_truncated_ising)
     >>> A = make_regular_coupling(1000, 3, random_state=0)
     >>> clauses = make_random_kcnf(1000, 3, 5, random_state=0)
-    >>> X = make_truncated_ising(A, 0.5, clauses, n_samples=2, random_state=0)
+    >>> X = make_truncated_ising(A, 0.5, clauses=clauses, n_samples=2,
+    ...                          random_state=0)
     >>> X.shape
     (2, 1000)
     """

@@ -24,10 +24,10 @@ from ..utils._compat import Interval, StrOptions, validate_params
 def make_lds(
     n_steps=1000,
     state_dim=10,
+    *,
     input_dim=1,
     spectral_radius=0.95,
     disturbance="gaussian",
-    *,
     noise=1.0,
     observation_noise=0.0,
     random_state=None,
@@ -64,7 +64,11 @@ def make_lds(
         frequencies ``f_i`` uniform in ``[1/200, 1/20]`` and uniform phases
         (predictable, the kind on which learning controllers beat LQR).
     noise : float, default=1.0
-        Scale of the disturbances; 0 gives a noise-free state.
+        Scale of the disturbances; 0 gives a noise-free state. The default
+        is the controllers' setting: the disturbances drive the state as
+        much as the inputs, so the outputs are barely predictable from the
+        inputs; pass ``noise=0`` to predict them from the inputs
+        (:class:`~sklearn_iclr.dynamical.SpectralFilterFeatures`).
     observation_noise : float, default=0.0
         Standard deviation of ``v_t``.
     random_state : int, RandomState instance or None, default=None
@@ -80,8 +84,8 @@ def make_lds(
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_lds
-    >>> lds = make_lds(500, 4, 2, spectral_radius=0.99, observation_noise=0.1,
-    ...                random_state=0)
+    >>> lds = make_lds(500, 4, input_dim=2, spectral_radius=0.99,
+    ...                observation_noise=0.1, random_state=0)
     >>> lds.A.shape, lds.B.shape, lds.inputs.shape, lds.outputs.shape
     ((4, 4), (4, 2), (500, 2), (500, 4))
     >>> float(abs(lds.A).max())

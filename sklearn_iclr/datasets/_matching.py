@@ -18,7 +18,7 @@ from ..utils._compat import Interval, validate_params
     },
     prefer_skip_nested_validation=True,
 )
-def make_matching_market(n_players=5, n_arms=5, gap=0.2, *, random_state=None):
+def make_matching_market(n_players=5, n_arms=5, *, gap=0.2, random_state=None):
     """A random matching market whose players' adjacent arms differ by ``gap``.
 
     Each player ranks the arms by an independent uniformly random permutation
@@ -55,7 +55,7 @@ def make_matching_market(n_players=5, n_arms=5, gap=0.2, *, random_state=None):
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_matching_market
-    >>> means, arm_prefs, matching = make_matching_market(3, 3, 0.2, random_state=0)
+    >>> means, arm_prefs, matching = make_matching_market(3, 3, gap=0.2, random_state=0)
     >>> means.shape, arm_prefs.shape, matching.shape
     ((3, 3), (3, 3), (3,))
     """

@@ -117,13 +117,14 @@ def _dataset(mdp, n_samples, reward_noise, n_init, rng, return_mdp):
     X, y, X_next, X_init = _sample_transitions(
         mdp, n_samples, reward_noise, n_init, rng
     )
-    if return_mdp:
-        return X, y, X_next, X_init, mdp.value, mdp
-    return X, y, X_next, X_init, mdp.value
+    data = (X, y, X_next, X_init, mdp.value, mdp.gamma)
+    return (*data, mdp) if return_mdp else data
 
 
 _SAMPLING_PARAMS_DOC = """gamma : float, default=0.9
-        Discount factor in [0, 1).
+        Discount factor in [0, 1), the default of
+        :class:`~sklearn_iclr.rl.LSTDQEvaluator` too; it is returned with the
+        data.
     behaviour_shift : float, default=0.5
         How far the behaviour policy moves away from the target, in [0, 1).
     reward_noise : float, default=0.1
@@ -158,6 +159,10 @@ _RETURNS_DOC = """
     value : float
         The exact value ``J(pi) = E_{s_0 ~ d_0}[sum_t gamma^t r_t]`` of the
         target policy, from the Bellman linear system.
+    gamma : float
+        The discount factor of ``value`` (the ``gamma`` passed in): give it to
+        the evaluator, ``LSTDQEvaluator(gamma=gamma)``, whose estimate targets
+        ``value`` only at the same discount.
     mdp : Bunch
         Only when ``return_mdp=True``: ``transition`` (S, A, S), ``reward``
         (S, A), ``target_policy`` and ``behaviour_policy`` (S, A),
@@ -209,9 +214,9 @@ def make_tabular_mdp(
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_tabular_mdp
-    >>> X, y, X_next, X_init, value = make_tabular_mdp(200, random_state=0)
-    >>> X.shape, X_next.shape, X_init.shape
-    ((200, 10), (200, 10), (1, 10))
+    >>> X, y, X_next, X_init, value, gamma = make_tabular_mdp(200, random_state=0)
+    >>> X.shape, X_next.shape, X_init.shape, gamma
+    ((200, 10), (200, 10), (1, 10), 0.9)
     """
     rng = check_random_state(random_state)
     mdp_rng = rng if mdp_random_state is None else check_random_state(mdp_random_state)
@@ -267,10 +272,14 @@ def make_linear_mdp_dataset(
     Examples
     --------
     >>> from sklearn_iclr.datasets import make_linear_mdp_dataset
-    >>> X, y, X_next, X_init, value = make_linear_mdp_dataset(
-    ...     300, n_features=4, random_state=0)
+    >>> from sklearn_iclr.rl import LSTDQEvaluator
+    >>> X, y, X_next, X_init, value, gamma = make_linear_mdp_dataset(
+    ...     4000, random_state=0)
     >>> X.shape, X_init.shape
-    ((300, 4), (1, 4))
+    ((4000, 5), (1, 5))
+    >>> est = LSTDQEvaluator(gamma=gamma).fit(X, y, X_next=X_next)
+    >>> print(f"true {value:.2f}, estimate {est.estimate_value(X_init):.2f}")
+    true 4.80, estimate 4.77
     """
     rng = check_random_state(random_state)
     mdp_rng = rng if mdp_random_state is None else check_random_state(mdp_random_state)

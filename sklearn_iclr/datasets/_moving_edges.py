@@ -1,13 +1,26 @@
 """Synthetic event-camera data: textured edges moving at a known velocity."""
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils._compat import Interval, validate_params
 
+
+@validate_params(
+    {
+        "n_events": [Interval(Integral, 1, None, closed="left")],
+        "velocity": ["array-like"],
+        "shape": ["array-like"],
+        "noise": [Interval(Real, 0, 1, closed="both")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_moving_edges(
     n_events=20_000,
+    *,
     velocity=(20.0, 10.0),
     shape=(64, 64),
     noise=0.05,
@@ -57,16 +70,14 @@ def make_moving_edges(
     >>> bool((events[:, 2] >= 0).all() and (events[:, 2] < 1).all())
     True
     """
-    if not isinstance(n_events, numbers.Integral) or n_events < 1:
-        raise ValueError(f"n_events must be a positive int, got {n_events!r}.")
     velocity = np.asarray(velocity, dtype=float)
     if velocity.shape != (2,) or not np.isfinite(velocity).all():
         raise ValueError(f"velocity must be two finite floats, got {velocity!r}.")
+    if len(shape) != 2 or not all(
+        isinstance(s, Integral) and not isinstance(s, bool) and s >= 4 for s in shape
+    ):
+        raise ValueError(f"shape must be two ints of at least 4, got {shape!r}.")
     height, width = (int(s) for s in shape)
-    if height < 4 or width < 4:
-        raise ValueError(f"shape must be at least (4, 4), got {shape!r}.")
-    if not 0.0 <= noise <= 1.0:
-        raise ValueError(f"noise must lie in [0, 1], got {noise!r}.")
     rng = check_random_state(random_state)
     # The scene at t = 0 spans the sensor extended backwards along the motion,
     # so that the sensor stays covered while the scene moves.

@@ -55,7 +55,7 @@ def power_law_spectrum(n_features, decay):
     prefer_skip_nested_validation=True,
 )
 def make_power_law_phase_retrieval(
-    n_samples=1000, n_features=100, decay=2.0, noise=0.0, random_state=None
+    n_samples=1000, n_features=100, *, decay=2.0, noise=0.0, random_state=None
 ):
     """Phase-retrieval data ``y = <x, w*>^2 + noise`` with power-law covariance.
 

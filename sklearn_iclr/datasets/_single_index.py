@@ -25,7 +25,12 @@ def _unit_vector(rng, n_features):
     prefer_skip_nested_validation=True,
 )
 def make_single_index(
-    n_samples=1000, n_features=16, information_exponent=3, noise=0.0, random_state=None
+    n_samples=1000,
+    n_features=16,
+    *,
+    information_exponent=3,
+    noise=0.0,
+    random_state=None,
 ):
     """Gaussian single-index data with a Hermite link.
 
@@ -57,7 +62,8 @@ def make_single_index(
 
     Examples
     --------
-    >>> X, y, direction = make_single_index(100, 5, 2, random_state=0)
+    >>> X, y, direction = make_single_index(100, 5, information_exponent=2,
+    ...                                      random_state=0)
     >>> X.shape, y.shape, round(float(direction @ direction), 6)
     ((100, 5), (100,), 1.0)
     """
@@ -78,7 +84,7 @@ def make_single_index(
     },
     prefer_skip_nested_validation=True,
 )
-def make_tensor_pca(n_features=16, order=3, n_samples=100, random_state=None):
+def make_tensor_pca(n_features=16, *, order=3, n_samples=100, random_state=None):
     """A spiked tensor ``T = theta*^(tensor k) + Z / sqrt(n)``.
 
     The average of ``n`` observations ``theta*^(tensor k) + Z_i`` with i.i.d.

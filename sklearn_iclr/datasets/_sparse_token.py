@@ -3,6 +3,7 @@
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils import Bunch
 from sklearn.utils.validation import check_random_state
 
 from ..utils._compat import Interval, StrOptions, validate_params
@@ -41,6 +42,7 @@ def _signal_positions(y, n_tokens, n_signal_tokens, rng):
 )
 def make_sparse_token(
     n_samples=1000,
+    *,
     n_tokens=10,
     token_dim=50,
     n_signal_tokens=1,
@@ -118,16 +120,19 @@ def make_sparse_token(
         "n_bags": [Interval(Integral, 1, None, closed="left")],
         "n_target_tokens": [Interval(Integral, 1, None, closed="left")],
         "subset": [StrOptions({"train", "test", "all"})],
+        "return_X_y": ["boolean"],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
 def load_digit_bags(
     target_digit=0,
+    *,
     n_tokens=8,
     n_bags=500,
     n_target_tokens=1,
     subset="all",
+    return_X_y=False,
     random_state=None,
 ):
     """Bags of handwritten digits, positive when they hold the target digit.
@@ -154,23 +159,29 @@ def load_digit_bags(
         Which images to draw from: the first 1200 digits (``"train"``), the
         other 597 (``"test"``), or all. Train and test bags drawn from the two
         subsets never share an image.
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of a Bunch, as scikit-learn's
+        loaders do.
     random_state : int, RandomState instance or None, default=None
         Seed of the draw.
 
     Returns
     -------
-    X : ndarray of shape (n_bags, n_tokens, 64)
-        The bags of flattened images.
-    y : ndarray of shape (n_bags,)
-        1 when the bag holds the target digit, else 0.
-    target_mask : ndarray of shape (n_bags, n_tokens)
-        True at the images of the target digit.
+    data : :class:`~sklearn.utils.Bunch`
+        ``data`` (n_bags, n_tokens, 64): the bags of flattened images;
+        ``target`` (n_bags,): 1 when the bag holds the target digit, else 0;
+        ``target_mask`` (n_bags, n_tokens): True at the images of the target
+        digit; ``DESCR``.
+    (data, target) : tuple if ``return_X_y`` is True
 
     Examples
     --------
-    >>> X, y, mask = load_digit_bags(3, n_tokens=5, n_bags=4, random_state=0)
-    >>> X.shape, bool((mask.any(axis=1) == y).all())
+    >>> bags = load_digit_bags(3, n_tokens=5, n_bags=4, random_state=0)
+    >>> bags.data.shape, bool((bags.target_mask.any(axis=1) == bags.target).all())
     ((4, 5, 64), True)
+    >>> X, y = load_digit_bags(3, n_bags=4, return_X_y=True, random_state=0)
+    >>> X.shape, y.shape
+    ((4, 8, 64), (4,))
     """
     from sklearn.datasets import load_digits
 
@@ -194,4 +205,10 @@ def load_digit_bags(
     mask = _signal_positions(y, n_tokens, n_target_tokens, rng)
     index = rng.choice(others, size=(n_bags, n_tokens))
     index[mask] = rng.choice(target, size=int(mask.sum()))
-    return images[index], y, mask
+    if return_X_y:
+        return images[index], y
+    description = (
+        f"Bags of {n_tokens} of scikit-learn's 8x8 digits ({subset} images), "
+        f"positive when they hold {n_target_tokens} image(s) of {target_digit}."
+    )
+    return Bunch(data=images[index], target=y, target_mask=mask, DESCR=description)

@@ -35,6 +35,7 @@ def _flip_minority(rng, n_samples, minority_fraction):
 )
 def make_spurious_correlation(
     n_samples=1000,
+    *,
     minority_fraction=0.05,
     spurious_scale=2.0,
     n_noise_features=0,

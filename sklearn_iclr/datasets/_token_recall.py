@@ -20,9 +20,9 @@ from ..utils._compat import Interval, validate_params
 )
 def make_token_recall(
     n_samples=1000,
+    *,
     vocab_size=32,
     seq_len=8,
-    *,
     return_permutation=False,
     random_state=None,
 ):

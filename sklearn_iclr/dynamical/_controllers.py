@@ -362,7 +362,7 @@ class LQRController(_BaseController):
     --------
     >>> from sklearn_iclr.datasets import make_lds
     >>> from sklearn_iclr.dynamical import LQRController
-    >>> lds = make_lds(200, 3, 1, spectral_radius=0.9, random_state=0)
+    >>> lds = make_lds(200, 3, spectral_radius=0.9, random_state=0)
     >>> result = LQRController(lds.A, lds.B).run(lds.disturbances)
     >>> result.costs.shape, result.controls.shape
     ((200,), (200, 1))
@@ -470,7 +470,7 @@ class GPCController(_LearningController):
     --------
     >>> from sklearn_iclr.datasets import make_lds
     >>> from sklearn_iclr.dynamical import GPCController
-    >>> lds = make_lds(300, 3, 1, disturbance="sinusoidal", random_state=0)
+    >>> lds = make_lds(300, 3, disturbance="sinusoidal", random_state=0)
     >>> gpc = GPCController(lds.A, lds.B, memory=10, random_state=0)
     >>> result = gpc.run(lds.disturbances)
     >>> gpc.weights_.shape
@@ -524,15 +524,16 @@ class OnlineSpectralController(_LearningController):
     ``x_{t+1} = A x_t + B u_t + w_t`` with disturbances ``w_t`` (possibly
     adversarial) the control is a learned linear map of the past ``m``
     disturbances seen through the top ``h`` eigenvectors ``phi_i`` of the
-    Hankel matrix ``H_ij = (1 - gamma)^(i+j-1) / (i+j-1)``::
+    Hankel matrix ``H_ij = r^(i+j-1) / (i+j-1)``, ``r = 1 - stability_margin``::
 
         u_t = -K x_t + sum_{i=1}^{h} sigma_i^(1/4) M_i W_{t-1:t-m} phi_i
 
     with ``W_{t-1:t-m} = [w_{t-1}, ..., w_{t-m}]`` recovered as
     ``w_t = x_{t+1} - A x_t - B u_t``. Because the responses ``a^u`` of all
-    decay rates ``a <= 1 - gamma`` lie near the span of a few filters, ``h``
-    grows like ``log^2 T`` whatever ``gamma``, while GPC needs a memory of
-    ``(1/gamma) log T`` disturbances: ``h n d`` parameters against ``m n d``.
+    decay rates ``a <= r`` lie near the span of a few filters, ``h`` grows like
+    ``log^2 T`` whatever the margin, while GPC needs a memory of
+    ``log(T) / stability_margin`` disturbances: ``h n d`` parameters against
+    ``m n d``.
     The weights follow projected online gradient steps (Adam, as in the
     paper's experiments) on the cost of the counterfactual state.
 
@@ -550,9 +551,9 @@ class OnlineSpectralController(_LearningController):
         ``h``, the number of filters (the paper's experiments: 15).
     memory : int or None, default=None
         ``m``, the filter length. ``None`` uses the theory's
-        ``ceil(log(T) / gamma)`` for a run of ``T`` steps, capped at 4096 and
-        at least ``n_filters``.
-    gamma : float in (0, 1) or None, default=None
+        ``ceil(log(T) / stability_margin)`` for a run of ``T`` steps, capped
+        at 4096 and at least ``n_filters``.
+    stability_margin : float in (0, 1) or None, default=None
         Stability margin of the filters. ``None`` uses ``1 - rho``, ``rho`` the
         spectral radius of the closed loop ``A - B K`` (of ``A`` when
         ``base_gain=None``).
@@ -581,7 +582,7 @@ class OnlineSpectralController(_LearningController):
         The filters ``phi_i``; entry ``j`` weighs ``w_{t-1-j}``.
     eigenvalues_ : ndarray of shape (n_filters,)
         ``sigma_i``.
-    gamma_ : float
+    stability_margin_ : float
         The stability margin used.
     memory_ : int
         The filter length used.
@@ -604,8 +605,9 @@ class OnlineSpectralController(_LearningController):
     ``w / max|w|`` and scales the results back: every step of the controller
     is positively homogeneous in the disturbances (linear maps, Adam steps), so
     this changes only rounding, keeps the squared gradients in range and makes
-    the results equivariant to the scale of ``w``. The paper's projection set bounds
-    the weights by ``kappa^3 sqrt(2h / gamma)``; here the radius is the
+    the results equivariant to the scale of ``w``. The paper's projection set
+    bounds the weights by ``kappa^3 sqrt(2h / stability_margin)``; here the radius
+    is the
     ``max_norm`` parameter (the paper's experiments use the unit ball).
 
     References
@@ -619,7 +621,7 @@ class OnlineSpectralController(_LearningController):
     --------
     >>> from sklearn_iclr.datasets import make_lds
     >>> from sklearn_iclr.dynamical import LQRController, OnlineSpectralController
-    >>> lds = make_lds(2000, 5, 1, disturbance="sinusoidal", random_state=0)
+    >>> lds = make_lds(2000, 5, disturbance="sinusoidal", random_state=0)
     >>> osc = OnlineSpectralController(lds.A, lds.B, random_state=0)
     >>> spectral = osc.run(lds.disturbances).costs[-100:].mean()
     >>> lqr = LQRController(lds.A, lds.B).run(lds.disturbances).costs[-100:].mean()
@@ -633,7 +635,7 @@ class OnlineSpectralController(_LearningController):
         **_LearningController._parameter_constraints,
         "n_filters": [Interval(Integral, 1, None, closed="left")],
         "memory": [Interval(Integral, 1, None, closed="left"), None],
-        "gamma": [Interval(Real, 0, 1, closed="neither"), None],
+        "stability_margin": [Interval(Real, 0, 1, closed="neither"), None],
     }
 
     def __init__(
@@ -645,7 +647,7 @@ class OnlineSpectralController(_LearningController):
         R=None,
         n_filters=15,
         memory=None,
-        gamma=None,
+        stability_margin=None,
         learning_rate=1e-4,
         max_norm=1.0,
         base_gain="lqr",
@@ -658,7 +660,7 @@ class OnlineSpectralController(_LearningController):
         self.R = R
         self.n_filters = n_filters
         self.memory = memory
-        self.gamma = gamma
+        self.stability_margin = stability_margin
         self.learning_rate = learning_rate
         self.max_norm = max_norm
         self.base_gain = base_gain
@@ -674,16 +676,24 @@ class OnlineSpectralController(_LearningController):
                 f"The closed loop A - B K has spectral radius {radius:.4g} >= 1; "
                 "the spectral filters assume a stable system. Use base_gain='lqr'."
             )
-        gamma = 1.0 - radius if self.gamma is None else float(self.gamma)
-        if self.gamma is not None and radius > 1.0 - self.gamma + 1e-12:
+        stability_margin = (
+            1.0 - radius
+            if self.stability_margin is None
+            else float(self.stability_margin)
+        )
+        if (
+            self.stability_margin is not None
+            and radius > 1.0 - self.stability_margin + 1e-12
+        ):
             warn_user(
-                f"gamma={self.gamma} assumes a spectral radius at most "
-                f"{1 - self.gamma:.4g}, but the closed loop has {radius:.4g}: the "
-                "filters miss the slowest modes. Lower gamma or pass gamma=None."
+                f"stability_margin={self.stability_margin} assumes a spectral "
+                f"radius at most {1 - self.stability_margin:.4g}, but the closed "
+                f"loop has {radius:.4g}: the filters miss the slowest modes. Lower "
+                "stability_margin or pass stability_margin=None."
             )
-        gamma = max(gamma, 1.0 / MAX_WINDOW)
+        stability_margin = max(stability_margin, 1.0 / MAX_WINDOW)
         if self.memory is None:
-            memory = math.ceil(math.log(max(n_steps, 2)) / gamma)
+            memory = math.ceil(math.log(max(n_steps, 2)) / stability_margin)
             memory = int(min(max(memory, self.n_filters), MAX_WINDOW))
         else:
             memory = self.memory
@@ -695,9 +705,12 @@ class OnlineSpectralController(_LearningController):
                 )
         self._check_budget(n_steps, self.n_filters * (n * d**3 + memory * d + d * d))
         eigenvalues, filters = spectral_filters(
-            memory, self.n_filters, kind="control", gamma=gamma
+            memory,
+            self.n_filters,
+            kind="control",
+            stability_margin=stability_margin,
         )
         self.filters_, self.eigenvalues_ = filters, eigenvalues
-        self.gamma_, self.memory_ = gamma, memory
+        self.stability_margin_, self.memory_ = stability_margin, memory
         features = _SpectralDisturbances(memory, d, eigenvalues, filters)
         return self._learner(A, B, Q, R, K, self.n_filters, features)

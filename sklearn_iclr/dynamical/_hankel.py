@@ -20,11 +20,11 @@ OVERSAMPLING = 25
     {
         "window": [Interval(Integral, 1, None, closed="left")],
         "kind": [StrOptions({"prediction", "control"})],
-        "gamma": [Interval(Real, 0, 1, closed="left"), None],
+        "stability_margin": [Interval(Real, 0, 1, closed="left"), None],
     },
     prefer_skip_nested_validation=True,
 )
-def hankel_matrix(window, kind="prediction", gamma=None):
+def hankel_matrix(window, kind="prediction", *, stability_margin=None):
     """The Hankel matrix whose top eigenvectors are the spectral filters.
 
     ``kind="prediction"`` (Hazan, Singh and Zhang 2017) gives
@@ -32,9 +32,10 @@ def hankel_matrix(window, kind="prediction", gamma=None):
     ``int_0^1 mu(a) mu(a)^T da`` with ``mu(a) = (1 - a) [1, a, ..., a^(window-1)]``.
 
     ``kind="control"`` (Brahmbhatt, Buzaglo, Druchyna and Hazan, ICLR 2026)
-    gives ``H_ij = (1 - gamma)^(i+j-1) / (i + j - 1)``, which equals
-    ``int_0^(1-gamma) v(a) v(a)^T da`` with ``v(a) = [1, a, ..., a^(window-1)]``;
-    ``gamma = 0`` is the Hilbert matrix. Indices start at 1, as in the paper.
+    gives ``H_ij = r^(i+j-1) / (i + j - 1)`` with ``r = 1 - stability_margin``,
+    which equals ``int_0^r v(a) v(a)^T da`` with ``v(a) = [1, a, ...,
+    a^(window-1)]``; ``stability_margin = 0`` is the Hilbert matrix. Indices
+    start at 1, as in the paper.
 
     Parameters
     ----------
@@ -42,9 +43,9 @@ def hankel_matrix(window, kind="prediction", gamma=None):
         Size of the matrix: the number of past steps a filter covers.
     kind : {"prediction", "control"}, default="prediction"
         Which matrix.
-    gamma : float in [0, 1) or None, default=None
+    stability_margin : float in [0, 1) or None, default=None
         Stability margin of the control matrix (eigenvalues of the system at
-        most ``1 - gamma``); ``None`` means 0. Must be ``None`` for
+        most ``1 - stability_margin``); ``None`` means 0. Must be ``None`` for
         ``kind="prediction"``.
 
     Returns
@@ -58,20 +59,20 @@ def hankel_matrix(window, kind="prediction", gamma=None):
     >>> hankel_matrix(2)
     array([[0.33333333, 0.08333333],
            [0.08333333, 0.03333333]])
-    >>> hankel_matrix(2, kind="control", gamma=0.5)
+    >>> hankel_matrix(2, kind="control", stability_margin=0.5)
     array([[0.5       , 0.125     ],
            [0.125     , 0.04166667]])
     """
     index = np.arange(1, window + 1, dtype=np.float64)
     total = index[:, None] + index[None, :]
     if kind == "prediction":
-        if gamma is not None:
+        if stability_margin is not None:
             raise ValueError(
-                "gamma applies to kind='control' only; pass gamma=None with "
-                "kind='prediction'."
+                "stability_margin applies to kind='control' only; pass "
+                "stability_margin=None with kind='prediction'."
             )
         return 2.0 / (total**3 - total)
-    decay = 1.0 - (0.0 if gamma is None else float(gamma))
+    decay = 1.0 - (0.0 if stability_margin is None else float(stability_margin))
     power = total - 1.0
     return decay**power / power
 
@@ -81,11 +82,11 @@ def hankel_matrix(window, kind="prediction", gamma=None):
         "window": [Interval(Integral, 1, None, closed="left")],
         "n_filters": [Interval(Integral, 1, None, closed="left")],
         "kind": [StrOptions({"prediction", "control"})],
-        "gamma": [Interval(Real, 0, 1, closed="left"), None],
+        "stability_margin": [Interval(Real, 0, 1, closed="left"), None],
     },
     prefer_skip_nested_validation=True,
 )
-def spectral_filters(window, n_filters, kind="prediction", gamma=None):
+def spectral_filters(window, n_filters, kind="prediction", *, stability_margin=None):
     """Top eigenpairs of :func:`hankel_matrix`: the spectral filters.
 
     Parameters
@@ -96,7 +97,7 @@ def spectral_filters(window, n_filters, kind="prediction", gamma=None):
         How many eigenpairs, at most ``window``.
     kind : {"prediction", "control"}, default="prediction"
         Which Hankel matrix.
-    gamma : float in [0, 1) or None, default=None
+    stability_margin : float in [0, 1) or None, default=None
         Stability margin of the control matrix (``None`` means 0).
 
     Returns
@@ -133,7 +134,7 @@ def spectral_filters(window, n_filters, kind="prediction", gamma=None):
             "the memory of the system (about 1 / (1 - spectral radius) steps) "
             "only weighs inputs that no longer matter."
         )
-    matrix = hankel_matrix(window, kind=kind, gamma=gamma)
+    matrix = hankel_matrix(window, kind=kind, stability_margin=stability_margin)
     n_basis = n_filters + OVERSAMPLING
     if window <= EXACT_WINDOW or 2 * n_basis > window:
         values, vectors = eigh(matrix, subset_by_index=[window - n_filters, window - 1])

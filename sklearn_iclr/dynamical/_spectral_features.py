@@ -29,7 +29,7 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
     memory. The ICLR 2026 paper of Brahmbhatt, Buzaglo, Druchyna and Hazan ("A
     New Approach to Controlling Linear Dynamical Systems", arXiv:2504.03952)
     uses the same construction with a Hankel matrix for systems of stability
-    margin ``gamma`` (``kind="control"``), also the basis of
+    margin ``stability_margin`` (``kind="control"``), the basis of
     :class:`OnlineSpectralController`.
 
     Parameters
@@ -42,9 +42,9 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
     kind : {"prediction", "control"}, default="prediction"
         ``"prediction"``: the 2017 matrix ``Z_ij = 2 / ((i+j)^3 - (i+j))``,
         for all decay rates in ``[0, 1]``. ``"control"``: the 2026 matrix
-        ``H_ij = (1 - gamma)^(i+j-1) / (i+j-1)``, for decay rates in
-        ``[0, 1 - gamma]``.
-    gamma : float in [0, 1) or None, default=None
+        ``H_ij = r^(i+j-1) / (i+j-1)``, for decay rates in ``[0, r]``,
+        ``r = 1 - stability_margin``.
+    stability_margin : float in [0, 1) or None, default=None
         Stability margin of ``kind="control"``; ``None`` means 0 (the Hilbert
         matrix, all stable systems). Must be ``None`` for ``"prediction"``.
     include_raw : bool, default=True
@@ -109,7 +109,7 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
         "n_filters": [Interval(Integral, 1, None, closed="left")],
         "window": [Interval(Integral, 1, None, closed="left")],
         "kind": [StrOptions({"prediction", "control"})],
-        "gamma": [Interval(Real, 0, 1, closed="left"), None],
+        "stability_margin": [Interval(Real, 0, 1, closed="left"), None],
         "include_raw": ["boolean"],
     }
 
@@ -119,13 +119,13 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
         *,
         window=256,
         kind="prediction",
-        gamma=None,
+        stability_margin=None,
         include_raw=True,
     ):
         self.n_filters = n_filters
         self.window = window
         self.kind = kind
-        self.gamma = gamma
+        self.stability_margin = stability_margin
         self.include_raw = include_raw
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -146,7 +146,10 @@ class SpectralFilterFeatures(TransformerMixin, BaseEstimator):
         """
         X = validate_data(self, X, dtype=np.float64)
         self.eigenvalues_, self.filters_ = spectral_filters(
-            self.window, self.n_filters, kind=self.kind, gamma=self.gamma
+            self.window,
+            self.n_filters,
+            kind=self.kind,
+            stability_margin=self.stability_margin,
         )
         self._warn_if_short(X)
         return self

@@ -64,11 +64,112 @@ def iwe(
     bins, rng = (height, width), [(0.0, float(height)), (0.0, float(width))]
     if gradient == "fbp":
         return fbp_histogramdd(
-            points, None, bins, rng, kernel=kernel, reconstruction=reconstruction
+            points, bins, range=rng, kernel=kernel, reconstruction=reconstruction
         )
     if gradient == "autograd":
-        return autograd_histogramdd(points, None, bins, rng, kernel=kernel)
-    return gaussian_histogramdd(points, None, bins, rng, sigma=smoothing)
+        return autograd_histogramdd(points, bins, range=rng, kernel=kernel)
+    return gaussian_histogramdd(points, bins, range=rng, sigma=smoothing)
+
+
+# The coarse-to-fine start: the largest step is the power of two that leaves
+# from COARSE_CELLS / 2 to fewer than COARSE_CELLS steps along the sensor's
+# longer side.
+COARSE_CELLS = 16
+# Finer levels search (2 * REFINE_REACH + 1) steps per parameter around the
+# best motion of the level above.
+REFINE_REACH = 2
+# The search reads at most this many events per packet (an even stride).
+MAX_SEARCH_EVENTS = 100_000
+# The warp over a whole packet moves no point further than the sensor.
+MAX_ROTATION = np.pi
+# A fit that gains less contrast than this fraction over no motion, or that
+# the search's motion beats by more, is reported.
+MIN_CONTRAST_GAIN = 0.02
+
+
+def warp_numpy(xy, tau, thetas, model, shape):
+    """:func:`warp` of every motion in ``thetas`` (n_motions, n_params) at once."""
+    if model == "translation":
+        return xy[None] - tau[None, :, None] * thetas[:, None, :]
+    height, width = shape
+    centre = np.array([width / 2.0, height / 2.0])
+    angle = -thetas[:, :1] * tau[None]
+    cos, sin = np.cos(angle), np.sin(angle)
+    rel = xy - centre
+    return (
+        np.stack(
+            [cos * rel[:, 0] - sin * rel[:, 1], sin * rel[:, 0] + cos * rel[:, 1]], -1
+        )
+        + centre
+    )
+
+
+def fine_scale_energy(xy, tau, thetas, model, shape, block):
+    """Energy of each motion's IWE at scales finer than ``block`` pixels.
+
+    With ``H`` the hard-binned IWE and ``H_B`` its mean over each square block
+    of ``block`` pixels, returns ``sum_p (H_p - H_B(p))^2`` for every motion of
+    ``thetas``. Unlike the contrast of an image of coarse cells, it ignores
+    what varies more slowly than a block (the fall-off of the warped events'
+    density near the sensor's edges, which a large motion spreads over half
+    the sensor), and it sharpens as the motion comes within a block of the
+    optimum; Poisson noise adds the same to every motion in expectation.
+    """
+    height, width = shape
+    rows, cols = -(-height // block) * block, -(-width // block) * block
+    out = np.empty(len(thetas))
+    chunk = max(1, 2**22 // (len(xy) + rows * cols))
+    for start in range(0, len(thetas), chunk):
+        warped = warp_numpy(xy, tau, thetas[start : start + chunk], model, shape)
+        x, y = warped[..., 0], warped[..., 1]
+        inside = (x >= 0) & (x < width) & (y >= 0) & (y < height)
+        flat = np.floor(y) * cols + np.floor(x)
+        flat += rows * cols * np.arange(len(warped))[:, None]
+        counts = np.bincount(
+            flat[inside].astype(np.intp), minlength=len(warped) * rows * cols
+        ).astype(float)
+        blocks = counts.reshape(len(warped), rows // block, block, cols // block, block)
+        block_sums = blocks.sum(axis=(2, 4)).reshape(len(warped), -1)
+        energy = (counts.reshape(len(warped), -1) ** 2).sum(1)
+        out[start : start + len(warped)] = energy - (block_sums**2).sum(1) / block**2
+    return out
+
+
+def coarse_to_fine_start(xy, tau, model, shape):
+    """The motion of largest fine-scale IWE energy over a pyramid of steps.
+
+    At the coarsest level a grid of motions, ``c`` pixels apart, covers every
+    motion that moves no point further than the sensor (or half a turn), each
+    scored by :func:`fine_scale_energy` at scales below ``2 c``, where a blur
+    of a few pixels still shows; each finer level halves ``c`` and scores a
+    few steps around the previous best. Returns the motion over the packet
+    (the units of ``theta``) and the number of motions scored.
+    """
+    height, width = shape
+    if len(xy) > MAX_SEARCH_EVENTS:
+        step = -(-len(xy) // MAX_SEARCH_EVENTS)
+        xy, tau = xy[::step], tau[::step]
+    step = 1
+    while step * COARSE_CELLS <= max(height, width):
+        step *= 2
+    # one step of warp at the packet's end: in pixels, or in radians at the
+    # sensor's corner
+    if model == "translation":
+        unit, reach = [1.0, 1.0], [width, height]
+    else:
+        unit, reach = [2.0 / np.hypot(height, width)], [MAX_ROTATION]
+    axes = [np.arange(-r, r + 1e-9, step * u) for r, u in zip(reach, unit, strict=True)]
+    n_scored = 0
+    while True:
+        grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, len(axes))
+        scores = fine_scale_energy(xy, tau, grid, model, shape, 2 * step)
+        best = grid[np.argmax(scores)]
+        n_scored += len(grid)
+        if step == 1:
+            return best, n_scored
+        step //= 2
+        offsets = np.arange(-REFINE_REACH, REFINE_REACH + 1) * step
+        axes = [b + offsets * u for b, u in zip(best, unit, strict=True)]
 
 
 class ContrastMaximizationMotion(
@@ -96,14 +197,15 @@ class ContrastMaximizationMotion(
     gradient : {"fbp", "autograd", "smooth"}, default="fbp"
         ``"fbp"``: functional-backprop gradient of the binned contrast;
         ``"autograd"``: plain autograd through the binning (zero for
-        ``"rect"``, so the fit stays at ``init``); ``"smooth"``: autograd of
+        ``"rect"``, so the fit stays at its start); ``"smooth"``: autograd of
         the contrast of a Gaussian-splatted IWE of width ``smoothing``.
     shape : pair of int or None, default=None
-        Sensor size ``(H, W)``; ``None`` takes one past the largest
-        coordinates seen in fit.
+        Sensor size ``(H, W)``, two positive ints; ``None`` takes one past
+        the largest coordinates seen in fit.
     init : array-like of shape (n_params,) or None, default=None
-        Starting motion (velocity, or angular velocity) for every packet;
-        ``None`` starts from rest.
+        Starting motion (velocity, or angular velocity) of every packet.
+        ``None`` starts each packet from a coarse-to-fine search of the
+        binned contrast (see Notes), which needs no guess of the motion.
     reconstruction : {"linear", "cubic"}, default="linear"
         Kernel that reconstructs the cotangent in the FBP backward pass (see
         :func:`fbp_histogramdd`): ``"cubic"`` blurs it less, so the gradient
@@ -111,16 +213,19 @@ class ContrastMaximizationMotion(
     max_iter : int, default=100
         L-BFGS-B iterations per packet.
     tol : float, default=1e-6
-        L-BFGS-B ``ftol`` on the objective divided by its own value at
-        ``init`` (the hard-binned contrast, or the Gaussian-splatted one for
+        L-BFGS-B ``ftol`` on the objective divided by its own value at the
+        start (the hard-binned contrast, or the Gaussian-splatted one for
         ``gradient="smooth"``), so every gradient stops on the same scale.
     smoothing : float, default=1.0
-        Gaussian width in pixels for ``gradient="smooth"``.
+        Gaussian width in pixels for ``gradient="smooth"``; at most the
+        sensor's longer side.
     max_events : int, default=5_000_000
         Refuse more events than this in one fit (each iteration bins all of
-        them).
-    random_state : None, int or RandomState, default=None
-        Unused: the fit is deterministic. Kept for API symmetry.
+        them). With ``gradient="smooth"`` an event counts once per 49 pixels
+        of its Gaussian stencil (49 at ``smoothing=1``).
+    max_pixels : int, default=4_000_000
+        Refuse sensors with more pixels, as :class:`EventFrameBinner` does; a
+        guard against coordinates in the wrong unit.
 
     Attributes
     ----------
@@ -130,7 +235,9 @@ class ContrastMaximizationMotion(
         The packet ids seen in fit (``[0.]`` for 4-column input).
     contrast_ : ndarray of shape (n_packets,)
         IWE variance at the fitted motion (hard binning).
-    n_iter_ : ndarray of shape (n_packets,)
+    n_iter_ : int
+        The most L-BFGS-B iterations any packet ran.
+    n_iter_per_packet_ : ndarray of shape (n_packets,)
         L-BFGS-B iterations per packet.
     shape_ : tuple of int
         Sensor size used.
@@ -147,20 +254,23 @@ class ContrastMaximizationMotion(
     Notes
     -----
     Models, with :math:`\\tau = (t - t_{min}) / (t_{max} - t_{min})` per packet:
+    ``"translation"``, :math:`x' = x - \\tau\\, d_x`, :math:`y' = y - \\tau\\,
+    d_y`, and ``motion_`` is the velocity :math:`(d_x, d_y) / (t_{max} -
+    t_{min})` in pixels per time unit; ``"rotation"``, a rotation of
+    :math:`-\\tau\\, \\phi` about the sensor centre, and ``motion_`` is the
+    angular velocity :math:`\\phi / (t_{max} - t_{min})`.
 
-    * ``"translation"``: :math:`x' = x - \\tau\\, d_x`, :math:`y' = y - \\tau\\,
-      d_y`; ``motion_`` is the velocity :math:`(d_x, d_y) / (t_{max} -
-      t_{min})` in pixels per time unit.
-    * ``"rotation"``: rotation of :math:`-\\tau\\, \\phi` about the sensor
-      centre; ``motion_`` is the angular velocity
-      :math:`\\phi / (t_{max} - t_{min})` in radians per time unit.
+    The gradient sees about one pixel around the current motion, so a start
+    far from the truth (rest, for a fast scene) can stall. ``init=None``
+    starts from the best motion of a pyramid search: a coarse grid of the
+    motions that move no point further than the sensor (half a turn), scored
+    by the image's energy at scales finer than the grid, then refined as the
+    step halves (:ref:`events-coarse-to-fine`). ``fit`` warns where the
+    result sharpens a packet by less than 2% over no motion, or where, from
+    ``init``, the search's motion beats it by more than 2% (a stall).
 
-    Input format as :class:`EventFrameBinner`: (n_events, 4) ``[x, y, t, p]``
-    for one packet or (n_events, 5) with a ``packet_id`` column (fewer
-    columns: one packet, ``[x, y, t]``; ``[x, y]`` has no time, so no
-    motion). Polarity is ignored (every event counts 1). Events outside the
-    sensor are dropped and counted (``n_dropped_``); warped events that leave
-    it do not count.
+    Input format as :class:`EventFrameBinner`; polarity is ignored. Events
+    outside the sensor are dropped and counted (``n_dropped_``).
 
     References
     ----------
@@ -174,7 +284,7 @@ class ContrastMaximizationMotion(
     >>> from sklearn_iclr.events import ContrastMaximizationMotion
     >>> X = make_moving_edges(5000, velocity=(8.0, -4.0), shape=(32, 32),
     ...                       random_state=0)
-    >>> cm = ContrastMaximizationMotion(shape=(32, 32), init=[4.0, -2.0]).fit(X)
+    >>> cm = ContrastMaximizationMotion(shape=(32, 32)).fit(X)
     >>> cm.motion_.round(0)
     array([[ 8., -4.]])
     >>> cm.transform(X).shape
@@ -192,7 +302,7 @@ class ContrastMaximizationMotion(
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "smoothing": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_events": [Interval(numbers.Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
+        "max_pixels": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
     def __init__(
@@ -208,7 +318,7 @@ class ContrastMaximizationMotion(
         tol=1e-6,
         smoothing=1.0,
         max_events=5_000_000,
-        random_state=None,
+        max_pixels=4_000_000,
     ):
         self.model = model
         self.kernel = kernel
@@ -220,7 +330,7 @@ class ContrastMaximizationMotion(
         self.tol = tol
         self.smoothing = smoothing
         self.max_events = max_events
-        self.random_state = random_state
+        self.max_pixels = max_pixels
 
     def _packets(self, X, packet, n_packets):
         """Per packet: (xy, tau, span) of the events on the sensor."""
@@ -237,6 +347,40 @@ class ContrastMaximizationMotion(
                 span, tau = 0.0, t
             out.append((X[sel, :2], tau, span))
         return out
+
+    def _check_init(self):
+        n_params = N_PARAMS[self.model]
+        if self.init is None:
+            return None
+        init = np.asarray(self.init, dtype=float).ravel()
+        if init.shape != (n_params,) or not np.isfinite(init).all():
+            raise ValueError(
+                f"init must hold {n_params} finite value(s) for "
+                f"model={self.model!r}, got {self.init!r}."
+            )
+        return init
+
+    def _check_budget(self, n_events, shape):
+        """Refuse a smoothing wider than the sensor, or too many events."""
+        events_per_event = 1.0
+        if self.gradient == "smooth":
+            if self.smoothing > max(shape):
+                raise ValueError(
+                    f"smoothing={self.smoothing:.3g} pixels is wider than the "
+                    f"{shape[0]} x {shape[1]} sensor: the smoothed image is flat "
+                    f"and its contrast has no slope. Pass smoothing <= {max(shape)}."
+                )
+            stencil = (2 * np.ceil(3 * self.smoothing) + 1) ** 2
+            events_per_event = max(1.0, stencil / 49.0)
+        count = n_events * events_per_event
+        check_count_budget(
+            count,
+            self.max_events,
+            what="events" if events_per_event == 1 else "events (stencil-weighted)",
+            work={"event_warp": count * self.max_iter},
+            parameter="max_events",
+            advice="Subsample the events, or lower max_iter or smoothing.",
+        )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -255,34 +399,20 @@ class ContrastMaximizationMotion(
         """
         X = validate_data(self, X, dtype=np.float64)
         X, packet, ids = check_events(X)
-        check_count_budget(
-            len(X),
-            self.max_events,
-            what="events",
-            work={"event_warp": float(len(X)) * self.max_iter},
-            parameter="max_events",
-            advice="Subsample the events or lower max_iter.",
-        )
-        n_params = N_PARAMS[self.model]
-        if self.init is None:
-            init = np.zeros(n_params)
-        else:
-            init = np.asarray(self.init, dtype=float).ravel()
-            if init.shape != (n_params,) or not np.isfinite(init).all():
-                raise ValueError(
-                    f"init must hold {n_params} finite value(s) for "
-                    f"model={self.model!r}, got {self.init!r}."
-                )
-        self.shape_ = infer_shape(X, self.shape, 4_000_000)
+        init = self._check_init()
+        shape = infer_shape(X, self.shape, self.max_pixels)
+        self._check_budget(len(X), shape)
+        self.shape_ = shape
         self.n_dropped_ = int((~inside_mask(X, self.shape_)).sum())
         self._n_features_out = self.shape_[0] * self.shape_[1]
         torch = import_torch()
         self.packet_ids_ = ids
-        self.motion_ = np.zeros((len(ids), n_params))
+        self.motion_ = np.zeros((len(ids), N_PARAMS[self.model]))
         self.contrast_ = np.zeros(len(ids))
-        self.n_iter_ = np.zeros(len(ids), dtype=int)
+        self.n_iter_per_packet_ = np.zeros(len(ids), dtype=int)
         with torch_num_threads(1):
             self._fit_packets(torch, X, packet, ids, init)
+        self.n_iter_ = int(self.n_iter_per_packet_.max())
         return self
 
     def _fit_packets(self, torch, X, packet, ids, init):
@@ -290,16 +420,48 @@ class ContrastMaximizationMotion(
         for k, (xy, tau, span) in enumerate(self._packets(X, packet, len(ids))):
             if len(xy) < 2 or span == 0:
                 warn_user(
-                    f"Packet {ids[k]!r} has fewer than two events on the sensor "
+                    f"Packet {ids[k]:g} has fewer than two events on the sensor "
                     "or no time span: its motion is left at zero. Check shape "
                     "and the packet_id column."
                 )
                 continue
-            theta0 = init * span
+            searched = coarse_to_fine_start(xy, tau, self.model, self.shape_)[0]
+            theta0 = searched if init is None else init * span
             theta, n_iter = self._fit_packet(torch, xy, tau, theta0)
             self.motion_[k] = theta / span
-            self.n_iter_[k] = n_iter
+            self.n_iter_per_packet_[k] = n_iter
             self.contrast_[k] = self._contrast(torch, xy, tau, theta)
+            self._warn_if_stalled(torch, k, xy, tau, span, searched, init)
+
+    def _warn_if_stalled(self, torch, k, xy, tau, span, searched, init):
+        """Warn where the fit of packet ``k`` sharpens it less than it could.
+
+        From the search's start, a fit that sharpens the packet by less than
+        ``MIN_CONTRAST_GAIN`` over no motion found no motion; from ``init``, a
+        fit that the search's motion ``searched`` beats by that much stalled
+        on its way.
+        """
+        name, fitted = f"{self.packet_ids_[k]:g}", self.contrast_[k]
+        gain = 1 + MIN_CONTRAST_GAIN
+        if init is None:
+            rest = self._contrast(torch, xy, tau, np.zeros_like(searched))
+            if fitted < gain * rest:
+                warn_user(
+                    f"The fitted motion of packet {name} sharpens its image of "
+                    f"warped events by {fitted / rest - 1:.2%} over no motion "
+                    f"(contrast {rest:.4g} -> {fitted:.4g}): the packet does not "
+                    "move, or holds too few events for its motion to show."
+                )
+            return
+        better = self._contrast(torch, xy, tau, searched)
+        if better > gain * fitted:
+            warn_user(
+                f"The fit of packet {name} from init={self.init!r} stalled: "
+                f"contrast {fitted:.4g} at motion {self.motion_[k].tolist()}, "
+                f"where a coarse-to-fine search finds {better:.4g} at "
+                f"{(searched / span).tolist()}. Leave init=None to start from "
+                "the search."
+            )
 
     def _fit_packet(self, torch, xy, tau, theta0):
         xy_t = torch.as_tensor(xy, dtype=torch.float64)

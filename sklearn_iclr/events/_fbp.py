@@ -20,6 +20,7 @@ import numbers
 import numpy as np
 
 from ..utils import import_torch
+from ..utils._compat import Interval, StrOptions, validate_params
 
 KERNELS = ("rect", "linear")
 RECONSTRUCTIONS = ("linear", "cubic")
@@ -158,8 +159,25 @@ def _table(kernel, reconstruction):
     return _TABLES[kernel, reconstruction]
 
 
+@validate_params(
+    {
+        "points": ["array-like"],
+        "bins": [Interval(numbers.Integral, 1, None, closed="left"), "array-like"],
+        "range": ["array-like", None],
+        "weights": ["array-like", None],
+        "kernel": [StrOptions(set(KERNELS))],
+        "reconstruction": [StrOptions(set(RECONSTRUCTIONS))],
+    },
+    prefer_skip_nested_validation=True,
+)
 def fbp_histogramdd(
-    points, weights=None, bins=10, range=None, *, kernel="rect", reconstruction="linear"
+    points,
+    bins=10,
+    *,
+    range=None,
+    weights=None,
+    kernel="rect",
+    reconstruction="linear",
 ):
     """Histogram of points whose gradient is estimated by functional backprop.
 
@@ -183,14 +201,14 @@ def fbp_histogramdd(
     points : torch.Tensor of shape (N, D) or (B, N, D)
         Coordinates, D in 1..3; a leading batch dimension bins B point sets
         at once.
-    weights : torch.Tensor of shape (N,) or (B, N), default=None
-        Weight of each point; ``None`` counts points.
     bins : int or sequence of D ints, default=10
         Number of bins per dimension.
     range : sequence of D (low, high) pairs
         The bins split ``[low, high]`` evenly in each dimension. Required.
         Points outside the range are dropped, as in :func:`numpy.histogramdd`
         (the right edge belongs to the last bin).
+    weights : torch.Tensor of shape (N,) or (B, N), default=None
+        Weight of each point; ``None`` counts points.
     kernel : {"rect", "linear"}, default="rect"
         ``"rect"`` counts each point in its bin, exactly as
         :func:`numpy.histogramdd`; ``"linear"`` splats it bilinearly onto the
@@ -242,12 +260,6 @@ def fbp_histogramdd(
     import_torch()
     from ._fbp_torch import FBPHistogram, _check_points
 
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}.")
-    if reconstruction not in RECONSTRUCTIONS:
-        raise ValueError(
-            f"reconstruction must be one of {RECONSTRUCTIONS}, got {reconstruction!r}."
-        )
     points, weights, batched = _check_points(points, weights)
     bins, lows, highs = _check_bins_range(bins, range, points.shape[-1])
     hist = FBPHistogram.apply(

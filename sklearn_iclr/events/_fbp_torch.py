@@ -252,7 +252,7 @@ class FBPHistogram(torch.autograd.Function):
         return grad_points, grad_weights, None, None, None, None, None
 
 
-def autograd_histogramdd(points, weights=None, bins=10, range=None, *, kernel="rect"):
+def autograd_histogramdd(points, bins=10, *, range=None, weights=None, kernel="rect"):
     """The same forward pass written in plain torch ops, for plain autograd.
 
     The kernel weights are polynomials of the fractional position, so autograd
@@ -285,7 +285,7 @@ def autograd_histogramdd(points, weights=None, bins=10, range=None, *, kernel="r
     return hist if batched else hist[0]
 
 
-def gaussian_histogramdd(points, weights=None, bins=10, range=None, *, sigma=1.0):
+def gaussian_histogramdd(points, bins=10, *, range=None, weights=None, sigma=1.0):
     """Gaussian splatting (the smoothed surrogate), differentiable by autograd.
 
     Each point adds ``w * exp(-d^2 / (2 sigma^2)) / (2 pi sigma^2)^(D/2)`` to

@@ -13,6 +13,8 @@ An event array ``X`` is a 2-D float array with one row per event:
 else OFF, so both {0, 1} and {-1, +1} codings work).
 """
 
+import numbers
+
 import numpy as np
 
 from ..utils import check_count_budget, warn_user
@@ -41,6 +43,20 @@ def check_events(X):
     return events, inverse.ravel(), ids
 
 
+def check_shape(shape):
+    """``shape`` as a pair of positive Python ints, or a ValueError naming it."""
+    valid = len(shape) == 2 and all(
+        isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 1
+        for s in shape
+    )
+    if not valid:
+        raise ValueError(
+            "shape must be None or the sensor size (H, W): two positive ints, "
+            f"got {shape!r}."
+        )
+    return tuple(int(s) for s in shape)
+
+
 def infer_shape(X, shape, max_pixels, n_channels=1):
     """The sensor shape (H, W): given, or one past the largest coordinates."""
     if shape is None:
@@ -53,7 +69,7 @@ def infer_shape(X, shape, max_pixels, n_channels=1):
                 "pixel coordinates. Rescale them or pass shape."
             )
     else:
-        height_width = tuple(int(s) for s in shape)
+        height_width = check_shape(shape)
     n_pixels = float(height_width[0]) * float(height_width[1]) * n_channels
     check_count_budget(
         n_pixels,

@@ -187,14 +187,20 @@ class PseudoLikelihoodIsing(BaseEstimator):
                 "neighbours that cancel). Provide more vertices or samples, or "
                 "fewer clauses."
             )
+        # Solve for b = beta * field_scale on fields of largest magnitude 1:
+        # scaling the coupling by c scales beta by 1 / c, and the Newton steps,
+        # curvature and stopping rule are then the same at any c.
         m = fields[informative]
+        field_scale = float(np.max(np.abs(m)))
+        m = m / field_scale
         sm = spins[informative] * m
-        self.beta_, self.n_iter_, self.at_bound_ = self._solve(sm, m)
+        b, self.n_iter_, self.at_bound_ = self._solve(sm, m, field_scale)
+        self.beta_ = b / field_scale
         if self.at_bound_:
             self.beta_stderr_ = np.nan
         else:
-            info = np.dot(m * m, 1.0 - np.tanh(self.beta_ * m) ** 2)
-            self.beta_stderr_ = float(1.0 / np.sqrt(info))
+            info = np.dot(m * m, 1.0 - np.tanh(b * m) ** 2)
+            self.beta_stderr_ = float(1.0 / (np.sqrt(info) * field_scale))
         return self
 
     def score_samples(self, X):
@@ -269,13 +275,18 @@ class PseudoLikelihoodIsing(BaseEstimator):
         fields[np.abs(fields) <= _ZERO_FIELD * scale] = 0.0
         return fields, flippable
 
-    def _solve(self, sm, m):
-        """Root of l'(beta) in [-beta_bound, beta_bound]: (beta, n_iter, at_bound)."""
+    def _solve(self, sm, m, field_scale):
+        """Root of l'(b) for fields ``m`` of largest magnitude 1.
+
+        ``b = beta * field_scale`` is searched in ``field_scale * [-beta_bound,
+        beta_bound]``. Returns ``(b, n_iter, at_bound)``.
+        """
         bound = float(self.beta_bound)
+        b_bound = bound * field_scale
         total = sm.sum()
 
-        def derivatives(beta):
-            t = np.tanh(beta * m)
+        def derivatives(b):
+            t = np.tanh(b * m)
             return total - np.dot(m, t), np.dot(m * m, 1.0 - t * t)
 
         if not np.any(sm < 0) or not np.any(sm > 0):
@@ -288,43 +299,42 @@ class PseudoLikelihoodIsing(BaseEstimator):
                 "needed to resolve beta.",
                 UserWarning,
             )
-            return beta, 0, True
-        lo, hi = -bound, bound
-        for beta, inside in ((hi, lambda g: g < 0), (lo, lambda g: g > 0)):
-            if not inside(derivatives(beta)[0]):
+            return beta * field_scale, 0, True
+        lo, hi = -b_bound, b_bound
+        for b, inside in ((hi, lambda g: g < 0), (lo, lambda g: g > 0)):
+            if not inside(derivatives(b)[0]):
                 warn_user(
                     f"The MPLE lies outside [-{bound}, {bound}]; returning beta_ = "
-                    f"{beta} (at_bound_=True). Increase beta_bound.",
+                    f"{b / field_scale} (at_bound_=True). Increase beta_bound.",
                     UserWarning,
                 )
-                return beta, 0, True
-        # The scale of beta for these fields: scaling the coupling by c scales
-        # the MPLE by 1 / c, and the stopping rule with it.
-        beta_unit = 1.0 / max(float(np.max(np.abs(m))), np.finfo(np.float64).tiny)
-        beta = 0.0
+                return b, 0, True
+        b = 0.0
         for n_iter in range(1, self.max_iter + 1):
-            grad, curvature = derivatives(beta)
+            grad, curvature = derivatives(b)
             if grad == 0:
-                return beta, n_iter, False
+                return b, n_iter, False
             if grad > 0:
-                lo = beta
+                lo = b
             else:
-                hi = beta
-            new = beta + grad / curvature
+                hi = b
+            new = b + grad / curvature
             if not lo < new < hi:
                 new = 0.5 * (lo + hi)
             if self.verbose:
                 print(
-                    f"[PseudoLikelihoodIsing] iter {n_iter}: beta={beta:.10g} "
-                    f"l'={grad:.4g} bracket=[{lo:.6g}, {hi:.6g}]"
+                    f"[PseudoLikelihoodIsing] iter {n_iter}: "
+                    f"beta={b / field_scale:.10g} l'={grad:.4g} bracket="
+                    f"[{lo / field_scale:.6g}, {hi / field_scale:.6g}]"
                 )
-            converged = abs(new - beta) <= self.tol * (abs(beta) + beta_unit)
-            beta = new
+            converged = abs(new - b) <= self.tol * (abs(b) + 1.0)
+            b = new
             if converged:
-                return beta, n_iter, False
+                return b, n_iter, False
         warn_user(
             f"Newton did not converge in max_iter={self.max_iter} steps; the "
-            f"bracket is [{lo:.6g}, {hi:.6g}]. Increase max_iter or tol.",
+            f"bracket is [{lo / field_scale:.6g}, {hi / field_scale:.6g}]. "
+            "Increase max_iter or tol.",
             ConvergenceWarning,
         )
-        return beta, self.max_iter, False
+        return b, self.max_iter, False

@@ -25,8 +25,17 @@ from .._replicable._rounding import (
 )
 from ..utils import warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
-from ..utils._dask import any_dask, map_rows, validate_dask_data
+from ..utils._dask import (
+    align_rows,
+    any_dask,
+    map_rows,
+    r2_from_sums,
+    r2_sums,
+    reduce_blocks,
+    validate_dask_data,
+)
 from ..utils.validation import check_nonnegative_sample_weight
+from ._replicable_ridge_advice import RidgeAtSampleSize
 
 # The failure budget's calibration (user guide, "Replicable ridge regression in
 # detail"): the design spends 0.75 of rho in expectation (the width rule uses
@@ -108,34 +117,6 @@ def _clipped_squares(values, sample_weight):
     return np.minimum(magnitude, limit) ** 2
 
 
-def _samples_needed(n_samples, rounding_loss, gain, budget_at, share=0.1):
-    """Least n at which the rounding loss falls to ``share`` of ``gain``.
-
-    The rounding loss scales like the squared lattice scale, ``se^2 / B^2``,
-    so like ``1 / (n B(n)^2)`` with ``B(n)`` the rounding budget at ``n``.
-    Returns ``inf`` when the linear model gains nothing over the constant.
-    """
-    if gain <= 0 or not np.isfinite(rounding_loss):
-        return np.inf
-    target = share * gain
-    if rounding_loss <= target:
-        return float(n_samples)
-    budget_0 = budget_at(n_samples)
-
-    def loss(n):
-        return rounding_loss * (n_samples / n) * (budget_0 / budget_at(n)) ** 2
-
-    low, high = float(n_samples), 2.0 * n_samples
-    while loss(high) > target:
-        low, high = high, 2.0 * high
-        if high > 1e18:
-            return np.inf
-    for _ in range(40):
-        middle = np.sqrt(low * high)
-        low, high = (middle, high) if loss(middle) > target else (low, middle)
-    return float(np.ceil(high))
-
-
 def _weighted_abs_deviation(X, sw, offset, chunk=8192):
     """``sw @ |X - offset|`` by blocks of rows (no n x d temporary)."""
     total = np.zeros(X.shape[1])
@@ -173,11 +154,12 @@ def _ridge_solution(gram, n_samples, alpha, fit_intercept):
     """Weighted ridge from the Gram statistics of ``_centred_gram``.
 
     Adds to ``gram`` (in place) the features' weighted central ``variance``,
-    the regularised Gram matrix ``hessian`` (``gram["gram"]`` itself) and its
-    inverse ``h_inv``, the ``coef`` and the ``intercept``.
+    the regularised Gram matrix ``hessian`` (a copy: ``gram["gram"]`` stays
+    unpenalised, which the fallback advice needs where ``alpha`` dwarfs it)
+    and its inverse ``h_inv``, the ``coef`` and the ``intercept``.
     """
     mean, x_mean, y_mean = gram["mean"], gram["x_mean"], gram["y_mean"]
-    hessian = gram["gram"]
+    hessian = gram["gram"].copy()
     n_features = len(hessian)
     # Weighted central variances of the features (from the Gram diagonal).
     variance = np.diag(hessian) / n_samples
@@ -646,18 +628,16 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         # error variances are uncorrelated) against the rounded mean's.
         moment = variance + (mean - center) ** 2
 
-        def rounded_loss(error_var):
+        def rounded_loss(error_var, scale=scale):
             return residual_var + float(
                 error_var[:n_features] @ (moment / scale**2)
                 + (error_var[-1] if self.fit_intercept else 0.0)
             )
 
-        linear_loss = rounded_loss(lattice.coordinate_variance(width))
-        constant = self._constant_model(
-            n_samples, data.target(self.fit_intercept, auto), offsets
-        )
         use_linear, choice_cost = True, 0.0
         if auto:
+            target = data.target(self.fit_intercept, auto)
+            constant = self._constant_model(n_samples, target, offsets)
             # Both losses are compared in expectation over the shared offsets
             # of their log2-rounded widths (E[r^2] times the width asked for),
             # not at the rounded widths: those jump by a grid step where the
@@ -665,10 +645,21 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             # the width event (a cost the choice's spread does not cover), and
             # would tie the choice to the width's offset, keeping the linear
             # model mostly where its width rounded down and its crossing rate
-            # is above the budget.
+            # is above the budget. For the same reason the global scale of the
+            # "scaled" basis enters unrounded (in expectation over its shared
+            # offset), which also leaves the losses free of X's units.
+            unrounded = self._unrounded_scale(mean, variance, scale)
+            ideal_unrounded = ideal_width
+            if self.basis_ == "scaled":
+                homo_unrounded = homo_se.copy()
+                homo_unrounded[:n_features] *= unrounded / scale
+                ideal_unrounded *= lattice.expected_crossing_rate(
+                    homo_unrounded, 1.0
+                ) / max(lattice.expected_crossing_rate(homo_se, 1.0), _TINY)
             linear_mean_loss = rounded_loss(
-                lattice.coordinate_variance(ideal_width)
-                * log2_ratio_moments(LOG2_SPACING)[1]
+                lattice.coordinate_variance(ideal_unrounded)
+                * log2_ratio_moments(LOG2_SPACING)[1],
+                scale=unrounded,
             )
             use_linear, choice_cost = _choose_linear(
                 constant["mean_loss"],
@@ -696,13 +687,20 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             self.grid_width_ = float(np.ldexp(constant["width"], y_exp))
             self.intercept_grid_width_ = self.grid_width_
             cost = constant["cost"]
-            self._warn_fallback(
+            advice = RidgeAtSampleSize(
+                ridge["gram"],
+                ridge["cross"],
+                target["sum_sq"],
                 n_samples,
-                clipped_cost,
-                residual_var,
-                linear_loss,
-                constant,
-                (ideal_width / width) ** 2,
+                alpha,
+                unrounded,
+                offset_0,
+                moment,
+                clipped_total / max(data.residual_sum_sq(), _TINY),
+                lattice,
+            )
+            self._warn_fallback(
+                n_samples, clipped_cost, advice, linear_mean_loss, constant
             )
         self.coef_ = np.ldexp(coef_out, y_exp - x_exp)
         self.intercept_ = float(np.ldexp(intercept_out, y_exp))
@@ -712,7 +710,9 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
     def _constant_model(self, n_samples, target, offsets):
         """The replicable constant: the mean of ``y`` rounded on its own grid.
 
-        Without an intercept the constant is zero (nothing to round).
+        Only the automatic width falls back to it (a fixed width keeps the
+        linear model). Without an intercept the constant is zero (nothing to
+        round).
         ``target`` holds the sums of ``y`` (see ``_InMemoryRidgeData.target``).
         """
         if not self.fit_intercept:
@@ -730,54 +730,46 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         var_y = float(target["sum_sq"] / max(n_samples - 1.0, 1.0))
         lattice = shifted_lattice(1, self.rounding)
         se = np.array([np.sqrt(var_y / n_samples)])
-        if self.grid_width == "auto":
-            # The width follows sd(y) and is rounded in log2; at small n the
-            # chance that the two runs' widths round apart, about
-            # _CONSTANT_WIDTH_NOISE / (h sqrt(n)) on a grid of spacing h, would
-            # take the whole budget at h = 1 (diabetes, n = 353, rho = 0.05:
-            # about 0.06 against 0.0375). The spacing is chosen from n and rho
-            # alone (both runs agree on it) to minimise the expected squared
-            # error of the rounded mean at the design disagreement. The grids
-            # of the mean are nested across widths (one shared anchor, integer
-            # spacing, round_nested): a width event costs 1 - 2^-h of itself.
-            spacing, budget = best_log2_spacing(
-                DESIGN_SHARE * self.rho,
-                _CONSTANT_WIDTH_NOISE / np.sqrt(n_samples),
-                nested=True,
-            )
-            # terms_cost is the log2 width cost on a grid of spacing 1, and
-            # the cost is inversely proportional to the spacing; a cost capped
-            # at 1 (a degenerate sum of squares) stays 1.
-            cost_at_unit_spacing = target["terms_cost"]
-            width_cost = (
-                (1.0 - 2.0**-spacing) * cost_at_unit_spacing / spacing
-                if cost_at_unit_spacing < 1.0
-                else 1.0
-            )
-            _, ideal = lattice_width(
-                lattice.expected_crossing_rate(se, 1.0),
-                budget,
-                offsets["constant_width"][0],
-                abs(mean),
-                FLOOR_MAGNITUDE,
-                spacing=spacing,
-            )
-            value, width = round_nested(
-                mean,
-                ideal,
-                spacing,
-                offsets["constant_width"][0],
-                anchor_bits(offsets["anchor"]),
-            )
-            # The squared width over the shared offset of its log2 grid.
-            mean_square_width = log2_ratio_moments(spacing)[1] * ideal**2
-        else:
-            ideal = width = float(self.grid_width)
-            width_cost = 0.0
-            mean_square_width = width**2
-            value = float(
-                lattice.round(np.array([mean]), width, offsets["constant"])[0]
-            )
+        # The width follows sd(y) and is rounded in log2; at small n the
+        # chance that the two runs' widths round apart, about
+        # _CONSTANT_WIDTH_NOISE / (h sqrt(n)) on a grid of spacing h, would
+        # take the whole budget at h = 1 (diabetes, n = 353, rho = 0.05:
+        # about 0.06 against 0.0375). The spacing is chosen from n and rho
+        # alone (both runs agree on it) to minimise the expected squared
+        # error of the rounded mean at the design disagreement. The grids
+        # of the mean are nested across widths (one shared anchor, integer
+        # spacing, round_nested): a width event costs 1 - 2^-h of itself.
+        spacing, budget = best_log2_spacing(
+            DESIGN_SHARE * self.rho,
+            _CONSTANT_WIDTH_NOISE / np.sqrt(n_samples),
+            nested=True,
+        )
+        # terms_cost is the log2 width cost on a grid of spacing 1, and
+        # the cost is inversely proportional to the spacing; a cost capped
+        # at 1 (a degenerate sum of squares) stays 1.
+        cost_at_unit_spacing = target["terms_cost"]
+        width_cost = (
+            (1.0 - 2.0**-spacing) * cost_at_unit_spacing / spacing
+            if cost_at_unit_spacing < 1.0
+            else 1.0
+        )
+        _, ideal = lattice_width(
+            lattice.expected_crossing_rate(se, 1.0),
+            budget,
+            offsets["constant_width"][0],
+            abs(mean),
+            FLOOR_MAGNITUDE,
+            spacing=spacing,
+        )
+        value, width = round_nested(
+            mean,
+            ideal,
+            spacing,
+            offsets["constant_width"][0],
+            anchor_bits(offsets["anchor"]),
+        )
+        # The squared width over the shared offset of its log2 grid.
+        mean_square_width = log2_ratio_moments(spacing)[1] * ideal**2
         cost = width_cost + lattice.expected_crossing_rate(se, width)
         return {
             "value": value,
@@ -790,49 +782,75 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
             "terms_cost": target["terms_cost"],
         }
 
-    def _warn_fallback(
-        self, n_samples, width_cost, residual_var, linear_loss, constant, ratio
-    ):
+    def _warn_fallback(self, n_samples, width_cost, advice, linear_loss, constant):
         """Say that the constant model was fitted, what it costs, what n would do.
 
         ``width_cost`` is the estimated chance of the lattice scale's event at
-        ``n_samples`` (it falls like ``1 / sqrt(n)``); ``ratio`` is ``(ideal
-        width / rounded width)^2``: the rounding loss at the width asked for,
-        before its log2 rounding.
+        ``n_samples`` (it falls like ``1 / sqrt(n)``); ``advice`` is the
+        :class:`RidgeAtSampleSize` of this fit, whose answer does not depend on
+        the units of ``X`` (only ``alpha``'s weight does); ``linear_loss`` and
+        ``constant["mean_loss"]`` are the expected losses the choice compared.
         """
+        var_y = constant["var_y"]
+        if var_y <= 0:
+            return
         cost_root_n = width_cost * np.sqrt(n_samples)
 
         def budget_at(n):
             return self._design_budget(n, cost_root_n / np.sqrt(n))
 
-        var_y = constant["var_y"]
-        if var_y <= 0:
-            return
-        needed = _samples_needed(
-            n_samples,
-            max(linear_loss - residual_var, 0.0) * ratio,
-            var_y - residual_var,
-            budget_at,
-        )
-        need = (
-            f"About n >= {needed:.2g} samples would keep the linear model's "
-            "rounding error under a tenth of what it explains at this rho; "
-            if np.isfinite(needed)
-            else "The linear model explains too little of y here for more "
-            "samples to help; "
-        )
+        # Least squares' n, which the units of X do not move; then this
+        # alpha's, where its penalty (on Ridge's absolute scale) still shrinks
+        # the slopes at that n.
+        needed = advice.samples_needed(n_samples, budget_at, alpha=0.0)
+        needed_alpha = advice.samples_needed(n_samples, budget_at)
+        if not np.isfinite(needed):
+            need = (
+                "The linear model explains too little of y here for more "
+                "samples to help; "
+            )
+        else:
+            need = (
+                f"About n >= {needed:.2g} samples would bring the rounded linear "
+                "model's excess squared error over least squares under a tenth "
+                "of what least squares explains, at this rho"
+            )
+            if needed_alpha > 1.5 * needed:
+                at_alpha = (
+                    f"n >= {needed_alpha:.2g}" if np.isfinite(needed_alpha) else "no n"
+                )
+                need += (
+                    f" ({at_alpha} at alpha={self.alpha}, which is heavy for X "
+                    "in these units: lower alpha)"
+                )
+            need += "; "
         warn_user(
             f"{type(self).__name__}(rho={self.rho}) at n={n_samples:g}: the "
             "rounded linear model is expected to predict worse than the rounded "
             f"mean of y (expected squared error {linear_loss / var_y:.3g} against "
-            f"{constant['loss'] / var_y:.3g} times Var(y)), so the fit falls back "
-            "to the replicable constant model: coef_ is zero and intercept_ is "
-            "the mean of y rounded on a shared grid of width "
+            f"{constant['mean_loss'] / var_y:.3g} times Var(y)), so the fit falls "
+            "back to the replicable constant model: coef_ is zero and intercept_ "
+            "is the mean of y rounded on a shared grid of width "
             f"{constant['width']:.3g}, an expected R^2 of about "
             f"{1.0 - constant['loss'] / var_y:.2g} (about "
             f"{1.0 - constant['mean_loss'] / var_y:.2g} on average over the "
             f"shared randomness). {need}otherwise raise rho."
         )
+
+    def _unrounded_scale(self, mean, variance, scale):
+        """The basis scales before their log2 rounding, where that is one scale.
+
+        The ``"scaled"`` basis's global scale is the geometric mean of the
+        features' standard deviations (rounded on a log2 grid in the fit): the
+        advice uses it unrounded, so that rescaling ``X`` does not move it.
+        """
+        if self.basis_ != "scaled":
+            return scale
+        std = np.sqrt(variance)
+        varying = std > np.maximum(1e-8 * np.abs(mean), _TINY)
+        if not np.any(varying):
+            return scale
+        return np.full(len(scale), 2.0 ** np.log2(std[varying]).mean())
 
     def _reserve(self, n_samples, width_cost):
         """Probability set aside for the data-driven lattice scale and basis.
@@ -979,6 +997,41 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
         tags.regressor_tags.poor_score = True
         return tags
 
+    def score(self, X, y, sample_weight=None):
+        """R^2 of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Test samples. On Dask input (``X``, ``y`` or ``sample_weight``)
+            the sums are computed blockwise and only a few floats per block
+            reach the client.
+        y : array-like of shape (n_samples,)
+            True values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            The coefficient of determination, as
+            :func:`sklearn.metrics.r2_score`.
+        """
+        check_is_fitted(self)
+        if not any_dask(X, y, sample_weight):
+            return super().score(X, y, sample_weight=sample_weight)
+        X = validate_dask_data(self, X, reset=False)
+        y = align_rows(X, y, "y", ndim=1)
+        if sample_weight is not None:
+            sample_weight = align_rows(X, sample_weight, "sample_weight", ndim=1)
+        sums = reduce_blocks(
+            _r2_block,
+            [X, y, sample_weight],
+            ["X", "y", "sample_weight"],
+            args=(self.coef_, self.intercept_),
+        )
+        return r2_from_sums(sums)
+
     def predict(self, X):
         """Predict with the rounded linear model.
 
@@ -1002,3 +1055,7 @@ class ReplicableLinearRegressor(RegressorMixin, BaseEstimator):
 
 def _linear(X, coef, intercept):
     return X @ coef + intercept
+
+
+def _r2_block(X, y, sample_weight, coef, intercept):
+    return r2_sums(y, _linear(X, coef, intercept), sample_weight)

@@ -73,6 +73,18 @@ def _check_groups(groups, n_samples):
     return groups
 
 
+def _check_hidden_layer_sizes(hidden_layer_sizes):
+    """Refuse widths that are not positive ints, before any work."""
+    if not all(
+        isinstance(w, Integral) and not isinstance(w, bool) and w > 0
+        for w in hidden_layer_sizes
+    ):
+        raise ValueError(
+            "hidden_layer_sizes must be a tuple of positive ints, got "
+            f"{hidden_layer_sizes!r}; use () for a linear model."
+        )
+
+
 def _monitor_sets(X, y_index, groups, train, valid):
     """The data whose per-group accuracy is recorded after every epoch.
 
@@ -101,7 +113,7 @@ def _train_network(
     loss,
     learning_rate,
     momentum,
-    weight_decay,
+    alpha,
     max_epochs,
     batch_grad_penalty,
     penalty_batch_size,
@@ -133,7 +145,7 @@ def _train_network(
         optimizer=torch.optim.SGD,
         lr=learning_rate,
         optimizer__momentum=momentum,
-        optimizer__weight_decay=weight_decay,
+        optimizer__weight_decay=alpha,
         max_epochs=max_epochs,
         batch_grad_penalty=batch_grad_penalty,
         penalty_batch_size=penalty_batch_size,
@@ -187,8 +199,9 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         ``max_epochs * ceil(n / batch_size)``).
     momentum : float, default=0.0
         Heavy-ball momentum of SGD (the theory is for ``0``).
-    weight_decay : float, default=0.0
-        L2 penalty coefficient, applied by the optimizer.
+    alpha : float, default=0.0
+        L2 penalty: every weight and bias gets ``alpha * w`` added to its
+        gradient (SGD's weight decay), the gradient of ``alpha / 2 * ||w||^2``.
     loss : {"logistic", "exponential"}, default="logistic"
         ``"logistic"`` is the cross-entropy; ``"exponential"`` is the loss of
         the paper's analysis (``exp(-margin)``, and
@@ -241,6 +254,9 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         Root-mean-square entry of the training ``X``: the network is trained
         on ``X / x_scale_``, so that the fit does not depend on the units of
         ``X``.
+    loss_curve_ : list of float
+        The mean training data loss of each epoch (``history_``'s
+        ``"train_loss"``; without the L2 and gradient penalties).
     history_ : list of dict
         One record per epoch: ``"epoch"``, ``"train_loss"`` (the mean data
         loss, without the penalty), ``"dur"`` (seconds) and, when ``groups``
@@ -269,8 +285,8 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
     is trained in torch by a skorch net built inside ``fit`` and sized from
     the data; only the trained module is kept, on the CPU.
 
-    ``benchmarks/bench_spurious.py`` compares the batch sizes, the
-    micro-batch penalty and the anchors; ``benchmarks/README.md`` gives its
+    ``benchmarks/bench_spurious_sgd.py`` compares the batch sizes, the
+    micro-batch penalty and the anchors; its docs page gives its
     figures and the user guide its limits.
 
     Training uses one CPU thread (restored afterwards): small batches are
@@ -307,7 +323,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         ],
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "momentum": [Interval(Real, 0, 1, closed="left")],
-        "weight_decay": [Interval(Real, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
         "loss": [StrOptions({"logistic", "exponential"})],
         "batch_grad_penalty": [Interval(Real, 0, None, closed="left")],
         "penalty_batch_size": [Interval(Integral, 1, None, closed="left"), None],
@@ -326,7 +342,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         batch_size=8,
         max_epochs=40,
         momentum=0.0,
-        weight_decay=0.0,
+        alpha=0.0,
         loss="logistic",
         batch_grad_penalty=0.0,
         penalty_batch_size=None,
@@ -341,7 +357,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         self.batch_size = batch_size
         self.max_epochs = max_epochs
         self.momentum = momentum
-        self.weight_decay = weight_decay
+        self.alpha = alpha
         self.loss = loss
         self.batch_grad_penalty = batch_grad_penalty
         self.penalty_batch_size = penalty_batch_size
@@ -376,6 +392,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         self : SpuriousRobustSGD
             The fitted classifier.
         """
+        _check_hidden_layer_sizes(self.hidden_layer_sizes)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.x_scale_ = rms_scale(X)
@@ -423,7 +440,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
             loss=self.loss,
             learning_rate=self.learning_rate,
             momentum=self.momentum,
-            weight_decay=self.weight_decay,
+            alpha=self.alpha,
             max_epochs=self.max_epochs,
             batch_grad_penalty=self.batch_grad_penalty,
             penalty_batch_size=self.penalty_batch_size,
@@ -433,6 +450,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         )
         self.module_ = module
         self.history_ = history
+        self.loss_curve_ = [float(record["train_loss"]) for record in history]
         self.n_iter_ = len(self.history_)
         self.best_epoch_ = best_epoch or self.n_iter_
         if len(self.module_) == 1:
@@ -443,12 +461,12 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
 
     def _divergence_advice(self):
         """Which parameter to lower when the weights blow up."""
-        decay_step = self.learning_rate * self.weight_decay
+        decay_step = self.learning_rate * self.alpha
         if decay_step >= 1:
             return (
-                f"The decay step learning_rate * weight_decay = {decay_step:.3g} "
+                f"The decay step learning_rate * alpha = {decay_step:.3g} "
                 "overshoots (it must be below 1 to shrink the weights): lower "
-                f"weight_decay (={self.weight_decay:.3g}) or learning_rate."
+                f"alpha (={self.alpha:.3g}) or learning_rate."
             )
         return (
             f"The step size is too large for the scale of X: lower learning_rate "

@@ -26,7 +26,7 @@ from ..utils._compat import Interval, validate_params
     },
     prefer_skip_nested_validation=True,
 )
-def fitted_q_evaluation(X, y, X_next, X_init, *, gamma=0.99, alpha=1.0, n_iter=100):
+def fitted_q_evaluation(X, y, X_next, X_init, *, gamma=0.9, alpha=1.0, n_iter=100):
     """Policy value by fitted-Q evaluation (FQE) with a linear ridge model.
 
     Starting from ``theta_0 = 0``, each iteration regresses the Bellman
@@ -48,8 +48,9 @@ def fitted_q_evaluation(X, y, X_next, X_init, *, gamma=0.99, alpha=1.0, n_iter=1
         Next features under the target policy.
     X_init : array-like of shape (n_init, n_features)
         Initial features under the target policy.
-    gamma : float, default=0.99
-        Discount factor in [0, 1).
+    gamma : float, default=0.9
+        Discount factor in [0, 1) (the default of the evaluator and of the
+        MDP generators).
     alpha : float, default=1.0
         Ridge penalty of every regression.
     n_iter : int, default=100
@@ -66,9 +67,9 @@ def fitted_q_evaluation(X, y, X_next, X_init, *, gamma=0.99, alpha=1.0, n_iter=1
     --------
     >>> from sklearn_iclr.datasets import make_tabular_mdp
     >>> from sklearn_iclr.rl._baselines import fitted_q_evaluation
-    >>> X, y, X_next, X_init, value = make_tabular_mdp(
+    >>> X, y, X_next, X_init, value, gamma = make_tabular_mdp(
     ...     5000, n_states=3, gamma=0.5, random_state=0)
-    >>> J, coef = fitted_q_evaluation(X, y, X_next, X_init, gamma=0.5, n_iter=30)
+    >>> J, coef = fitted_q_evaluation(X, y, X_next, X_init, gamma=gamma, n_iter=30)
     >>> print(f"true {value:.2f}, FQE {J:.2f}")
     true 1.61, FQE 1.60
     """

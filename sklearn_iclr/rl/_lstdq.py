@@ -13,6 +13,8 @@ from ..utils._dask import (
     align_rows,
     any_dask,
     map_rows,
+    r2_from_sums,
+    r2_sums,
     reduce_blocks,
     validate_dask_data,
 )
@@ -42,8 +44,10 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    gamma : float, default=0.99
-        Discount factor, in [0, 1).
+    gamma : float, default=0.9
+        Discount factor, in [0, 1): the horizon ``1 / (1 - gamma)`` over which
+        rewards are summed (the default is that of the package's MDP
+        generators, which return the ``gamma`` of their exact value).
     alpha : float, default=0.0
         Ridge penalty on ``theta`` (not on the intercept), on the scale of
         :class:`~sklearn.linear_model.Ridge`: the penalty is ``alpha`` against
@@ -123,9 +127,9 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     --------
     >>> from sklearn_iclr.datasets import make_tabular_mdp
     >>> from sklearn_iclr.rl import LSTDQEvaluator
-    >>> X, y, X_next, X_init, value = make_tabular_mdp(
+    >>> X, y, X_next, X_init, value, gamma = make_tabular_mdp(
     ...     2000, n_states=3, gamma=0.5, random_state=0)
-    >>> est = LSTDQEvaluator(gamma=0.5).fit(X, y, X_next=X_next)
+    >>> est = LSTDQEvaluator(gamma=gamma).fit(X, y, X_next=X_next)
     >>> J, se = est.estimate_value(X_init, return_std=True)
     >>> print(f"true {value:.3f}, estimate {J:.3f} +- {se:.3f}")
     true 1.614, estimate 1.623 +- 0.007
@@ -139,7 +143,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
     }
 
-    def __init__(self, gamma=0.99, *, alpha=0.0, fit_intercept=False):
+    def __init__(self, gamma=0.9, *, alpha=0.0, fit_intercept=False):
         self.gamma = gamma
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -365,10 +369,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
                 ["X", "y", "X_next", "sample_weight"],
                 args=(self.coef_, self.intercept_, self.gamma),
             )
-            total = sums["t2"] - sums["t"] ** 2 / sums["w"]
-            if total <= 0:
-                return 1.0 if sums["residual"] == 0 else 0.0
-            return float(1.0 - sums["residual"] / total)
+            return r2_from_sums(sums)
         targets = y if X_next is None else y + self.gamma * self._q_values(X_next)
         return r2_score(targets, self._q_values(X), sample_weight=sample_weight)
 
@@ -598,16 +599,9 @@ def _chunk_meat(X, y, X_next, sample_weight, coef, intercept, gamma, fit_interce
 
 
 def _score_sums(X, y, X_next, sample_weight, coef, intercept, gamma):
-    """One block's weighted sums for the R^2 of ``score`` (targets ``t``)."""
+    """One block's sums for the R^2 of ``score`` (targets: Bellman's)."""
     targets = y if X_next is None else y + gamma * (X_next @ coef + intercept)
-    w = np.ones(len(y)) if sample_weight is None else sample_weight
-    error = targets - (X @ coef + intercept)
-    return {
-        "w": w.sum(),
-        "t": w @ targets,
-        "t2": w @ (targets * targets),
-        "residual": w @ (error * error),
-    }
+    return r2_sums(targets, X @ coef + intercept, sample_weight)
 
 
 def _linear(X, coef, intercept):

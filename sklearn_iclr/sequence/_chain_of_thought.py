@@ -5,7 +5,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
@@ -24,25 +23,46 @@ EOS = 2
 SAMPLING_BLOCK = 1 << 15
 
 
-def _feature_blocks(X1, y_prev):
-    """Features ``[1, x, y_prev, y_prev * x]`` of one position, stacked."""
-    return np.hstack([X1, y_prev[:, None] * X1])
+# Previous-token values of the two rows a prompt has at a position: y_prev is
+# 0 before the first token, then -1 or +1.
+FIRST_SIGNS = np.array([0.0, 0.0])
+SIGNS = np.array([-1.0, 1.0])
+
+# Arrays of logits, probabilities and counts are token-major, (3, ...): numpy
+# reduces a leading axis of 3 as three contiguous slabs, where a trailing axis
+# of 3 would cost a strided reduction per row.
 
 
-def _logits(X1, y_prev, weights, first):
-    """Logits over (-1, +1, EOS) at one position; EOS is barred at the first."""
+def _prompt_logits(X1, weights, n_tokens=3):
+    """Per prompt, the two halves ``a = W_a X1^T`` and ``b = W_b X1^T``.
+
+    A position's features are ``phi = [x1, y_prev x1]`` with ``y_prev`` in
+    ``{-1, 0, +1}``, so its logits are ``a + y_prev b``: one product of the
+    prompts (not of every response) by the ``(2 n_tokens, d + 1)`` weights.
+    Returns ``(a, b)``, each of shape ``(n_tokens, n_prompts)``.
+    """
     h = X1.shape[1]
-    z = X1 @ weights[:, :h].T + y_prev[:, None] * (X1 @ weights[:, h:].T)
+    halves = np.vstack([weights[:n_tokens, :h], weights[:n_tokens, h:]]) @ X1.T
+    return halves[:n_tokens], halves[n_tokens:]
+
+
+def _bar_eos(z, first):
+    """EOS is barred at the first position."""
     if first:
-        z[:, EOS] = -np.inf
+        z[EOS] = -np.inf
     return z
+
+
+def _exp_shifted(z):
+    """``exp(z - max_v z)`` and ``max_v z`` over the leading (token) axis."""
+    top = z.max(axis=0)
+    return np.exp(z - top), top
 
 
 def _softmax(z):
-    z = z - z.max(axis=1, keepdims=True)
-    np.exp(z, out=z)
-    z /= z.sum(axis=1, keepdims=True)
-    return z
+    e, _ = _exp_shifted(z)
+    e /= e.sum(axis=0)
+    return e
 
 
 def _token_index(tokens):
@@ -60,8 +80,23 @@ def _answers(sequences):
     return sequences[np.arange(len(sequences)), lengths - 1]
 
 
-def _position_data(X1, sequences, prompts, weights):
-    """Per position: features, target indices and normalised row weights."""
+def _cell_counts(prompt, previous, token, weights, n_prompts):
+    """``counts[v, s, j]``: the summed ``weights`` of the rows of prompt ``j``
+    whose previous token is ``SIGNS[s]`` (``previous``: ``s = 1`` for +1) and
+    whose token has index ``v``."""
+    cell = (token * 2 + previous) * n_prompts + prompt
+    counts = np.bincount(cell, weights=weights, minlength=6 * n_prompts)
+    return counts.reshape(3, 2, n_prompts)
+
+
+def _position_counts(X1, sequences, prompts, weights):
+    """Per position: the prompts that reach it and their target counts.
+
+    A row's likelihood at a position depends on it only through its prompt,
+    its previous token and its target token, so the rows are summed into
+    :func:`_cell_counts`, normalised to sum 1. Returns ``(X1 of those
+    prompts, counts)`` per position, or None where no row reaches it.
+    """
     lengths = _lengths(sequences)
     data = []
     for t in range(sequences.shape[1]):
@@ -69,28 +104,48 @@ def _position_data(X1, sequences, prompts, weights):
         if rows.size == 0:
             data.append(None)
             continue
-        y_prev = (
-            sequences[rows, t - 1].astype(np.float64) if t > 0 else np.zeros(rows.size)
+        used, local = np.unique(prompts[rows], return_inverse=True)
+        previous = sequences[rows, t - 1] > 0 if t > 0 else np.zeros(rows.size, bool)
+        w = weights[rows]
+        counts = _cell_counts(
+            local, previous, _token_index(sequences[rows, t]), w / w.sum(), len(used)
         )
-        target = _token_index(sequences[rows, t])
-        w = weights[rows] / weights[rows].sum()
-        data.append((_feature_blocks(X1[prompts[rows]], y_prev), target, w))
+        data.append((X1[used], counts))
     return data
 
 
-def _nll_and_grad(flat, phi, target, w, alpha, first):
+def _likelihood_gradient(X1, coef, counts, first, temperature=1.0):
+    """Negative log-likelihood of the counted tokens and its weight gradient.
+
+    ``counts`` as :func:`_cell_counts` gives them (any real weights); the
+    logits of prompt ``j`` after previous token ``SIGNS[s]`` are ``(a_j +
+    SIGNS[s] b_j) / temperature``. The gradient of ``-log softmax`` is
+    ``softmax - onehot`` times the features ``[x1, y_prev x1] / temperature``,
+    summed per prompt and previous token before the products by ``X1``.
+    """
+    h = X1.shape[1]
+    n_tokens = EOS if first else 3
+    signs = (FIRST_SIGNS if first else SIGNS)[:, None]
+    a, b = _prompt_logits(X1, coef, n_tokens)
+    z = (a[:, None, :] + signs * b[:, None, :]) / temperature
+    e, top = _exp_shifted(z)
+    norm = e.sum(axis=0)
+    target = counts[:n_tokens]
+    total = counts.sum(axis=0)
+    loss = float(np.sum(total * (top + np.log(norm))) - np.sum(target * z))
+    residual = (e * (total / norm) - target) / temperature
+    grad = np.zeros_like(coef)
+    grad[:n_tokens, :h] = residual.sum(axis=1) @ X1
+    grad[:n_tokens, h:] = (signs * residual).sum(axis=1) @ X1
+    return loss, grad
+
+
+def _nll_and_grad(flat, X1, counts, alpha, first):
     """Weighted next-token cross-entropy of one position plus the L2 penalty."""
     coef = flat.reshape(3, -1)
-    n_tokens = EOS if first else 3
-    z = phi @ coef[:n_tokens].T
-    lse = logsumexp(z, axis=1)
-    rows = np.arange(len(target))
-    loss = float(w @ (lse - z[rows, target])) + 0.5 * alpha * float(flat @ flat)
-    p = np.exp(z - lse[:, None])
-    p[rows, target] -= 1.0
-    grad = alpha * coef
-    grad[:n_tokens] += (w[:, None] * p).T @ phi
-    return loss, grad.ravel()
+    loss, grad = _likelihood_gradient(X1, coef, counts, first)
+    loss += 0.5 * alpha * float(flat @ flat)
+    return loss, (grad + alpha * coef).ravel()
 
 
 def _recorder(curve):
@@ -136,7 +191,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
     temperature : float, default=1.0
         Sampling temperature of the RL rounds: a position draws token ``v``
         with probability proportional to ``exp(z_v / temperature)``.
-    pretrain_epochs : int, default=500
+    max_iter : int, default=500
         Most L-BFGS iterations (each one or a few full-batch passes over the
         data) of the likelihood fits, in pretraining and in every STaR round.
     learning_rate : float, default=10.0
@@ -241,7 +296,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         "n_rl_rounds": [Interval(Integral, 0, None, closed="left")],
         "samples_per_prompt": [Interval(Integral, 1, None, closed="left")],
         "temperature": [Interval(Real, 0, None, closed="neither")],
-        "pretrain_epochs": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "max_sampled_tokens": [Interval(Real, 0, None, closed="left")],
@@ -256,7 +311,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         n_rl_rounds=10,
         samples_per_prompt=8,
         temperature=1.0,
-        pretrain_epochs=500,
+        max_iter=500,
         learning_rate=10.0,
         alpha=1e-4,
         max_sampled_tokens=1e9,
@@ -267,7 +322,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         self.n_rl_rounds = n_rl_rounds
         self.samples_per_prompt = samples_per_prompt
         self.temperature = temperature
-        self.pretrain_epochs = pretrain_epochs
+        self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.alpha = alpha
         self.max_sampled_tokens = max_sampled_tokens
@@ -438,7 +493,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         """
         coef = np.zeros_like(coef0)
         traces, n_iter = [], 0
-        for t, item in enumerate(_position_data(X1, demos, prompts, weights)):
+        for t, item in enumerate(_position_counts(X1, demos, prompts, weights)):
             if item is None:  # no demonstration reaches position t: W = 0
                 continue
             curve = []
@@ -449,13 +504,13 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 jac=True,
                 method="L-BFGS-B",
                 callback=_recorder(curve),
-                options={"maxiter": self.pretrain_epochs, "gtol": 1e-7, "ftol": 1e-10},
+                options={"maxiter": self.max_iter, "gtol": 1e-7, "ftol": 1e-10},
             )
-            if not result.success and result.nit >= self.pretrain_epochs:
+            if not result.success and result.nit >= self.max_iter:
                 warn_user(
                     f"The likelihood fit of position {t + 1} stopped after "
-                    f"pretrain_epochs={self.pretrain_epochs} L-BFGS iterations "
-                    "before converging; raise pretrain_epochs.",
+                    f"max_iter={self.max_iter} L-BFGS iterations "
+                    "before converging; raise max_iter.",
                     ConvergenceWarning,
                 )
             coef[t] = result.x.reshape(coef0[t].shape)
@@ -471,23 +526,37 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         return coef, n_iter
 
     def _sample(self, X1, prompts, temperature, rng):
-        """Responses to ``X1[prompts]``; ``temperature == 0`` decodes greedily."""
+        """Responses to ``X1[prompts]``; ``temperature == 0`` decodes greedily.
+
+        A position's law depends on a response only through its prompt and
+        previous token: it is computed once per (prompt, previous token) and
+        read by every response.
+        """
         n_rows, n_positions = len(prompts), self.chain_coef_.shape[0]
         sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
         for start in range(0, n_rows, SAMPLING_BLOCK):
             block = slice(start, start + SAMPLING_BLOCK)
-            Xb = X1[prompts[block]]
+            used, local = np.unique(prompts[block], return_inverse=True)
+            X_used = X1[used]
             out = sequences[block]
-            alive = np.arange(len(Xb))
-            y_prev = np.zeros(len(Xb))
+            alive = np.arange(len(local))
+            y_prev = np.zeros(len(local))
             for t in range(n_positions):
-                z = _logits(Xb[alive], y_prev[alive], self.chain_coef_[t], t == 0)
+                a, b = _prompt_logits(X_used, self.chain_coef_[t])
+                signs = FIRST_SIGNS if t == 0 else SIGNS
+                z = _bar_eos(a[:, None, :] + signs[:, None] * b[:, None, :], t == 0)
+                # cell of every alive response: previous token, then prompt
+                cell = (y_prev[alive] > 0) * len(used) + local[alive]
                 if temperature == 0:
-                    choice = np.argmax(z, axis=1)
+                    choice = np.argmax(z, axis=0).ravel()[cell]
                 else:
-                    cdf = np.cumsum(_softmax(z / temperature), axis=1)
-                    u = rng.random_sample(len(alive)) * cdf[:, -1]
-                    choice = np.minimum((u[:, None] >= cdf).sum(axis=1), EOS)
+                    e = _exp_shifted(z / temperature)[0]
+                    below_eos = e[0] + e[1]
+                    total = below_eos + e[EOS]
+                    first_cut = (e[0] / total).ravel()[cell]
+                    second_cut = (below_eos / total).ravel()[cell]
+                    u = rng.random_sample(len(alive))
+                    choice = (u >= first_cut).astype(np.intp) + (u >= second_cut)
                 go = choice != EOS
                 alive = alive[go]
                 tokens = TOKEN_VALUES[choice[go]]
@@ -511,16 +580,12 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                     "is left unchanged. Raise samples_per_prompt or temperature.",
                 )
                 return 0
-            unique, counts = np.unique(
-                np.hstack([prompts[kept, None], responses[kept]]),
-                axis=0,
-                return_counts=True,
-            )
+            # the likelihood sums duplicate responses of a prompt by itself
             coef, _ = self._maximise_likelihood(
                 X1,
-                unique[:, 1:].astype(np.int8),
-                unique[:, 0],
-                counts.astype(np.float64),
+                responses[kept],
+                prompts[kept],
+                np.ones(int(kept.sum())),
                 self.chain_coef_,
             )
             self.chain_coef_ = coef
@@ -542,26 +607,31 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         return 0
 
     def _policy_gradient(self, X1, prompts, responses, advantages):
-        """``mean_i A_i grad log pi_T(response_i)`` at the sampling temperature."""
-        tau = self.temperature
+        """``mean_i A_i grad log pi_T(response_i)`` at the sampling temperature.
+
+        The sum over responses of ``A_i grad log pi_T`` is minus the gradient
+        of the negative log-likelihood of their tokens counted with weights
+        ``A_i`` (:func:`_likelihood_gradient`).
+        """
         grad = np.zeros_like(self.chain_coef_)
         lengths = _lengths(responses)
         for t in range(responses.shape[1]):
             rows = np.flatnonzero((lengths >= t) & (advantages != 0))
             if rows.size == 0:
                 continue
-            y_prev = (
-                responses[rows, t - 1].astype(np.float64)
-                if t > 0
-                else np.zeros(rows.size)
+            previous = (
+                responses[rows, t - 1] > 0 if t > 0 else np.zeros(rows.size, bool)
             )
-            phi = _feature_blocks(X1[prompts[rows]], y_prev)
-            z = phi @ self.chain_coef_[t].T
-            if t == 0:
-                z[:, EOS] = -np.inf
-            score = -_softmax(z / tau)
-            score[np.arange(rows.size), _token_index(responses[rows, t])] += 1.0
-            grad[t] += (advantages[rows, None] * score / tau).T @ phi
+            counts = _cell_counts(
+                prompts[rows],
+                previous,
+                _token_index(responses[rows, t]),
+                advantages[rows],
+                X1.shape[0],
+            )
+            grad[t] = -_likelihood_gradient(
+                X1, self.chain_coef_[t], counts, t == 0, self.temperature
+            )[1]
         return grad / len(responses)
 
     def _round_record(self, r, X1, y_signed, n_kept):
@@ -583,18 +653,17 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
     def _response_proba(self, X1, temperature):
         n_rows, n_positions = X1.shape[0], self.chain_coef_.shape[0]
         proba = np.zeros((n_rows, n_positions, 2))
-        z = _logits(X1, np.zeros(n_rows), self.chain_coef_[0], True)
-        alive = _softmax(z / temperature)[:, :EOS]
+        a, _ = _prompt_logits(X1, self.chain_coef_[0])
+        alive = _softmax(_bar_eos(a, True) / temperature)[:EOS]
         for t in range(1, n_positions):
-            step = np.zeros((n_rows, 2, 3))
-            for j, value in enumerate(TOKEN_VALUES):
-                z = _logits(
-                    X1, np.full(n_rows, float(value)), self.chain_coef_[t], False
-                )
-                step[:, j] = _softmax(z / temperature)
-            proba[:, t - 1] = alive * step[:, :, EOS]
-            alive = np.einsum("nj,njv->nv", alive, step[:, :, :EOS])
-        proba[:, n_positions - 1] = alive
+            a, b = _prompt_logits(X1, self.chain_coef_[t])
+            # step[v, j, n]: token v after previous token TOKEN_VALUES[j]
+            step = _softmax(
+                (a[:, None, :] + SIGNS[:, None] * b[:, None, :]) / temperature
+            )
+            proba[:, t - 1] = (alive * step[EOS]).T
+            alive = np.einsum("jn,vjn->vn", alive, step[:EOS])
+        proba[:, n_positions - 1] = alive.T
         return proba
 
     def response_proba(self, X, temperature=1.0):

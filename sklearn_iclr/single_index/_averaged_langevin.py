@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import (
+    WorkBudgetError,
     check_count_budget,
     import_torch,
     resolve_device,
@@ -28,7 +29,7 @@ from ._langevin_chains import direction_from_averages, run_chains
 # Gradient evaluations of the automatic budget, per d**k*, for odd and even k*.
 # Measured at n = 10 d^2: 0.5 d^4 gives overlap ~0.99 for k* = 4 (second
 # moment) at d = 32 and 64; the first moment (odd k*) needs more, 16 d^3 gives
-# ~0.98 for k* = 3 at d = 32 (benchmarks/README.md, averaged Langevin).
+# ~0.98 for k* = 3 at d = 32 (docs/benchmarks/averaged_langevin.rst).
 AUTO_BUDGET_PER_DK = {1: 16.0, 0: 0.5}
 AUTO_MIN_STEPS = 200
 # Per-step move sqrt(h d) of the automatic learning rate (h << 1 / d).
@@ -97,7 +98,7 @@ def sign_from_odd_coefficients(t, y, max_degree):
     return best_sign
 
 
-def auto_n_steps(n_features, exponent, n_chains, batch_size):
+def auto_max_iter(n_features, exponent, n_chains, batch_size):
     """Steps per chain of the automatic budget ``c d^k*`` gradient evaluations.
 
     ``c`` is ``AUTO_BUDGET_PER_DK[k* % 2]``; at least ``AUTO_MIN_STEPS`` steps
@@ -137,11 +138,11 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         Step of the SGD chains. ``"auto"`` uses
         ``0.2 * sqrt(batch_size / (k* d))``, a per-step move of about 0.2 on
         the sphere.
-    n_steps : int or "auto", default="auto"
-        Steps of every chain. ``"auto"`` spends ``16 d^k*`` (odd ``k*``) or
-        ``0.5 d^k*`` (even ``k*``) gradient evaluations in total
-        (``n_steps * n_chains * batch_size``), with at least 200 steps. The
-        work needed grows like ``d^k*``.
+    max_iter : int or "auto", default="auto"
+        Steps of every chain (all are run: the average needs them). ``"auto"``
+        spends ``16 d^k*`` (odd ``k*``) or ``0.5 d^k*`` (even ``k*``) gradient
+        evaluations in total (``max_iter * n_chains * batch_size``), with at
+        least 200 steps. The work needed grows like ``d^k*``.
     n_chains : int, default=1024
         Independent chains, advanced together as one ``(n_chains, d)`` matrix.
         Only the total work matters statistically as long as every chain runs
@@ -154,10 +155,11 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         (``n_chains * batch_size * n_features`` floats) is limited to 1 GiB.
     max_gradient_evaluations : float, default=1e9
         Largest work accepted, in gradient evaluations
-        ``n_steps * n_chains * batch_size``. A fit that needs more (a large
-        ``information_exponent`` with ``n_steps="auto"``, whose work grows
-        like ``d^k*``, or a large ``n_steps``) is refused before it starts,
-        with a time estimate.
+        ``max_iter * n_chains * batch_size``; where ``k* > d``, an evaluation
+        counts ``k* / d`` times (its Hermite recurrence has ``k*`` terms). A
+        fit that needs more (a large ``information_exponent``, whose automatic
+        work grows like ``d^k*``, or a large ``max_iter``) is refused before it
+        starts, with a time estimate.
     device : {"cpu", "cuda", "auto"} or str, default="cpu"
         Torch device of the chains (``"cuda:N"`` works too).
     random_state : int, RandomState instance or None, default=None
@@ -220,8 +222,8 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
     ``direction_`` is in the original feature space. For a link of degree ``k``,
     ``R^2`` is about ``overlap^(2k)``: near ``n = 4 d^2`` (the defaults of
     :func:`~sklearn_iclr.datasets.make_single_index`) pass
-    ``information_exponent``, raise ``n_steps`` or use more samples. The chains run
-    on one torch thread on CPU; the CUDA path is untested.
+    ``information_exponent``, raise ``max_iter`` or use more samples. The chains
+    run on one torch thread on CPU; the CUDA path is untested.
 
     The update rule, the sample-size discussion and the numerics are in the user
     guide (:ref:`averaged-langevin-details`).
@@ -254,7 +256,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
             Interval(Real, 0, None, closed="neither"),
             StrOptions({"auto"}),
         ],
-        "n_steps": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "n_chains": [Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "max_gradient_evaluations": [Interval(Real, 1, None, closed="left")],
@@ -269,7 +271,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         *,
         link_degree=4,
         learning_rate="auto",
-        n_steps="auto",
+        max_iter="auto",
         n_chains=1024,
         batch_size=1,
         max_gradient_evaluations=1e9,
@@ -280,7 +282,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         self.information_exponent = information_exponent
         self.link_degree = link_degree
         self.learning_rate = learning_rate
-        self.n_steps = n_steps
+        self.max_iter = max_iter
         self.n_chains = n_chains
         self.batch_size = batch_size
         self.max_gradient_evaluations = max_gradient_evaluations
@@ -324,9 +326,9 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         if exponent is None:
             exponent = estimate_information_exponent(X_std, y_std)
         self.information_exponent_ = int(exponent)
-        self.learning_rate_ = self._resolve_learning_rate(n_features)
-        self.n_iter_ = self._resolve_n_steps(n_features)
         self._check_budget(n_features)
+        self.learning_rate_ = self._resolve_learning_rate(n_features)
+        self.n_iter_ = self._resolve_max_iter(n_features)
 
         averages = self._run_chains(X_std, y_std, device)
         self.averaged_iterate_ = averages.mean
@@ -357,23 +359,44 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
                 f"n_features = {self.n_chains} * {self.batch_size} * {n_features} "
                 f"floats ({step_bytes / 2**30:.3g} GiB), more than the 1 GiB "
                 "allowed. Lower batch_size or n_chains (only the total work "
-                "n_steps * n_chains * batch_size matters statistically)."
+                "max_iter * n_chains * batch_size matters statistically)."
             )
-        work = float(self.n_iter_) * self.n_chains * self.batch_size
-        auto = self.n_steps == "auto"
+        exponent = self.information_exponent_
+        # the Hermite recurrence of h_{k*-1} costs k* terms per evaluation
+        per_evaluation = max(1.0, exponent / n_features)
+        if self.max_iter == "auto":
+            log_evaluations = max(
+                math.log10(AUTO_BUDGET_PER_DK[exponent % 2])
+                + exponent * math.log10(n_features),
+                math.log10(AUTO_MIN_STEPS * self.n_chains * self.batch_size),
+            )
+            log_work = log_evaluations + math.log10(per_evaluation)
+            advice = (
+                f"max_iter='auto' spends about d^k* = {n_features}^{exponent} "
+                "evaluations: check information_exponent (a small int in the "
+                "theory), or set max_iter."
+            )
+        else:
+            log_work = math.log10(
+                float(self.max_iter) * self.n_chains * self.batch_size * per_evaluation
+            )
+            advice = "Lower max_iter, n_chains or batch_size."
+        if log_work > 300:  # the count itself would overflow a float
+            raise WorkBudgetError(
+                f"This fit needs about 10^{log_work:.4g} gradient evaluations, "
+                f"more than max_gradient_evaluations="
+                f"{self.max_gradient_evaluations:.3g} allows. " + advice,
+                work={"langevin_coordinate": math.inf},
+                seconds=math.inf,
+            )
+        evaluations = 10.0**log_work
         check_count_budget(
-            work,
+            evaluations,
             self.max_gradient_evaluations,
             what="gradient evaluations",
-            work={"langevin_coordinate": work * n_features},
+            work={"langevin_coordinate": evaluations * n_features},
             parameter="max_gradient_evaluations",
-            advice=(
-                f"n_steps='auto' spends about d^k* = {n_features}^"
-                f"{self.information_exponent_} evaluations: check "
-                "information_exponent, or set n_steps."
-                if auto
-                else "Lower n_steps, n_chains or batch_size."
-            ),
+            advice=advice,
         )
 
     def _resolve_learning_rate(self, n_features):
@@ -383,10 +406,10 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
             self.batch_size / (self.information_exponent_ * n_features)
         )
 
-    def _resolve_n_steps(self, n_features):
-        if self.n_steps != "auto":
-            return int(self.n_steps)
-        return auto_n_steps(
+    def _resolve_max_iter(self, n_features):
+        if self.max_iter != "auto":
+            return int(self.max_iter)
+        return auto_max_iter(
             n_features, self.information_exponent_, self.n_chains, self.batch_size
         )
 

@@ -33,6 +33,10 @@ def _vector_z(rows):
     return 0.0 if sd == 0 else u_stat / sd
 
 
+@validate_params(
+    {"X": ["array-like"], "y": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def hermite_exponent_scores(X, y):
     """z-scores of the direction-free Hermite statistics of orders 1 to 4.
 

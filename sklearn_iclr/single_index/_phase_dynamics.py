@@ -165,6 +165,10 @@ def record_steps(n_steps, n_records):
     return np.unique(steps)
 
 
+@validate_params(
+    {"spectrum": ["array-like"], "w_star": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def escape_rate(spectrum, w_star):
     """Growth rate ``rho`` of ``u`` in phase I, from the paper's Volterra equation.
 
@@ -212,8 +216,8 @@ def escape_rate(spectrum, w_star):
     {
         "spectrum": ["array-like"],
         "w_star": ["array-like"],
-        "n_steps": [Interval(Integral, 1, None, closed="left")],
-        "lr": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "method": [StrOptions({"population", "online_sgd"})],
         "w0": ["array-like", None],
         "noise": [Interval(Real, 0, None, closed="left")],
@@ -228,8 +232,8 @@ def escape_rate(spectrum, w_star):
 def phase_retrieval_dynamics(
     spectrum,
     w_star,
-    n_steps,
-    lr,
+    max_iter,
+    learning_rate,
     method="population",
     *,
     w0=None,
@@ -249,11 +253,12 @@ def phase_retrieval_dynamics(
     ``s = w^T Q w``, ``u = w^T Q w*`` and ``s* = w*^T Q w*``, the population
     loss is ``L = 3 s^2 + 3 s*^2 - 4 u^2 - 2 s s*`` and
 
-    - ``method="population"``: gradient descent on ``L`` with step ``lr``,
-      ``w_i <- w_i + lr (4 lambda_i (s* - 3 s) w_i + 8 lambda_i u w*_i)``
-      (the Euler scheme of the paper's gradient flow; time ``t = step * lr``);
+    - ``method="population"``: gradient descent on ``L`` with step
+      ``eta = learning_rate``,
+      ``w_i <- w_i + eta (4 lambda_i (s* - 3 s) w_i + 8 lambda_i u w*_i)``
+      (the Euler scheme of the paper's gradient flow; time ``t = step * eta``);
     - ``method="online_sgd"``: one fresh sample per step,
-      ``w <- w - lr 4 ((x.w)^2 - y)(x.w) x`` with ``y = <x, w*>^2 + noise``;
+      ``w <- w - eta 4 ((x.w)^2 - y)(x.w) x`` with ``y = <x, w*>^2 + noise``;
       its mean step is the population one.
 
     Parameters
@@ -264,11 +269,11 @@ def phase_retrieval_dynamics(
     w_star : array-like of shape (n_features,)
         The signal; the thresholds are relative to ``s* = w*^T Q w*``
         (1 for :func:`~sklearn_iclr.datasets.make_power_law_phase_retrieval`).
-    n_steps : int
+    max_iter : int
         Number of steps.
-    lr : float
+    learning_rate : float
         Step size. Population GD is stable near ``w*`` for
-        ``lr < 1 / (12 max(lambda) s*)``.
+        ``learning_rate < 1 / (12 max(lambda) s*)``.
     method : {"population", "online_sgd"}, default="population"
         Population gradient descent or one-pass SGD on fresh samples.
     w0 : array-like of shape (n_features,), default=None
@@ -288,7 +293,7 @@ def phase_retrieval_dynamics(
     max_work : float, default=3600
         Largest estimated cost of the run, in seconds of the reference core
         (:func:`sklearn_iclr.utils.estimate_seconds`), from its
-        ``n_steps * n_features`` coordinate updates; a costlier run is refused
+        ``max_iter * n_features`` coordinate updates; a costlier run is refused
         before it starts, with the estimate.
     random_state : int, RandomState instance or None, default=None
         Seeds ``w0`` (when ``None``) and the samples of ``"online_sgd"``.
@@ -299,13 +304,13 @@ def phase_retrieval_dynamics(
         With keys
 
         - ``step``: ndarray of int, the recorded steps;
-        - ``time``: ``step * lr``;
+        - ``time``: ``step * learning_rate``;
         - ``mse``: ``(1/d) min(||w - w*||^2, ||w + w*||^2)`` at those steps;
         - ``u``, ``s``: the summary statistics at those steps;
         - ``s_star``: ``w*^T Q w*``;
         - ``phase_steps``: dict ``{"T1", "T1_prime", "T2"}`` of the detected
           steps (``None`` when not reached);
-        - ``phase_times``: the same as times ``step * lr`` (NaN when not
+        - ``phase_times``: the same as times ``step * learning_rate`` (NaN when not
           reached);
         - ``coef``: the last iterate ``w``.
 
@@ -313,7 +318,7 @@ def phase_retrieval_dynamics(
     ------
     ValueError
         On bad shapes or values, if the estimated cost exceeds ``max_work``,
-        or if the iterates overflow (``lr`` too large).
+        or if the iterates overflow (``learning_rate`` too large).
 
     See Also
     --------
@@ -346,7 +351,7 @@ def phase_retrieval_dynamics(
     >>> from sklearn_iclr.single_index import phase_retrieval_dynamics
     >>> _, _, w_star = make_power_law_phase_retrieval(1, 100, random_state=0)
     >>> run = phase_retrieval_dynamics(
-    ...     power_law_spectrum(100, 2.0), w_star, n_steps=20_000, lr=0.01,
+    ...     power_law_spectrum(100, 2.0), w_star, max_iter=20_000, learning_rate=0.01,
     ...     random_state=0)
     >>> steps = run.phase_steps
     >>> steps["T1"] <= steps["T1_prime"] <= steps["T2"]
@@ -378,10 +383,10 @@ def phase_retrieval_dynamics(
         )
     d = lam.size
     check_work_budget(
-        {COST_UNIT[method]: float(n_steps) * d},
+        {COST_UNIT[method]: float(max_iter) * d},
         max_work,
-        detail="(n_steps * n_features)",
-        advice="Or lower n_steps or n_features, or raise lr.",
+        detail="(max_iter * n_features)",
+        advice="Or lower max_iter or n_features, or raise learning_rate.",
     )
     rng = check_random_state(random_state)
     if w0 is None:
@@ -393,20 +398,22 @@ def phase_retrieval_dynamics(
             raise ValueError(
                 f"w0 must be a finite array of shape {lam.shape}, got {w.shape}."
             )
-    steps = record_steps(int(n_steps), int(n_records))
+    steps = record_steps(int(max_iter), int(n_records))
     mse, u, s = (np.full(steps.size, np.nan) for _ in range(3))
     hits = np.full(3, -1, dtype=np.int64)
     args = (float(escape_threshold), float(epsilon), steps, mse, u, s, hits)
     if method == "population":
-        failed = _population_gd(lam, star, w, int(n_steps), float(lr), s_star, *args)
+        failed = _population_gd(
+            lam, star, w, int(max_iter), float(learning_rate), s_star, *args
+        )
     else:
         generator = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         failed = _online_sgd(
             lam,
             star,
             w,
-            int(n_steps),
-            float(lr),
+            int(max_iter),
+            float(learning_rate),
             float(noise),
             generator,
             s_star,
@@ -414,21 +421,22 @@ def phase_retrieval_dynamics(
         )
     if failed >= 0:
         raise ValueError(
-            f"The iterates overflowed at step {failed}: lr={lr} is too large for "
-            f"this spectrum (largest eigenvalue {lam.max():.3g}, s* = {s_star:.3g}). "
-            "Lower lr."
+            f"The iterates overflowed at step {failed}: learning_rate="
+            f"{learning_rate} is too large for this spectrum (largest eigenvalue "
+            f"{lam.max():.3g}, s* = {s_star:.3g}). "
+            "Lower learning_rate."
         )
     phase_steps = {
         name: (int(hit) if hit >= 0 else None)
         for name, hit in zip(PHASE_NAMES, hits, strict=True)
     }
     phase_times = {
-        name: (hit * lr if hit is not None else float("nan"))
+        name: (hit * learning_rate if hit is not None else float("nan"))
         for name, hit in phase_steps.items()
     }
     return Bunch(
         step=steps,
-        time=steps * float(lr),
+        time=steps * float(learning_rate),
         mse=mse,
         u=u,
         s=s,
@@ -439,6 +447,10 @@ def phase_retrieval_dynamics(
     )
 
 
+@validate_params(
+    {"spectrum": ["array-like"], "tau": ["array-like", Real]},
+    prefer_skip_nested_validation=True,
+)
 def phase_three_decay(spectrum, tau):
     """The paper's phase-III factor ``S_d(tau) = (1/d) sum_i exp(-16 lambda_i tau)``.
 

@@ -47,8 +47,11 @@ def _check_tensor(tensor):
             Interval(Real, 0, None, closed="neither"),
             StrOptions({"auto"}),
         ],
-        "step_size": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "n_steps": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
         "n_chains": [Interval(Integral, 1, None, closed="left")],
         "device": [str],
         "random_state": ["random_state"],
@@ -59,8 +62,9 @@ def _check_tensor(tensor):
 def tensor_pca_langevin(
     tensor,
     inverse_temperature="auto",
-    step_size="auto",
-    n_steps=500,
+    *,
+    learning_rate="auto",
+    max_iter=500,
     n_chains=256,
     device="cpu",
     random_state=None,
@@ -88,11 +92,11 @@ def tensor_pca_langevin(
         ``eps``. ``"auto"`` uses ``d``: at ``d = 12-16``, ``k = 3, 4``,
         ``eps = d`` and ``2 d`` gave the same overlaps, ``sqrt(d)`` lower ones
         (too hot: the averages carry too little signal for the run length).
-    step_size : float or "auto", default="auto"
-        ``h`` in diffusion time. ``"auto"`` uses ``0.04 / d`` (a move of about
-        0.2 per step).
-    n_steps : int, default=500
-        Steps of every chain.
+    learning_rate : float or "auto", default="auto"
+        The step ``h`` in diffusion time. ``"auto"`` uses ``0.04 / d`` (a move
+        of about 0.2 per step).
+    max_iter : int, default=500
+        Steps of every chain (all are run: the average needs them).
     n_chains : int, default=256
         Independent chains run together.
     device : {"cpu", "cuda", "auto"} or str, default="cpu"
@@ -118,7 +122,7 @@ def tensor_pca_langevin(
     tensor = symmetrize(_check_tensor(tensor))
     order, d = tensor.ndim, tensor.shape[0]
     eps = float(d) if inverse_temperature == "auto" else float(inverse_temperature)
-    h = 0.04 / d if step_size == "auto" else float(step_size)
+    h = 0.04 / d if learning_rate == "auto" else float(learning_rate)
     device = resolve_device(device)
     torch = import_torch()
     with torch_seeded(seed_from_random_state(random_state), device):
@@ -140,7 +144,7 @@ def tensor_pca_langevin(
             langevin_increment,
             n_chains,
             d,
-            n_steps,
+            max_iter,
             device,
             verbose=verbose,
             label="tensor_pca_langevin",

@@ -122,7 +122,7 @@ def _token_recall(random_state):
 def _sparse_tokens(random_state):
     from ..datasets import make_sparse_token
 
-    X, y, *_ = make_sparse_token(60, 4, 3, random_state=random_state)
+    X, y, *_ = make_sparse_token(60, n_tokens=4, token_dim=3, random_state=random_state)
     return FitData(X, y)
 
 
@@ -161,7 +161,7 @@ _MINIBATCH = (
 DECLARATIONS = {
     "AveragedLangevinRegressor": Invariants(
         data=_langevin,
-        params={"n_chains": 32, "n_steps": 50},
+        params={"n_chains": 32, "max_iter": 50},
         scale=REGRESSOR,
         row_order="the chains draw minibatches of rows by index",
         budget=("max_gradient_evaluations", 1),
@@ -176,7 +176,7 @@ DECLARATIONS = {
     ),
     "ChainOfThoughtClassifier": Invariants(
         data=_cot_parity,
-        params={"n_rl_rounds": 1, "samples_per_prompt": 2, "pretrain_epochs": 20},
+        params={"n_rl_rounds": 1, "samples_per_prompt": 2, "max_iter": 20},
         scale={"predict": (0, 0)},
         row_order="the RL rounds sample responses prompt by prompt from one "
         "seeded generator",

@@ -306,6 +306,58 @@ def reduce_blocks(block_stats, arrays, names, args=()):
     return total
 
 
+def r2_sums(target, prediction, sample_weight=None):
+    """One block's sums for the R^2 of ``prediction`` against ``target``.
+
+    Weighted moments of the target (merged stably across blocks by
+    :func:`reduce_blocks`) and the weighted squared error. Pass the totals to
+    :func:`r2_from_sums`.
+
+    Parameters
+    ----------
+    target, prediction : ndarray of shape (n_rows,)
+    sample_weight : ndarray of shape (n_rows,) or None, default=None
+
+    Returns
+    -------
+    sums : dict
+    """
+    w = np.ones(len(target)) if sample_weight is None else sample_weight
+    total = float(w.sum())
+    mean = np.array([w @ target / total]) if total > 0 else np.zeros(1)
+    centred = target - mean[0]
+    error = target - prediction
+    return {
+        "moments_target": {
+            "w": total,
+            "mean": mean,
+            "m2": np.array([[w @ (centred * centred)]]),
+        },
+        "squared_error": float(w @ (error * error)),
+    }
+
+
+def r2_from_sums(sums):
+    """R^2 from the totals of :func:`r2_sums`, as ``sklearn.metrics.r2_score``.
+
+    A constant target gives 1.0 when predicted exactly and 0.0 otherwise.
+
+    Parameters
+    ----------
+    sums : dict
+
+    Returns
+    -------
+    r2 : float
+    """
+    total = float(sums["moments_target"]["m2"][0, 0])
+    error = float(sums["squared_error"])
+    if total <= 0:
+        return 1.0 if error == 0 else 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(1.0 - error / total)
+
+
 def _checked_block(block, func, kwargs, block_info=None):
     block = _aligned(block)
     if not np.isfinite(block).all():

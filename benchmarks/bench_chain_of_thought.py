@@ -1,0 +1,540 @@
+"""Chain-of-thought parity: next-token pretraining, then STaR / REINFORCE / GRPO.
+
+Reproduces the claims of Tsilivis, Malach, Ullrich & Kempe (ICLR 2026) with
+``ChainOfThoughtClassifier`` on ``make_cot_parity`` data, all in one process:
+
+1. Headline, ``d = 30``, ``p_cot = 0.25``: held-out greedy accuracy and median
+   response length after pretraining and after 10 rounds of STaR, REINFORCE
+   and GRPO, the per-round history, and at ``p_cot = 0.4`` pretraining alone.
+   Anchors on the same data: ``LogisticRegression`` and
+   ``HistGradientBoostingClassifier`` on ``(x, y)`` (one-token answers).
+2. The 1/3 threshold: pretraining alone for ``p_cot`` in [0.1, 0.6] at
+   ``d = 25``; the switch point is where the held-out greedy accuracy crosses
+   0.75 (linear interpolation).
+3. RL rounds until the greedy accuracy on the training prompts reaches 0.95,
+   against ``log((1 - p) / p)``, for the three RL algorithms; least-squares
+   line per algorithm.
+
+Times are wall-clock seconds and CPU seconds of this process (numpy on one
+BLAS thread inside ``fit``), on the machine in the JSON's ``machine`` record.
+
+4. Speed (``speed``): the RL rounds' CPU time against the dense products they
+   need (see ``rl_speed``), for the three algorithms at the headline size.
+
+Run: ``python -m benchmarks chain_of_thought`` (a few minutes on 2 busy cores);
+``--tables headline,threshold,rounds,speed`` runs some; ``--quick`` for a smoke
+run.
+"""
+
+import os
+import time
+
+import numpy as np
+from _harness import bench_arguments, ratio, report
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
+
+from sklearn_iclr.datasets import make_cot_parity
+from sklearn_iclr.sequence import ChainOfThoughtClassifier
+
+RL = ("star", "reinforce", "grpo")
+TARGET = 0.95
+
+
+def timed(func):
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = func()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def lengths(est, X):
+    return (est.generate(X) != 0).sum(axis=1)
+
+
+def headline(d, n, n_test, rounds, seed):
+    X, y, seqs = make_cot_parity(n, d, p_cot=0.25, random_state=seed)
+    X_test, y_test, _ = make_cot_parity(n_test, d, p_cot=0.25, random_state=seed + 1)
+    rows, histories = [], {}
+    for name, make in (
+        ("LogisticRegression (anchor)", lambda: LogisticRegression()),
+        ("HistGradientBoosting (anchor)", lambda: HistGradientBoostingClassifier()),
+    ):
+        est, wall, cpu = timed(lambda make=make: make().fit(X, y))
+        rows.append(
+            {
+                "method": name,
+                "p_cot": 0.25,
+                "test accuracy": float(est.score(X_test, y_test)),
+                "median length": 1.0,
+                "wall s": wall,
+                "cpu s": cpu,
+            }
+        )
+    for rl in (None, *RL):
+        est, wall, cpu = timed(
+            lambda rl=rl: ChainOfThoughtClassifier(
+                rl=rl, n_rl_rounds=rounds, random_state=seed
+            ).fit(X, y, sequences=seqs)
+        )
+        reached = [h["round"] for h in est.history_ if h["greedy_accuracy"] >= TARGET]
+        rows.append(
+            {
+                "method": "pretraining only" if rl is None else f"pretraining + {rl}",
+                "p_cot": 0.25,
+                "test accuracy": float(est.score(X_test, y_test)),
+                "median length": float(np.median(lengths(est, X_test))),
+                "first round >= 0.95": reached[0] if reached else None,
+                "wall s": wall,
+                "cpu s": cpu,
+            }
+        )
+        if rl is not None:
+            histories[rl] = est.history_
+    X4, y4, seqs4 = make_cot_parity(n, d, p_cot=0.4, random_state=seed + 2)
+    X4_test, y4_test, _ = make_cot_parity(n_test, d, p_cot=0.4, random_state=seed + 3)
+    est, wall, cpu = timed(
+        lambda: ChainOfThoughtClassifier(rl=None).fit(X4, y4, sequences=seqs4)
+    )
+    rows.append(
+        {
+            "method": "pretraining only",
+            "p_cot": 0.4,
+            "test accuracy": float(est.score(X4_test, y4_test)),
+            "median length": float(np.median(lengths(est, X4_test))),
+            "wall s": wall,
+            "cpu s": cpu,
+        }
+    )
+    anchor = rows[0]["test accuracy"]
+    for row in rows:
+        row["accuracy / LogReg"] = ratio(row["test accuracy"], anchor)
+    return rows, histories
+
+
+def threshold_sweep(d, n, n_test, grid, seed):
+    rows = []
+    for i, p in enumerate(grid):
+        X, y, seqs = make_cot_parity(n, d, p_cot=p, random_state=seed + 10 * i)
+        X_test, y_test, _ = make_cot_parity(
+            n_test, d, p_cot=p, random_state=seed + 10 * i + 1
+        )
+        est, wall, _ = timed(
+            lambda X=X, y=y, seqs=seqs: ChainOfThoughtClassifier(rl=None).fit(
+                X, y, sequences=seqs
+            )
+        )
+        length = lengths(est, X_test)
+        rows.append(
+            {
+                "p_cot": float(p),
+                "test accuracy": float(est.score(X_test, y_test)),
+                "share greedy long": float(np.mean(length == d)),
+                "median length": float(np.median(length)),
+                "exact P(long)": est.history_[0]["long_share"],
+                "wall s": wall,
+            }
+        )
+        print(
+            f"  p_cot={p:.3f}: accuracy {rows[-1]['test accuracy']:.3f}, "
+            f"median length {rows[-1]['median length']:g}",
+            flush=True,
+        )
+    return rows
+
+
+def switch_point(rows, level=0.75):
+    """First crossing of ``level`` by the accuracy, linearly interpolated."""
+    p = np.array([r["p_cot"] for r in rows])
+    acc = np.array([r["test accuracy"] for r in rows])
+    for i in range(1, len(p)):
+        if acc[i - 1] < level <= acc[i]:
+            return float(
+                p[i - 1]
+                + (level - acc[i - 1]) * (p[i] - p[i - 1]) / (acc[i] - acc[i - 1])
+            )
+    return float("nan")
+
+
+def rounds_sweep(d, n, grid, max_rounds, seed):
+    rows = []
+    for i, p in enumerate(grid):
+        X, y, seqs = make_cot_parity(n, d, p_cot=p, random_state=seed + 100 + i)
+        for rl in RL:
+            est, wall, cpu = timed(
+                lambda rl=rl, X=X, y=y, seqs=seqs: ChainOfThoughtClassifier(
+                    rl=rl, n_rl_rounds=max_rounds, random_state=seed
+                ).fit(X, y, sequences=seqs)
+            )
+            reached = [
+                h["round"] for h in est.history_ if h["greedy_accuracy"] >= TARGET
+            ]
+            odds = [h["long_share"] / (1 - h["long_share"]) for h in est.history_]
+            rows.append(
+                {
+                    "rl": rl,
+                    "p_cot": float(p),
+                    "log((1-p)/p)": float(np.log((1 - p) / p)),
+                    "long demos": int(np.sum((seqs != 0).sum(axis=1) == d)),
+                    "odds x round 1": float(odds[1] / odds[0]),
+                    "theory switch round": int(
+                        max(0, np.ceil(np.log2((1 - p) / (2 * p))))
+                    ),
+                    "rounds to 0.95": reached[0] if reached else None,
+                    "final accuracy": est.history_[-1]["greedy_accuracy"],
+                    "wall s": wall,
+                    "cpu s": cpu,
+                }
+            )
+            print(
+                f"  p_cot={p:.3f} {rl}: rounds to 0.95 = {rows[-1]['rounds to 0.95']}"
+                f" [{wall:.1f}s]",
+                flush=True,
+            )
+    return rows
+
+
+def fit_lines(rows, max_rounds):
+    fits = []
+    for rl in RL:
+        sub = [r for r in rows if r["rl"] == rl]
+        ok = [r for r in sub if r["rounds to 0.95"] is not None]
+        row = {
+            "rl": rl,
+            "reached / tried": f"{len(ok)}/{len(sub)}",
+            "max rounds": max_rounds,
+        }
+        if len(ok) >= 2:
+            x = np.array([r["log((1-p)/p)"] for r in ok])
+            r_ = np.array([r["rounds to 0.95"] for r in ok], dtype=float)
+            slope, intercept = np.polyfit(x, r_, 1)
+            resid = r_ - (slope * x + intercept)
+            total = np.sum((r_ - r_.mean()) ** 2)
+            # the alternative rounds = c / p, least squares through the origin
+            inv = 1 / np.array([r["p_cot"] for r in ok])
+            c = float(inv @ r_ / (inv @ inv))
+            resid_inv = r_ - c * inv
+            row.update(
+                {
+                    "slope": float(slope),
+                    "intercept": float(intercept),
+                    "R^2": float(1 - resid @ resid / total) if total > 0 else 1.0,
+                    "c (rounds = c/p)": c,
+                    "R^2 (c/p)": float(1 - resid_inv @ resid_inv / total)
+                    if total > 0
+                    else 1.0,
+                }
+            )
+        fits.append(row)
+    return fits
+
+
+def product_floor_seconds(X1, repeats=7):
+    """CPU seconds of one ``(6, d + 1) @ (d + 1, n)`` product: a position's
+    logits for every prompt (both halves, three tokens), the unit the RL rounds
+    are made of."""
+    weights = np.random.RandomState(0).standard_normal((6, X1.shape[1]))
+    X1t = np.ascontiguousarray(X1.T)
+    samples = []
+    for _ in range(repeats):
+        cpu = time.process_time()
+        for _ in range(20):
+            weights @ X1t
+        samples.append((time.process_time() - cpu) / 20)
+    return float(np.median(samples))
+
+
+def rl_speed(d, n, rounds, repeats, seed):
+    """The RL rounds' CPU time against the dense products they need.
+
+    The rounds' time is a fit's minus pretraining alone, both timed
+    alternately in this process (medians of ``repeats``). Per round and
+    position a policy-gradient round needs five ``(6, d + 1) @ (d + 1, n)``
+    products or their transposes: sampling, the gradient's logits and its
+    per-prompt contraction, and the record (greedy decoding and the exact
+    response law). A STaR round needs three, plus two per evaluation of its
+    likelihood fits (logits and gradient, over the ``m <= n`` prompts that
+    reach the position), counted here by wrapping the objective.
+    """
+    import sklearn_iclr.sequence._chain_of_thought as cot
+
+    X, y, seqs = make_cot_parity(n, d, p_cot=0.25, random_state=seed)
+    X1 = np.hstack([np.ones((n, 1)), X])
+    objective = cot._nll_and_grad
+    rows_seen = []
+
+    def counted(flat, X1_used, counts, alpha, first):
+        rows_seen.append(len(X1_used))
+        return objective(flat, X1_used, counts, alpha, first)
+
+    rows = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        floor = product_floor_seconds(X1)
+    for rl in RL:
+        fits, pretrains = [], []
+        for _ in range(repeats):
+            est = ChainOfThoughtClassifier(rl=rl, n_rl_rounds=rounds, random_state=seed)
+            rows_seen.clear()
+            cot._nll_and_grad = counted
+            try:
+                fits.append(timed(lambda est=est: est.fit(X, y, sequences=seqs))[2])
+                fit_rows = sum(rows_seen)
+                rows_seen.clear()
+                pretrains.append(
+                    timed(
+                        lambda: ChainOfThoughtClassifier(rl=None).fit(
+                            X, y, sequences=seqs
+                        )
+                    )[2]
+                )
+                pretrain_rows = sum(rows_seen)
+            finally:
+                cot._nll_and_grad = objective
+        seconds = float(np.median(fits) - np.median(pretrains))
+        if rl == "star":
+            n_products = rounds * d * 3 + 2 * (fit_rows - pretrain_rows) / n
+        else:
+            n_products = rounds * d * 5
+        rows.append(
+            {
+                "rl": rl,
+                "rounds": rounds,
+                "rounds CPU s": seconds,
+                "products": n_products,
+                "product floor CPU s": n_products * floor,
+                "ratio to floor": seconds / (n_products * floor),
+                "fit CPU s": float(np.median(fits)),
+                "final greedy accuracy": est.history_[-1]["greedy_accuracy"],
+            }
+        )
+    return rows, floor
+
+
+def configure(parser):
+    parser.add_argument("--seed", type=int, default=0)
+
+
+TABLES = ("headline", "threshold", "rounds", "speed")
+
+
+def main(argv=None):
+    args = bench_arguments(
+        __doc__.splitlines()[0], argv, configure=configure, tables=TABLES
+    )
+    if args.quick:
+        d, n, n_test, rounds = 12, 3000, 1000, 3
+        d_sweep, n_sweep, grid = 10, 3000, [0.1, 0.3, 0.4, 0.6]
+        d_rounds, n_rounds_data, grid_rounds, max_rounds = 10, 2000, [0.2, 0.05], 4
+    else:
+        d, n, n_test, rounds = 30, 20000, 4000, 10
+        d_sweep, n_sweep = 25, 20000
+        grid = [0.1, 0.2, 0.25, 0.28, 0.3, 0.31, 0.32, 0.33, 0.34, 0.35, 0.36]
+        grid += [0.38, 0.4, 0.5, 0.6]
+        d_rounds, n_rounds_data, max_rounds = 16, 6000, 12
+        grid_rounds = [0.3, 0.15, 0.07, 0.03, 0.015, 0.01]
+    start = time.perf_counter()
+    if "headline" in args.tables:
+        headline_tables(d, n, n_test, rounds, args.seed)
+    if "threshold" in args.tables:
+        print(f"[{time.perf_counter() - start:.0f}s] threshold sweep at d = {d_sweep}")
+        threshold_table(d_sweep, n_sweep, n_test, grid, args.seed)
+    if "rounds" in args.tables:
+        print(f"[{time.perf_counter() - start:.0f}s] rounds sweep at d = {d_rounds}")
+        rounds_tables(d_rounds, n_rounds_data, grid_rounds, max_rounds, args.seed)
+    if "speed" in args.tables:
+        repeats = 1 if args.quick else 3
+        speed_rows, floor = rl_speed(d, n, rounds, repeats, args.seed)
+        report(
+            "chain_of_thought_speed",
+            speed_rows,
+            title=f"RL rounds against their dense products, d = {d}, n = {n}, "
+            f"{rounds} rounds, 8 samples per prompt (one product: {floor:.3g} CPU s)",
+            meta={
+                "d": d,
+                "n": n,
+                "rounds": rounds,
+                "repeats": repeats,
+                "product_cpu_s": floor,
+                "load": os.getloadavg(),
+            },
+        )
+    print(f"total {time.perf_counter() - start:.0f}s")
+
+
+def headline_tables(d, n, n_test, rounds, seed):
+    rows, histories = headline(d, n, n_test, rounds, seed)
+    report(
+        "chain_of_thought_headline",
+        rows,
+        title=f"d = {d}, n = {n} (test {n_test}): held-out greedy accuracy, "
+        f"{rounds} RL rounds",
+        meta={"d": d, "n": n, "n_test": n_test, "rounds": rounds, "seed": seed},
+    )
+    history_rows = [
+        {
+            "rl": rl,
+            **{k: h[k] for k in ("round", "greedy_accuracy", "median_length")},
+            "long_share": h["long_share"],
+            "expected_reward": h["expected_reward"],
+        }
+        for rl, hist in histories.items()
+        for h in hist
+    ]
+    report(
+        "chain_of_thought_history",
+        history_rows,
+        title=f"Per-round history on the training prompts (d = {d}, p_cot = 0.25)",
+        meta={"d": d, "n": n, "p_cot": 0.25},
+    )
+
+
+def threshold_table(d_sweep, n_sweep, n_test, grid, seed):
+    sweep = threshold_sweep(d_sweep, n_sweep, n_test, grid, seed)
+    switch = switch_point(sweep)
+    report(
+        "chain_of_thought_threshold",
+        sweep,
+        title=f"Pretraining only, d = {d_sweep}, n = {n_sweep}: switch point "
+        f"{switch:.4f} (1/3 = 0.3333, gap {switch - 1 / 3:+.4f})",
+        meta={"d": d_sweep, "n": n_sweep, "switch_point": switch, "level": 0.75},
+    )
+
+
+def rounds_tables(d_rounds, n_rounds_data, grid_rounds, max_rounds, seed):
+    rounds_rows = rounds_sweep(d_rounds, n_rounds_data, grid_rounds, max_rounds, seed)
+    report(
+        "chain_of_thought_rounds",
+        rounds_rows,
+        title=f"RL rounds to greedy accuracy 0.95, d = {d_rounds}, n = {n_rounds_data}",
+        meta={"d": d_rounds, "n": n_rounds_data, "max_rounds": max_rounds},
+    )
+    report(
+        "chain_of_thought_rounds_fit",
+        fit_lines(rounds_rows, max_rounds),
+        title="Least squares: rounds = slope * log((1-p)/p) + intercept "
+        "(STaR theory at temperature 1: slope 1/ln 2 = 1.44 to the switch), "
+        "and rounds = c / p",
+    )
+
+
+# The page of this benchmark in the docs (python -m benchmarks.render).
+PAGE = {
+    "title": "ChainOfThoughtClassifier: parity by next-token pretraining, then RL",
+    "estimators": {"ChainOfThoughtClassifier": "met"},
+    "claim": """
+        Tsilivis, Malach, Ullrich and Kempe (ICLR 2026): a next-token model
+        pretrained on short answers mixed with rare chain-of-thought
+        demonstrations of parity learns to answer only when the demonstrations
+        exceed a threshold (``p_cot > 1/3`` for greedy decoding); a few rounds
+        of reinforcement learning with an outcome reward then make the long
+        chains dominate, with rounds growing like ``log((1-p)/p)`` (STaR).
+    """,
+    "findings": """
+        * **Headline (d = 30, p_cot = 0.25): met.** Pretraining alone answers at
+          chance (0.494 held-out greedy accuracy, median length 1), as do
+          logistic regression and gradient boosting on the same one-token
+          answers; one round of STaR, REINFORCE or GRPO gives 1.000 with chains
+          of length 30. At ``p_cot = 0.4`` pretraining alone reaches 0.989.
+        * **Threshold: met.** The greedy switch point is 0.326 at d = 25
+          (1/3 - 0.007).
+        * **Rounds against p: met with a steeper slope.** STaR's rounds to 0.95
+          are linear in ``log((1-p)/p)`` (R^2 0.98) with slope 2.43, against
+          1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
+          ``1/p`` instead (R^2 0.98-1.00).
+        * **Speed of the RL rounds (issue #42): missed.** Ten rounds at d = 30,
+          n = 20000 take 6.0 times their dense products' CPU for STaR and
+          8.0-8.1 times for REINFORCE and GRPO, against a target of 3. Working
+          per (prompt, previous token) instead of per sampled response made a
+          whole fit 8.4x (REINFORCE), 3.1x (GRPO) and 2.5x (STaR) cheaper than
+          the former code, with the same seeded results; what remains is per
+          sampled token, which no product covers.
+    """,
+    "sections": [
+        {
+            "title": "Pretraining, then RL",
+            "tables": [
+                {"results": "chain_of_thought_headline"},
+                {"results": "chain_of_thought_history"},
+            ],
+        },
+        {
+            "title": "The 1/3 threshold of pretraining",
+            "figures": [
+                {
+                    "results": "chain_of_thought_threshold",
+                    "x": "p_cot",
+                    "y": ["test accuracy", "share greedy long"],
+                    "hline": [{"y": 0.5, "label": "chance"}],
+                    "xlabel": "share of chain-of-thought demonstrations p_cot",
+                    "ylabel": "held-out greedy accuracy / share",
+                    "caption": "Pretraining alone: accuracy and share of long "
+                    "greedy answers against p_cot (switch at 0.326).",
+                }
+            ],
+            "tables": [{"results": "chain_of_thought_threshold"}],
+        },
+        {
+            "title": "RL rounds against p",
+            "figures": [
+                {
+                    "results": "chain_of_thought_rounds",
+                    "x": "log((1-p)/p)",
+                    "y": "rounds to 0.95",
+                    "by": "rl",
+                    "xlabel": "log((1 - p) / p)",
+                    "ylabel": "RL rounds to accuracy 0.95",
+                    "caption": "Rounds of STaR, REINFORCE and GRPO to reach 0.95.",
+                }
+            ],
+            "tables": [
+                {
+                    "results": "chain_of_thought_rounds",
+                    "columns": "p_cot; log((1-p)/p); long demos; "
+                    "theory switch round=theory switch",
+                    "pivot": "rl=rounds to 0.95",
+                },
+                {"results": "chain_of_thought_rounds_fit"},
+            ],
+        },
+        {
+            "title": "Speed of the RL rounds against their dense products",
+            "text": """
+                ``python -m benchmarks chain_of_thought --tables speed``: d =
+                30, n = 20000, p_cot = 0.25, 10 rounds, 8 samples per prompt.
+                The rounds' CPU time is a fit's minus pretraining alone
+                (medians of 3, alternating). A position's logits for every
+                prompt are one ``(6, d + 1) @ (d + 1, n)`` product, the unit of
+                the floor: a policy-gradient round needs five per position
+                (sampling, the gradient's logits and its per-prompt
+                contraction, greedy decoding and the exact response law of the
+                record), a STaR round three plus two per evaluation of its
+                likelihood fits (counted). What the products leave is per
+                sampled token, 4.8e6 per round (a uniform draw, two table
+                reads, two comparisons and the count that feeds the
+                gradient); STaR spends most of its time in L-BFGS-B's
+                evaluations.
+            """,
+            "figures": [
+                {
+                    "results": "chain_of_thought_speed",
+                    "kind": "bar",
+                    "x": "rl",
+                    "y": ["rounds CPU s", "product floor CPU s"],
+                    "labels": {
+                        "rounds CPU s": "RL rounds",
+                        "product floor CPU s": "their dense products",
+                    },
+                    "xlabel": "",
+                    "ylabel": "CPU s (10 rounds)",
+                    "caption": "CPU time of ten RL rounds against the dense "
+                    "products they need, timed in the same run.",
+                }
+            ],
+            "tables": [{"results": "chain_of_thought_speed"}],
+        },
+    ],
+}
+
+
+if __name__ == "__main__":
+    main()
