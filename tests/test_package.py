@@ -94,6 +94,9 @@ def test_docstring_documents_parameters_and_attributes(name, Estimator):
     ), f"{name}: the paper is not cited"
 
 
+# Each estimator fits generic data with the common checks' settings, on which
+# it rightly warns (as in tests/test_common.py); only the attributes matter.
+@pytest.mark.filterwarnings("ignore::Warning:sklearn_iclr$")
 @pytest.mark.parametrize("name, Estimator", all_estimators())
 def test_fitted_attributes_are_documented(name, Estimator):
     numpydoc = pytest.importorskip("numpydoc.docscrape")

@@ -54,5 +54,4 @@ def warn_user(message, category=UserWarning):
         frame.f_lineno,
         module=WARNING_MODULE,
         registry=frame.f_globals.setdefault("__warningregistry__", {}),
-        module_globals=frame.f_globals,
     )
