@@ -23,6 +23,13 @@ from sklearn_iclr import ReplicableCovariance, ReplicableLinearRegressor  # noqa
 from sklearn_iclr.covariance import GaussianEmbeddingModel  # noqa: E402
 from sklearn_iclr.rl import LSTDQEvaluator  # noqa: E402
 
+# These tests compare dask and numpy fits on a few thousand rows, where
+# ReplicableCovariance rightly warns that its matrix is far from the population
+# one (tests/test_replicable_covariance.py tests that warning).
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:.*off the population matrix:UserWarning"
+)
+
 N_SAMPLES = 6400
 CHUNKINGS = (1, 7, 64)
 
