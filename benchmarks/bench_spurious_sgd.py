@@ -11,7 +11,7 @@ Four tables, all measured in this process:
    batch-gradient penalty at batch 256, and the anchors (LogisticRegression,
    SGDClassifier, MLPClassifier, full-batch GD) and group-label oracles
    (group-balanced sample weights); mean and standard deviation over seeds;
-3. side: the few-seed side checks quoted in benchmarks/README.md (equal
+3. side: the few-seed side checks quoted on the docs page (equal
    updates at lr 1, the paper's momentum on the digits, a penalty sweep on
    the digits MLP);
 4. time: fit time per epoch against SGDClassifier.
@@ -251,7 +251,7 @@ def wga_table(seeds, device):
 
 
 def side_table(device):
-    """Side checks quoted in benchmarks/README.md (fewer seeds)."""
+    """Side checks quoted on the docs page (fewer seeds)."""
     rows = []
 
     def row(check, setting, value, seed):

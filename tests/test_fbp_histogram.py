@@ -262,7 +262,7 @@ def test_paper_claim_gradient_matches_a_long_range_finite_difference():
     # further off. Seeded: 12 motions on make_moving_edges (the benchmark
     # runs 2 x 50). Rect binning; within 10% with the cubic reconstruction,
     # which beats the paper's hat (about 10% short of this reference: see
-    # the events section of benchmarks/README.md).
+    # docs/benchmarks/contrast_maximization.rst).
     from sklearn_iclr.datasets import make_moving_edges
     from sklearn_iclr.events._contrast_maximization import iwe
 

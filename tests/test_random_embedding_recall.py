@@ -197,7 +197,7 @@ def test_tokens_outside_vocabulary(recall_data):
     with pytest.raises(ValueError, match="outside the vocabulary"):
         clf.predict(X + 100)
     with pytest.raises(ValueError, match="outside the vocabulary"):
-        RandomEmbeddingRecallClassifier(vocab_size=5).fit(X, y)
+        RandomEmbeddingRecallClassifier(n_tokens=5).fit(X, y)
     with pytest.raises(ValueError, match="Negative values"):
         clf.predict(X - 5)
 
@@ -318,6 +318,15 @@ def test_crossing_recovers_a_known_accuracy_line():
     # Clipped to the bracket when the line crosses outside it.
     log_n, _ = _crossing(evaluations, 0.85, 1722, 2048)
     assert np.isclose(np.exp(log_n), 1722.0)
+
+
+def test_the_generator_s_vocabulary_sets_the_number_of_token_ids():
+    # make_token_recall's vocab_size counts content tokens; with the trigger,
+    # the estimator sees vocab_size + 1 token ids (#38: a generator and the
+    # estimator it feeds agree).
+    X, y = make_token_recall(400, vocab_size=8, seq_len=4, random_state=0)
+    clf = RandomEmbeddingRecallClassifier(n_tokens=8 + 1, max_iter=5).fit(X, y)
+    assert clf.n_tokens_ == 9
 
 
 def test_log_linear_fit_recovers_exponents_and_flags_structure():

@@ -201,10 +201,11 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         ``"gaussian"``: i.i.d. ``N(0, 1/d)`` entries (unit norm on average).
         ``"orthogonal"``: orthonormal token, trigger and EOS vectors, which
         needs ``d >= n_tokens + 2``.
-    vocab_size : int or None, default=None
-        Number of token ids (ids are ``0, ..., vocab_size - 1``, trigger
+    n_tokens : int or None, default=None
+        Number of token ids (ids are ``0, ..., n_tokens - 1``, trigger
         included). ``None`` takes ``max(X) + 1`` at fit. Tokens outside it are
-        refused at fit and predict.
+        refused at fit and predict. :func:`~sklearn_iclr.datasets.make_token_recall`
+        with ``vocab_size=V`` content tokens makes ``V + 1`` token ids.
     trigger_token : int or None, default=0
         The token id that marks the informative token (the token after it).
         ``None``: no marking (attention sees the token embeddings only).
@@ -290,7 +291,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         ],
         "first_step": [Interval(Real, 0, None, closed="neither")],
         "embeddings": [StrOptions({"gaussian", "orthogonal"})],
-        "vocab_size": [Interval(Integral, 1, None, closed="left"), None],
+        "n_tokens": [Interval(Integral, 1, None, closed="left"), None],
         "trigger_token": [Interval(Integral, 0, None, closed="left"), None],
         "max_work": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
@@ -306,7 +307,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         learning_rate="auto",
         first_step=0.01,
         embeddings="gaussian",
-        vocab_size=None,
+        n_tokens=None,
         trigger_token=0,
         max_work=3600.0,
         random_state=None,
@@ -318,7 +319,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.first_step = first_step
         self.embeddings = embeddings
-        self.vocab_size = vocab_size
+        self.n_tokens = n_tokens
         self.trigger_token = trigger_token
         self.max_work = max_work
         self.random_state = random_state
@@ -357,21 +358,21 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"Negative values in data passed to {type(self).__name__}: "
                 f"token ids must be non-negative; got {X.min()}. Map tokens "
-                "to 0, ..., vocab_size - 1 first."
+                "to 0, ..., n_tokens - 1 first."
             )
-        limit = self.vocab_size if reset else self.n_tokens_
+        limit = self.n_tokens if reset else self.n_tokens_
         if reset and limit is None:
             if X.size and X.max() >= 2**24:
                 raise ValueError(
                     f"Token id {X.max()} is too large for an embedding table; "
-                    "map tokens to 0, ..., vocab_size - 1 first."
+                    "map tokens to 0, ..., n_tokens - 1 first."
                 )
             return X.astype(np.int64), y
         if X.size and X.max() >= limit:
             raise ValueError(
                 f"Token id {X.max()} is outside the vocabulary: ids must be "
                 f"in 0, ..., {limit - 1} (the vocabulary "
-                + ("given by vocab_size)." if reset else "of fit).")
+                + ("given by n_tokens)." if reset else "of fit).")
             )
         return X.astype(np.int64), y
 
@@ -443,7 +444,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
                 f"X has {tokens.shape[0]} rows but y has {len(y_encoded)} labels."
             )
         n, L = tokens.shape
-        n_tokens = self.vocab_size
+        n_tokens = self.n_tokens
         if n_tokens is None:
             n_tokens = int(tokens.max()) + 1
         if self.trigger_token is not None:

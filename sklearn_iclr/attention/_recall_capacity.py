@@ -273,7 +273,7 @@ def recall_capacity(
             for L in seq_lens:
                 for d in embedding_dims:
                     est = clone(base).set_params(
-                        embedding_dim=d, mlp_width=m, vocab_size=V + 1
+                        embedding_dim=d, mlp_width=m, n_tokens=V + 1
                     )
                     lo_n = V if n_min is None else n_min
                     hi_n = 256 * V if n_max is None else n_max

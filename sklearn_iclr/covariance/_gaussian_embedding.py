@@ -15,6 +15,7 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import gaussianity_report
+from ..utils import warn_user
 from ..utils._compat import HasMethods, StrOptions
 from ..utils._dask import any_dask, map_rows, reduce_blocks, validate_dask_data
 
@@ -25,6 +26,9 @@ COVARIANCE_ESTIMATORS = {
 }
 # Eigenvalues below this fraction of the largest make the covariance singular.
 RELATIVE_EIGENVALUE_FLOOR = 1e-12
+# A spread of the features' variances beyond which shrinkage toward a multiple
+# of the identity (Ledoit-Wolf, OAS) distorts the small-variance features.
+VARIANCE_SPREAD_WARNING = 1e4
 
 
 # Magnitudes whose squares (the covariance) stay normal float64 numbers.
@@ -109,6 +113,30 @@ def _spectrum(estimator, covariance, n_features):
     )
 
 
+def _warn_on_variance_spread(variances, estimator, covariance):
+    """Warn when shrinkage toward ``mu I`` meets variances of many scales.
+
+    Ledoit-Wolf and OAS shrink toward a multiple of the identity, which is
+    not equivariant to rescaling one feature: on features whose variances
+    span orders of magnitude the target's ``mu`` is the large features'
+    scale, and the small ones are inflated by it.
+    """
+    shrinkage = getattr(estimator, "shrinkage_", 0.0)
+    positive = variances[variances > 0]
+    if covariance not in ("ledoit_wolf", "oas") or shrinkage == 0 or not positive.size:
+        return
+    spread = float(positive.max() / positive.min())
+    if spread > VARIANCE_SPREAD_WARNING:
+        warn_user(
+            f"The features' variances span a factor {spread:.2g}, and "
+            f"covariance={covariance!r} shrinks toward a multiple of the identity "
+            f"(shrinkage {shrinkage:.2g}), which inflates the small-variance "
+            "features: the density is then far from the data's. Standardize the "
+            "features first (StandardScaler), or use covariance='empirical' when "
+            "there are many more samples than features."
+        )
+
+
 def _block_sums(X, normalize):
     X = _normalize_rows(X, normalize)
     return {"count": float(len(X)), "sum": X.sum(axis=0), "max_abs": np.abs(X).max()}
@@ -165,6 +193,7 @@ def _fit_covariance_dask(X, covariance, normalize):
     estimator._set_covariance(shrunk)
     if covariance != "empirical":
         estimator.shrinkage_ = shrinkage
+    _warn_on_variance_spread(np.diag(emp_cov), estimator, covariance)
     return _spectrum(estimator, covariance, n_features)
 
 
@@ -331,6 +360,7 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
             estimator, location, eigenvalues, eigenvectors = _fit_covariance(
                 X, self.covariance
             )
+            _warn_on_variance_spread(X.var(axis=0), estimator, self.covariance)
         self.covariance_estimator_ = estimator
         self.location_ = location
         self.covariance_ = (eigenvectors * eigenvalues) @ eigenvectors.T

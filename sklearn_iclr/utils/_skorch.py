@@ -141,8 +141,8 @@ def torch_num_threads(n_threads):
     """Limit torch's intra-op CPU threads inside a block, then restore them.
 
     Small-batch training runs thousands of tiny operations whose cost is
-    dominated by thread synchronisation (``benchmarks/README.md`` gives the
-    measured effect).
+    dominated by thread synchronisation (the SpuriousRobustSGD benchmark page,
+    ``docs/benchmarks/spurious_sgd.rst``, gives the measured effect).
 
     Parameters
     ----------
