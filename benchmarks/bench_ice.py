@@ -64,7 +64,6 @@ import time
 
 import numpy as np
 from _harness import bench_arguments, median_time, ratio, report
-from scipy.optimize import Bounds, LinearConstraint, milp
 from sklearn.datasets import load_diabetes
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import LogisticRegression
@@ -87,6 +86,7 @@ from sklearn_iclr.linear_model._ice._search import (
     count_examinations,
     scan_pencils,
 )
+from sklearn_iclr.testing.oracles import milp_01_loss
 from sklearn_iclr.utils import estimate_seconds
 
 # The kernel the ``baseline`` and ``highs`` tables (and the ``compile`` table's
@@ -108,28 +108,6 @@ def errors(model, X, y):
     # call and would take a core from the next data set's ICE timing.
     with threadpool_limits(limits=1, user_api="blas"):
         return int(np.sum(model.fit(X, y).predict(X) != y))
-
-
-def milp_01_loss(X, y, time_limit, box=1e4):
-    """Big-M MILP (features scaled to [-1, 1], |w_j|, |b| <= box) by HiGHS."""
-    low, span = X.min(axis=0), np.ptp(X, axis=0)
-    Xs = 2 * (X - low) / np.where(span > 0, span, 1) - 1
-    n, p = Xs.shape
-    s = np.where(y > 0, 1.0, -1.0)
-    A = np.column_stack([s[:, None] * Xs, s, (1 + box * (p + 1)) * np.eye(n)])
-    result = milp(
-        c=np.r_[np.zeros(p + 1), np.ones(n)],
-        integrality=np.r_[np.zeros(p + 1), np.ones(n)],
-        bounds=Bounds(
-            np.r_[-box * np.ones(p + 1), np.zeros(n)],
-            np.r_[box * np.ones(p + 1), np.ones(n)],
-        ),
-        constraints=LinearConstraint(A, lb=np.ones(n)),
-        options={"time_limit": time_limit},
-    )
-    gap = getattr(result, "mip_gap", np.nan)
-    proven = result.status == 0
-    return result.fun, (0.0 if proven else gap), proven
 
 
 def margin(model, X):
@@ -202,7 +180,9 @@ def real_data(quick, time_limit, names=None, brute=True):
             warmup=0,
         )
         start, cpu = time.perf_counter(), time.process_time()
-        milp_fun, milp_gap, proven = milp_01_loss(X, y, time_limit)
+        milp_fun, milp_gap, proven = milp_01_loss(
+            X, y, box=1e4, mip_rel_gap=None, time_limit=time_limit
+        )
         milp_s = time.perf_counter() - start
         milp_cpu_s = time.process_time() - cpu
         brute_s, brute = (np.nan, None)
@@ -723,7 +703,9 @@ def caesarian_highs(quick, baseline):
                     row[f"{name}_errors"] = result["errors"]
                 with threadpool_limits(limits=1):
                     cpu = time.process_time()
-                    fun, _, proven = milp_01_loss(X, y, 300)
+                    fun, _, proven = milp_01_loss(
+                        X, y, box=1e4, mip_rel_gap=None, time_limit=300
+                    )
                     row["highs_cpu_s"] = time.process_time() - cpu
                 assert proven and round(fun) == row["current_errors"]
                 for name in workers:
@@ -773,7 +755,9 @@ def ties(quick, time_limit):
     row["examinations"] = clf.n_candidates_
     row["ns/exam (CPU, 1 thread)"] = 1e9 * row["ice_1thread_cpu_s"] / clf.n_candidates_
     start = time.perf_counter()
-    fun, gap, proven = milp_01_loss(X, y, time_limit)
+    fun, gap, proven = milp_01_loss(
+        X, y, box=1e4, mip_rel_gap=None, time_limit=time_limit
+    )
     row["milp_obj"] = float(fun)
     row["milp_gap"] = float(gap)
     row["milp_proven"] = proven
@@ -810,7 +794,9 @@ def big(quick, time_limit):
         "ice_cpu_s": time.process_time() - cpu,
     }
     start = time.perf_counter()
-    fun, gap, proven = milp_01_loss(X, y, time_limit)
+    fun, gap, proven = milp_01_loss(
+        X, y, box=1e4, mip_rel_gap=None, time_limit=time_limit
+    )
     row["milp_obj"] = float(fun)
     row["milp_gap"] = float(gap)
     row["milp_proven"] = proven

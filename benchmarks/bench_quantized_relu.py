@@ -35,30 +35,10 @@ from sklearn.neural_network import MLPClassifier
 from sklearn_iclr.neural_network import QuantizedReLUClassifier
 from sklearn_iclr.neural_network._quantized_relu import domain_bounds
 from sklearn_iclr.neural_network._quantized_relu_milp import quantized_relu_milp
-
-
-def planted(n, alpha, width=2, d=3, noise=0.1, seed=0):
-    """Inputs uniform on Z_d^alpha, labels of a random network, flipped."""
-    rng = np.random.default_rng(seed)
-    low, high = domain_bounds(d)
-    values = np.arange(low, high + 1)
-    while True:
-        W = rng.choice(values, size=(alpha, width))
-        b = rng.choice(values, size=width)
-        v = rng.choice(values, size=width)
-        c = rng.choice(values)
-        X = rng.choice(values, size=(n, alpha))
-        y = np.clip(np.clip(X @ W - b, 0, high) @ v - c, 0, 1)
-        if 0.25 < y.mean() < 0.75:
-            break
-    return X, np.where(rng.random(n) < noise, 1 - y, y)
-
-
-def compress(X, y):
-    inputs, inverse = np.unique(X, axis=0, return_inverse=True)
-    counts = np.zeros((len(inputs), 2))
-    np.add.at(counts, (inverse.ravel(), y), 1)
-    return inputs, counts
+from sklearn_iclr.testing.oracles import (
+    distinct_input_counts,
+    planted_quantized_network,
+)
 
 
 def exact_fit(X, y, width=2, sample_weight=None, **params):
@@ -78,7 +58,9 @@ def scaling_in_n(quick):
     sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000]
     rows = []
     for alpha, width, noise in ((3, 2, 0.1), (3, 3, 0.1), (5, 2, 0.25)):
-        X, y = planted(max(sizes), alpha=alpha, width=width, noise=noise, seed=width)
+        X, y = planted_quantized_network(
+            max(sizes), alpha, width=width, noise=noise, random_state=width
+        )
         first = None
         for n in sizes:
             seconds, est = median_time(
@@ -139,7 +121,7 @@ def search_vs_milp(
     rows = []
     for alpha, width in settings:
         if labels == "planted":
-            X, y = planted(n, alpha=alpha, width=2, noise=noise, seed=alpha)
+            X, y = planted_quantized_network(n, alpha, noise=noise, random_state=alpha)
         else:
             X, y = random_labels(n, alpha, seed=alpha)
         row = {"alpha": alpha, "width": width, "default_budget": "ok"}
@@ -168,7 +150,9 @@ def search_vs_milp(
             bnb_s=seconds,
         )
         start = time.perf_counter()
-        milp = quantized_relu_milp(*compress(X, y), 3, (width,), time_limit=milp_limit)
+        milp = quantized_relu_milp(
+            *distinct_input_counts(X, y), 3, (width,), time_limit=milp_limit
+        )
         milp_s = time.perf_counter() - start
         row.update(
             milp_errors=milp["errors"],
@@ -335,7 +319,9 @@ def main(argv=None):
     args = bench_arguments(__doc__.splitlines()[0], argv, tables=TABLES)
     quick = args.quick
     start = time.perf_counter()
-    exact_fit(*planted(100, alpha=2))  # loads the compiled search
+    exact_fit(
+        *planted_quantized_network(100, 2, noise=0.1, random_state=0)
+    )  # loads the compiled search
     print(
         f"first fit (numba cache load or compile): "
         f"{time.perf_counter() - start:.2f} s\n"

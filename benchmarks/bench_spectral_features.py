@@ -38,7 +38,6 @@ from itertools import product
 
 import numpy as np
 from _harness import bench_arguments, ratio, report
-from scipy.linalg import solve_discrete_are
 from sklearn.linear_model import RidgeCV
 from sklearn.pipeline import make_pipeline
 
@@ -49,24 +48,10 @@ from sklearn_iclr.dynamical import (
     OnlineSpectralController,
     SpectralFilterFeatures,
 )
+from sklearn_iclr.testing.oracles import kalman_predictions
 
 ALPHAS = np.logspace(-6, 2, 9)
 N_FILTERS = 16
-
-
-def kalman_predictions(A, B, inputs, outputs, process_var, observation_var):
-    """One-step Kalman predictions of ``y_t`` from ``u_0..u_t``, ``y_0..y_{t-1}``."""
-    d = A.shape[0]
-    eye = np.eye(d)
-    P = solve_discrete_are(A.T, eye, process_var * eye, observation_var * eye)
-    gain = P @ np.linalg.inv(P + observation_var * eye)
-    estimate = np.zeros(d)
-    predictions = np.empty_like(outputs)
-    for t in range(len(outputs)):
-        prior = A @ estimate + B @ inputs[t]
-        predictions[t] = prior
-        estimate = prior + gain @ (outputs[t] - prior)
-    return predictions
 
 
 def raw_lags(U, n_lags):
@@ -152,7 +137,9 @@ def prediction_cell(rho, seed, n_steps, state_dim):
     )
     U, Y = lds.inputs, lds.outputs
     train, test = slice(0, n_steps // 2), slice(n_steps // 2, n_steps)
-    kalman = kalman_predictions(lds.A, lds.B, U, Y, 0.0, 1.0)
+    kalman = kalman_predictions(
+        lds.A, lds.B, U, Y, process_var=0.0, observation_var=1.0
+    )
     oracle = np.mean((kalman[test] - Y[test]) ** 2)
     window = window_for(rho)
     start = time.perf_counter()

@@ -283,21 +283,6 @@ def test_huge_information_exponent_is_refused_before_any_step(k3_data, params, m
         est.fit(X, y)
 
 
-@pytest.mark.parametrize("x_scale", [1e150, 1e300, 1e-300])
-@pytest.mark.parametrize("y_scale", [1.0, 1e300, 1e-300])
-def test_extreme_magnitudes_fit_equivariantly(x_scale, y_scale):
-    # Issue #25: inputs of magnitude 1e150-1e300 gave NaN. The moments are
-    # now computed on rescaled columns.
-    X, y, _ = make_single_index(400, 5, information_exponent=2, random_state=0)
-    params = dict(information_exponent=2, random_state=0, **FAST)
-    base = AveragedLangevinRegressor(**params).fit(X, y)
-    est = AveragedLangevinRegressor(**params).fit(X * x_scale, y * y_scale)
-    assert overlap(est.direction_, base.direction_) > 1 - 1e-6
-    pred = est.predict(X * x_scale)
-    assert np.isfinite(pred).all()
-    np.testing.assert_allclose(pred / y_scale, base.predict(X), rtol=1e-4, atol=1e-4)
-
-
 def test_tiny_but_varying_feature_is_not_treated_as_constant():
     # Issue #25: a std below about 2e-15 was silently treated as constant.
     X, y, theta = make_single_index(400, 5, information_exponent=2, random_state=0)

@@ -23,6 +23,13 @@ from sklearn_iclr import ReplicableCovariance, ReplicableLinearRegressor  # noqa
 from sklearn_iclr.covariance import GaussianEmbeddingModel  # noqa: E402
 from sklearn_iclr.rl import LSTDQEvaluator  # noqa: E402
 
+# These tests compare dask and numpy fits on a few thousand rows, where
+# ReplicableCovariance rightly warns that its matrix is far from the population
+# one (tests/test_replicable_covariance.py tests that warning).
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:.*off the population matrix:UserWarning"
+)
+
 N_SAMPLES = 6400
 CHUNKINGS = (1, 7, 64)
 
@@ -338,6 +345,8 @@ def test_all_zero_weights_and_wrong_length_weights_are_named():
             estimator.fit(_chunked(X, 7), y, sample_weight=np.ones(len(y) - 1))
 
 
+# n=400 is too few samples for the replicable covariance's rho (it says so).
+@pytest.mark.filterwarnings("ignore:At this sample size:UserWarning")
 def test_empty_blocks_are_skipped():
     # Empty chunks (an empty partition of a dask.dataframe) used to reach the
     # block functions, whose max over no rows failed inside numpy.
@@ -352,6 +361,10 @@ def test_empty_blocks_are_skipped():
     _assert_close(LSTDQEvaluator().fit(Xd, y).coef_, LSTDQEvaluator().fit(X, y).coef_)
 
 
+# The regression is too small for rho=0.5: both fits fall back to the mean.
+@pytest.mark.filterwarnings(
+    "ignore:ReplicableLinearRegressor.rho=0.5. at n:UserWarning"
+)
 def test_tiny_magnitudes_fit_without_overflow_warnings():
     X, y = _regression()
     with warnings.catch_warnings():

@@ -145,15 +145,6 @@ def test_property_speed_is_l0_at_unit_layers(seed, depth):
         est.score(X, Y[:, 0])
 
 
-def test_same_random_state_same_direction():
-    rng = np.random.default_rng(1)
-    X, Y = rng.standard_normal((20, 4)), rng.standard_normal(20)
-    a = EscapeDirection(depth=3, width=5, **FAST).fit(X, Y)
-    b = EscapeDirection(depth=3, width=5, **FAST).fit(X, Y)
-    for W, V in zip(a.weights_, b.weights_, strict=True):
-        np.testing.assert_array_equal(W, V)
-
-
 def test_constant_column_and_tiny_or_huge_inputs():
     rng = np.random.default_rng(2)
     X, Y = rng.standard_normal((20, 3)), rng.standard_normal(20)

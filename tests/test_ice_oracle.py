@@ -14,10 +14,10 @@ import itertools
 import numpy as np
 import pytest
 from _separability import strictly_separable
-from scipy.optimize import Bounds, LinearConstraint, milp
 from sklearn.preprocessing import PolynomialFeatures
 
 from sklearn_iclr.linear_model import ICEClassifier
+from sklearn_iclr.testing.oracles import milp_01_loss
 
 
 def brute_force_01_loss(X, y, weight):
@@ -36,30 +36,10 @@ def brute_force_01_loss(X, y, weight):
     raise AssertionError("no separable labelling: impossible")
 
 
-def milp_01_loss(X, y, weight, box=1e3, time_limit=60):
-    """Big-M MILP of the weighted 0-1 loss on features scaled to [-1, 1].
-
-    min sum_i weight_i z_i  s.t.  y_i (w . x_i + b) >= 1 - M z_i,
-    |w_j|, |b| <= box, z binary, M = 1 + box (p + 1).
-    """
-    low, span = X.min(axis=0), np.ptp(X, axis=0)
-    Xs = np.where(span > 0, 2 * (X - low) / np.where(span > 0, span, 1) - 1, 0.0)
-    n, p = Xs.shape
-    s = np.where(y == y.max(), 1.0, -1.0)
-    big_m = 1 + box * (p + 1)
-    A = np.column_stack([s[:, None] * Xs, s, big_m * np.eye(n)])
-    result = milp(
-        c=np.r_[np.zeros(p + 1), weight],
-        integrality=np.r_[np.zeros(p + 1), np.ones(n)],
-        bounds=Bounds(
-            np.r_[-box * np.ones(p + 1), np.zeros(n)],
-            np.r_[box * np.ones(p + 1), np.ones(n)],
-        ),
-        constraints=LinearConstraint(A, lb=np.ones(n)),
-        options={"time_limit": time_limit, "mip_rel_gap": 0.0},
-    )
-    assert result.status == 0, f"HiGHS did not prove optimality: {result.message}"
-    return result.fun
+def _proven_loss(X, y, weight=None, **params):
+    result = milp_01_loss(X, y, weight, **params)
+    assert result.proven, "HiGHS did not prove optimality"
+    return result.loss
 
 
 def _random_case(seed, n, d, kind):
@@ -130,7 +110,7 @@ def test_matches_highs_milp(seed, n, d, kind, solver):
     weight = weight if seed % 2 else np.ones(n)
     clf = ICEClassifier(search="exact", solver=solver).fit(X, y, sample_weight=weight)
     assert_proved_by(clf, solver)
-    assert clf.weighted_error_ == pytest.approx(milp_01_loss(X, y, weight), abs=1e-6)
+    assert clf.weighted_error_ == pytest.approx(_proven_loss(X, y, weight), abs=1e-6)
 
 
 @SOLVERS
@@ -148,7 +128,7 @@ def test_degree_two_matches_highs_milp(seed, kind, solver):
     clf = ICEClassifier(degree=2, search="exact", solver=solver).fit(X, y)
     assert_proved_by(clf, solver)
     embedded = PolynomialFeatures(2, include_bias=False).fit_transform(X)
-    assert clf.weighted_error_ == pytest.approx(milp_01_loss(embedded, y, np.ones(n)))
+    assert clf.weighted_error_ == pytest.approx(_proven_loss(embedded, y))
 
 
 @SOLVERS
@@ -162,4 +142,4 @@ def test_higher_dimensional_grid_matches_highs_milp(seed, solver):
     X = rng.integers(0, 3, size=(n, d)).astype(float)
     y = (X.sum(1) + 3 * rng.standard_normal(n) > np.median(X.sum(1))).astype(int)
     clf = ICEClassifier(search="exact", solver=solver).fit(X, y)
-    assert clf.weighted_error_ == pytest.approx(milp_01_loss(X, y, np.ones(n), box=1e4))
+    assert clf.weighted_error_ == pytest.approx(_proven_loss(X, y, box=1e4))

@@ -94,6 +94,9 @@ def test_docstring_documents_parameters_and_attributes(name, Estimator):
     ), f"{name}: the paper is not cited"
 
 
+# Each estimator fits generic data with the common checks' settings, on which
+# it rightly warns (as in tests/test_common.py); only the attributes matter.
+@pytest.mark.filterwarnings("ignore::Warning:sklearn_iclr$")
 @pytest.mark.parametrize("name, Estimator", all_estimators())
 def test_fitted_attributes_are_documented(name, Estimator):
     numpydoc = pytest.importorskip("numpydoc.docscrape")
@@ -178,27 +181,29 @@ def test_tour_has_one_number_format(value, text):
 def test_tour_times_exclude_numba_compilation(monkeypatch):
     # Issue #40: the first run in a fresh environment compiled ICE for 36 s
     # inside its time column; compilation is now measured and reported apart.
-    import time
+    # A clock that ticks once per reading (no wall-clock assert): the entry
+    # starts at 0, its compilation runs from 1 to 2, and the entry ends at 3.
+    import itertools
+    import types
 
     import numba
 
     import sklearn_iclr._tour as tour
+    from sklearn_iclr.utils import _compile_timer
+
+    ticks = itertools.count()
+    clock = types.SimpleNamespace(perf_counter=lambda: float(next(ticks)))
+    monkeypatch.setattr(tour, "time", clock)
+    monkeypatch.setattr(_compile_timer, "time", clock)
 
     def compiles():
-        @numba.njit(cache=False)
-        def add(a, b):
-            return a + b
-
-        start = time.perf_counter()
-        add(1.0, 2.0)
-        return time.perf_counter() - start, 0.0
+        numba.njit(cache=False)(lambda a, b: a + b)(1.0, 2.0)
+        return 0.0, 0.0
 
     fake = tour.TourEntry("FakeCompiled", "none", "s", "none", compiles, gain="x")
     monkeypatch.setattr(tour, "tour_entries", lambda: [fake])
     (row,) = tour.run_tour(stream=lambda line: None)
-    compiled = row["score"]
-    assert row["compile_seconds"] >= 0.9 * compiled > 0
-    assert row["seconds"] < row["compile_seconds"]
+    assert (row["seconds"], row["compile_seconds"]) == (2.0, 1.0)
 
 
 def test_tour_skips_an_entry_whose_extra_is_missing(monkeypatch):

@@ -290,15 +290,6 @@ def test_divergence_is_reported():
 # ------------------------------------------------------- issue #25 regressions
 
 
-@pytest.mark.parametrize("scale", [1e-100, 1e100, 1e140])
-def test_large_and_small_units_are_equivariant(scale):
-    # The RMS scale was computed from squares: 1e300 gave NaN scores.
-    X = np.random.RandomState(0).normal(size=(40, 16))
-    base = PatchConvAEDetector(max_epochs=2, random_state=0).fit(X)
-    moved = PatchConvAEDetector(max_epochs=2, random_state=0).fit(X * scale)
-    assert_allclose(moved.score_samples(X * scale) / scale**2, base.score_samples(X))
-
-
 @pytest.mark.parametrize("scale", [1e160, 1e300, 1e-160, 1e-300])
 def test_magnitudes_outside_float_range_are_refused_naming_them(scale):
     X = np.random.RandomState(0).normal(size=(40, 16)) * scale

@@ -12,6 +12,10 @@ from sklearn.datasets import load_iris
 
 from sklearn_iclr.neural_network import QuantizedReLUClassifier
 from sklearn_iclr.neural_network._quantized_relu_milp import quantized_relu_milp
+from sklearn_iclr.testing.oracles import (
+    distinct_input_counts,
+    planted_quantized_network,
+)
 
 
 def z_domain(d):
@@ -35,30 +39,6 @@ def brute_force_errors(X, y, d, width, n_classes):
     else:
         out = np.clip(X @ grid[:, :a].T - grid[:, a], 0, n_classes - 1).T
     return int((out != y[None, :]).sum(axis=1).min())
-
-
-def compress(X, y, n_classes):
-    inputs, inverse = np.unique(X, axis=0, return_inverse=True)
-    counts = np.zeros((len(inputs), n_classes))
-    np.add.at(counts, (inverse.ravel(), y), 1)
-    return inputs, counts
-
-
-def planted_data(rng, n, alpha, d=3, width=2, noise=0.0):
-    """Data labelled by a random quantized network (both classes present)."""
-    values = z_domain(d)
-    top = values.max()
-    while True:
-        W = rng.choice(values, size=(alpha, width))
-        b = rng.choice(values, size=width)
-        v = rng.choice(values, size=width)
-        c = rng.choice(values)
-        X = rng.choice(values, size=(n, alpha))
-        y = np.clip(np.clip(X @ W - b, 0, top) @ v - c, 0, 1)
-        if 0.2 < y.mean() < 0.8:
-            break
-    flip = rng.random(n) < noise
-    return X, np.where(flip, 1 - y, y)
 
 
 # -- oracles ----------------------------------------------------------------
@@ -101,7 +81,7 @@ def test_tiny_cases_cover_ties_and_conflicts():
         X = rng.choice(z_domain(d), size=(n, alpha))
         y = rng.integers(0, n_classes, n)
         y[:n_classes] = np.arange(n_classes)
-        inputs, counts = compress(X, y, n_classes)
+        inputs, counts = distinct_input_counts(X, y, n_classes)
         conflicts += np.any((counts > 0).sum(axis=1) > 1)
     assert conflicts >= 10
 
@@ -110,9 +90,9 @@ def test_tiny_cases_cover_ties_and_conflicts():
 @pytest.mark.parametrize("seed", range(10))
 def test_equals_milp_optimum_on_mid_size_cases(seed):
     rng = np.random.default_rng(100 + seed)
-    X, y = planted_data(rng, 40, alpha=3, noise=0.2)
+    X, y = planted_quantized_network(40, 3, noise=0.2, random_state=rng)
     est = QuantizedReLUClassifier(quantization=None).fit(X, y)
-    milp = quantized_relu_milp(*compress(X, y, 2), 3, (2,))
+    milp = quantized_relu_milp(*distinct_input_counts(X, y, 2), 3, (2,))
     assert milp["optimal"]
     assert est.optimal_
     assert est.n_errors_ == milp["errors"]
@@ -126,7 +106,7 @@ def test_planted_networks_are_recovered_with_zero_error():
     # on data labelled by any network of the class, 20 times out of 20.
     rng = np.random.default_rng(0)
     for _ in range(20):
-        X, y = planted_data(rng, 200, alpha=3)
+        X, y = planted_quantized_network(200, 3, random_state=rng)
         est = QuantizedReLUClassifier(quantization=None).fit(X, y)
         assert est.n_errors_ == 0 and est.optimal_
         assert np.all(est.predict(X) == y)
@@ -134,7 +114,7 @@ def test_planted_networks_are_recovered_with_zero_error():
 
 def test_cost_is_set_by_the_distinct_inputs_not_by_n():
     rng = np.random.default_rng(1)
-    X, y = planted_data(rng, 20_000, alpha=3, noise=0.1)
+    X, y = planted_quantized_network(20_000, 3, noise=0.1, random_state=rng)
     small = QuantizedReLUClassifier(quantization=None).fit(X[:2000], y[:2000])
     large = QuantizedReLUClassifier(quantization=None).fit(X, y)
     assert small.n_distinct_inputs_ == large.n_distinct_inputs_ == 27
@@ -185,13 +165,13 @@ def test_invariants(problem, rnd):
     wider = clone(est).set_params(hidden_layer_sizes=(3,)).fit(X, y)
     assert wider.n_errors_ <= n_errors
     # The conflict bound: rows that share an input with another label.
-    inputs, counts = compress(X, y, 2)
+    inputs, counts = distinct_input_counts(X, y, 2)
     assert n_errors >= counts.sum() - counts.max(axis=1).sum()
 
 
 def test_parallel_search_finds_the_same_optimum():
     rng = np.random.default_rng(3)
-    X, y = planted_data(rng, 120, alpha=3, noise=0.2)
+    X, y = planted_quantized_network(120, 3, noise=0.2, random_state=rng)
     serial = QuantizedReLUClassifier(quantization=None).fit(X, y)
     parallel = QuantizedReLUClassifier(quantization=None, n_jobs=2).fit(X, y)
     assert serial.optimal_ and parallel.optimal_
@@ -200,7 +180,7 @@ def test_parallel_search_finds_the_same_optimum():
 
 def test_time_limit_returns_best_found_and_a_valid_lower_bound():
     rng = np.random.default_rng(4)
-    X, y = planted_data(rng, 300, alpha=5, width=3, noise=0.3)
+    X, y = planted_quantized_network(300, 5, width=3, noise=0.3, random_state=rng)
     exact = QuantizedReLUClassifier(quantization=None, random_state=0).fit(X, y)
     stopped = QuantizedReLUClassifier(
         quantization=None, time_limit=1e-3, random_state=0
@@ -215,7 +195,7 @@ def test_time_limit_returns_best_found_and_a_valid_lower_bound():
 
 def test_max_errors_stops_at_a_network_within_the_bound():
     rng = np.random.default_rng(5)
-    X, y = planted_data(rng, 200, alpha=4, noise=0.2)
+    X, y = planted_quantized_network(200, 4, noise=0.2, random_state=rng)
     exact = QuantizedReLUClassifier(quantization=None, random_state=0).fit(X, y)
     loose = QuantizedReLUClassifier(
         quantization=None, max_errors=len(y) / 2, random_state=0
@@ -232,7 +212,7 @@ def test_weighted_fit_counts_errors_and_reports_the_weighted_optimum():
     # n_errors_ was the weighted optimum (a float) under sample_weight; it is
     # the count of misclassified samples, and weighted_error_ the optimum.
     rng = np.random.default_rng(11)
-    X, y = planted_data(rng, 60, alpha=2, noise=0.3)
+    X, y = planted_quantized_network(60, 2, noise=0.3, random_state=rng)
     weight = rng.uniform(0.5, 2.0, len(y))
     weight[:5] = 0.0  # absent samples: neither counted nor weighed
     est = QuantizedReLUClassifier(quantization=None).fit(X, y, sample_weight=weight)
@@ -346,7 +326,7 @@ def test_a_search_no_probe_can_vouch_for_is_refused_before_the_table(monkeypatch
 
 def test_a_loose_worst_case_is_not_refused_when_the_probe_finishes():
     rng = np.random.default_rng(10)
-    X, y = planted_data(rng, 2000, alpha=4, noise=0.25)
+    X, y = planted_quantized_network(2000, 4, noise=0.25, random_state=rng)
     # Worst case 45 output layers x C(237, 4) multisets x 81 inputs > 1e10.
     est = QuantizedReLUClassifier(quantization=None, hidden_layer_sizes=(4,))
     est.fit(X, y)

@@ -242,21 +242,6 @@ def test_orthogonal_needs_large_enough_dimension(recall_data):
         )
 
 
-def test_budget_refused_up_front(recall_data, monkeypatch):
-    X, y = recall_data
-
-    def no_training(*args):
-        raise AssertionError("the budget check must refuse before training")
-
-    monkeypatch.setattr(RandomEmbeddingRecallClassifier, "_train", no_training)
-    clf = RandomEmbeddingRecallClassifier(
-        embedding_dim=100_000, training="gd", max_iter=10**6
-    )
-    with pytest.raises(ValueError, match="max_work"):
-        clf.fit(X, y)
-    assert not hasattr(clf, "embeddings_")  # refused before drawing anything
-
-
 def test_issue_42_adam_at_d128_is_not_refused_by_default(monkeypatch):
     # 4,200 sequences of 8 tokens, 64 classes, 300 Adam steps at d = 128 used
     # to be refused ("2.26e11 multiply-adds"); the fit takes seconds. The

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.integrate import quad
-from scipy.linalg import hilbert, solve_discrete_are
+from scipy.linalg import hilbert
 from sklearn.base import clone
 from sklearn.linear_model import Ridge, RidgeCV
 from sklearn.pipeline import make_pipeline
@@ -19,6 +19,7 @@ from sklearn_iclr.dynamical import (
     hankel_matrix,
     spectral_filters,
 )
+from sklearn_iclr.testing.oracles import kalman_predictions
 
 # --------------------------------------------------------------------- oracles
 
@@ -118,28 +119,6 @@ def test_transform_matches_direct_sum(kind, stability_margin):
     np.testing.assert_array_equal(features[:, 6:], X)
 
 
-def kalman_predictions(A, B, inputs, outputs, process_var, observation_var):
-    """One-step Kalman predictions of ``y_t = s_t + v_t``.
-
-    The state is ``s_t = A s_{t-1} + B u_t + w_t``.
-
-    The steady-state gain comes from scipy's DARE; ``y_t`` is predicted from
-    ``u_0..u_t`` and ``y_0..y_{t-1}``.
-    """
-    d = A.shape[0]
-    P = solve_discrete_are(
-        A.T, np.eye(d), process_var * np.eye(d), observation_var * np.eye(d)
-    )
-    gain = P @ np.linalg.inv(P + observation_var * np.eye(d))
-    estimate = np.zeros(d)
-    predictions = np.empty_like(outputs)
-    for t in range(len(outputs)):
-        prior = A @ estimate + B @ inputs[t]
-        predictions[t] = prior
-        estimate = prior + gain @ (outputs[t] - prior)
-    return predictions
-
-
 def raw_lags(U, n_lags):
     T = len(U)
     return np.hstack(
@@ -163,7 +142,9 @@ def test_paper_claim_prediction_beats_raw_lags_near_the_oracle(seed):
     )  # fmt: skip
     Y = lds.outputs[:, 0]
     train, test = slice(0, T // 2), slice(T // 2, T)
-    kalman = kalman_predictions(lds.A, lds.B, lds.inputs, lds.outputs, 0.0, 1.0)
+    kalman = kalman_predictions(
+        lds.A, lds.B, lds.inputs, lds.outputs, process_var=0.0, observation_var=1.0
+    )
     oracle = np.mean((kalman[test, 0] - Y[test]) ** 2)
     assert oracle == pytest.approx(1.0, rel=0.1)
 

@@ -73,7 +73,10 @@ def test_bad_hidden_layer_sizes_are_refused(data, sizes):
 
 def test_unknown_device_is_refused(data):
     X, y = data
-    with pytest.raises(ValueError, match="device must be 'auto', 'cpu'"):
+    with pytest.raises(
+        ValueError,
+        match="'device' parameter of SpuriousRobustSGD must be a torch device",
+    ):
         SpuriousRobustSGD(device="tpu", **FAST).fit(X, y)
 
 
@@ -493,9 +496,3 @@ def test_units_of_X_do_not_change_the_fit(factor):
     )
     np.testing.assert_allclose(scaled.coef_ * factor, reference.coef_, rtol=1e-4)
     assert scaled.x_scale_ == pytest.approx(reference.x_scale_ * factor)
-
-
-def test_absurd_training_is_refused_up_front():
-    X, y, _ = make_spurious_correlation(200, random_state=0)
-    with pytest.raises(ValueError, match=r"multiply-adds .*\(about .*max_work"):
-        SpuriousRobustSGD(max_epochs=10**9).fit(X, y)

@@ -293,7 +293,7 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
         "embeddings": [StrOptions({"gaussian", "orthogonal"})],
         "n_tokens": [Interval(Integral, 1, None, closed="left"), None],
         "trigger_token": [Interval(Integral, 0, None, closed="left"), None],
-        "max_work": [Interval(Real, 0, None, closed="left")],
+        "max_work": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }
 

@@ -22,7 +22,7 @@ from ..utils import (
     resolve_device,
     seed_from_random_state,
 )
-from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._compat import DeviceOptions, Interval, StrOptions, _fit_context
 from ..utils._skorch import check_mlp_training_budget
 from ..utils.validation import check_nonnegative_sample_weight, rms_scale
 
@@ -328,7 +328,7 @@ class SpuriousRobustSGD(ClassifierMixin, BaseEstimator):
         "batch_grad_penalty": [Interval(Real, 0, None, closed="left")],
         "penalty_batch_size": [Interval(Integral, 1, None, closed="left"), None],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
-        "device": [str],
+        "device": [DeviceOptions()],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "max_work": [Interval(Real, 0, None, closed="neither")],

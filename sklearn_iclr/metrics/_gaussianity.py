@@ -7,11 +7,13 @@ pass the Anderson-Darling and D'Agostino-Pearson normality tests, both on the
 coordinates and on random unit projections.
 """
 
+from numbers import Integral
+
 import numpy as np
 from scipy import stats
 from sklearn.utils import check_array, check_random_state
 
-from ..utils._compat import anderson_normal_statistic
+from ..utils._compat import Interval, anderson_normal_statistic, validate_params
 
 # Anderson-Darling statistic below which a marginal "passes" (the 5% critical
 # value of the normal case with estimated mean and variance, as in the paper).
@@ -22,6 +24,7 @@ DAGOSTINO_ALPHA = 0.05
 MIN_SAMPLES = 20
 
 
+@validate_params({"Z": ["array-like"]}, prefer_skip_nested_validation=True)
 def norm_coefficient_of_variation(Z):
     """Coefficient of variation ``std(||z||) / mean(||z||)`` of the row norms.
 
@@ -67,6 +70,14 @@ def _marginal_tests(columns):
     return ad, pvalues
 
 
+@validate_params(
+    {
+        "Z": ["array-like"],
+        "n_projections": [Interval(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def gaussianity_report(Z, *, n_projections=64, random_state=None):
     """Normality diagnostics of embeddings: norm CV and marginal test pass rates.
 
@@ -113,10 +124,6 @@ def gaussianity_report(Z, *, n_projections=64, random_state=None):
     0.0
     """
     Z = check_array(Z, dtype=np.float64, ensure_min_samples=MIN_SAMPLES)
-    if not isinstance(n_projections, (int, np.integer)) or n_projections < 0:
-        raise ValueError(
-            f"n_projections must be a non-negative integer, got {n_projections!r}."
-        )
     ad, pvalues = _marginal_tests(Z)
     report = {
         "norm_cv": norm_coefficient_of_variation(Z),

@@ -12,6 +12,15 @@ import numpy as np
 from sklearn.metrics import make_scorer
 from sklearn.utils import column_or_1d
 
+from ..utils._compat import validate_params
+
+# groups may be None so that a scorer called without them says how to pass them.
+_CONSTRAINTS = {
+    "y_true": ["array-like"],
+    "y_pred": ["array-like"],
+    "groups": ["array-like", None],
+}
+
 
 def _per_group_accuracy(y_true, y_pred, groups):
     y_true = column_or_1d(y_true)
@@ -36,6 +45,7 @@ def _per_group_accuracy(y_true, y_pred, groups):
     return labels, accuracies, counts, correct
 
 
+@validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)
 def worst_group_accuracy(y_true, y_pred, groups):
     """Accuracy on the group where the classifier does worst.
 
@@ -71,6 +81,7 @@ def worst_group_accuracy(y_true, y_pred, groups):
     return float(accuracies.min())
 
 
+@validate_params(_CONSTRAINTS, prefer_skip_nested_validation=True)
 def group_accuracy_report(y_true, y_pred, groups):
     """Accuracy per group, the worst group, and the averages.
 

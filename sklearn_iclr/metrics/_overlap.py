@@ -2,7 +2,12 @@
 
 import numpy as np
 
+from ..utils._compat import validate_params
 
+
+@validate_params(
+    {"u": ["array-like"], "v": ["array-like"]}, prefer_skip_nested_validation=True
+)
 def overlap(u, v):
     """Absolute cosine similarity ``|<u, v>| / (|u| |v|)`` of two directions.
 
@@ -33,7 +38,12 @@ def overlap(u, v):
         raise ValueError(
             f"overlap needs two vectors of the same length, got {u.size} and {v.size}."
         )
-    norms = np.linalg.norm(u) * np.linalg.norm(v)
-    if not np.isfinite(norms) or norms == 0:
-        raise ValueError("overlap needs two finite, non-zero vectors.")
-    return float(min(abs(u @ v) / norms, 1.0))
+    if not (np.all(np.isfinite(u)) and np.all(np.isfinite(v))):
+        raise ValueError("overlap needs two finite vectors; got NaN or infinity.")
+    # Divided by their largest entries first, so that the norms of vectors of
+    # any finite magnitude (1e-300 to 1e300) neither overflow nor underflow.
+    u_max, v_max = np.abs(u).max(initial=0.0), np.abs(v).max(initial=0.0)
+    if u_max == 0 or v_max == 0:
+        raise ValueError("overlap needs two non-zero vectors.")
+    u, v = u / u_max, v / v_max
+    return float(min(abs(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v)), 1.0))

@@ -34,6 +34,14 @@ class ReplicabilityResult(NamedTuple):
     n_pairs: int
 
 
+@validate_params(
+    {
+        "successes": [Interval(Integral, 0, None, closed="left")],
+        "trials": [Interval(Integral, 1, None, closed="left")],
+        "confidence": [Interval(Real, 0, 1, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def wilson_interval(successes, trials, confidence=0.95):
     """Wilson score interval of a binomial proportion.
 
@@ -57,6 +65,10 @@ def wilson_interval(successes, trials, confidence=0.95):
     >>> round(low, 4), high
     (0.9812, 1.0)
     """
+    if successes > trials:
+        raise ValueError(
+            f"successes={successes} exceeds trials={trials}: a proportion is at most 1."
+        )
     z = norm.ppf(0.5 + confidence / 2)
     p = successes / trials
     denom = 1 + z**2 / trials
@@ -100,6 +112,7 @@ def replicability_rate(
     estimator,
     sampler,
     n_pairs=200,
+    *,
     attributes=("coef_", "intercept_"),
     random_state=None,
     n_jobs=None,

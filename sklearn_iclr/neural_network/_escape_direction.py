@@ -245,7 +245,7 @@ class EscapeDirection(BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "max_rank": [Interval(Integral, 1, None, closed="left"), None],
-        "max_work": [Interval(Real, 0, None, closed="left")],
+        "max_work": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }
 

@@ -261,7 +261,7 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "record_every": [Interval(Integral, 1, None, closed="left")],
         "rank_tol": [Interval(Real, 0, 1, closed="both")],
-        "max_work": [Interval(Real, 0, None, closed="left")],
+        "max_work": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

@@ -4,14 +4,38 @@ Each check fits fresh clones of the estimator it is given and raises an
 ``AssertionError`` with a readable message when the invariant fails.
 """
 
+from numbers import Real
+
 import numpy as np
 from sklearn.base import clone
+
+from ..utils._compat import HasMethods, Interval, validate_params
+
+__all__ = [
+    "assert_label_relabelling_invariant",
+    "assert_refit_deterministic",
+    "assert_row_permutation_invariant",
+]
+
+_TOLERANCE = [Interval(Real, 0, None, closed="left")]
 
 
 def _output(estimator, X, method):
     return np.asarray(getattr(estimator, method)(X))
 
 
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit"])],
+        "X": ["array-like"],
+        "y": ["array-like", None],
+        "method": [str],
+        "permutation": ["array-like", None],
+        "rtol": _TOLERANCE,
+        "atol": _TOLERANCE,
+    },
+    prefer_skip_nested_validation=True,
+)
 def assert_row_permutation_invariant(
     estimator, X, y=None, *, method="predict", permutation=None, rtol=1e-7, atol=1e-9
 ):
@@ -62,6 +86,15 @@ def assert_row_permutation_invariant(
     )
 
 
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit"])],
+        "X": ["array-like"],
+        "y": ["array-like", None],
+        "attributes": [tuple, list],
+    },
+    prefer_skip_nested_validation=True,
+)
 def assert_refit_deterministic(estimator, X, y=None, *, attributes=("predict",)):
     """Check that two fits of clones (same ``random_state``) agree exactly.
 
@@ -106,6 +139,17 @@ def assert_refit_deterministic(estimator, X, y=None, *, attributes=("predict",))
         )
 
 
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit"])],
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "method": [str],
+        "rtol": _TOLERANCE,
+        "atol": _TOLERANCE,
+    },
+    prefer_skip_nested_validation=True,
+)
 def assert_label_relabelling_invariant(
     estimator, X, y, *, method="decision_function", rtol=1e-7, atol=1e-9
 ):

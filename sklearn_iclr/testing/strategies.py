@@ -1,9 +1,13 @@
 """Hypothesis strategies that draw valid inputs for sklearn_iclr estimators."""
 
+from numbers import Integral, Real
+
 import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+
+from ..utils._compat import Interval, validate_params
 
 __all__ = [
     "classification_data",
@@ -33,9 +37,19 @@ def _moderate_floats(bound):
     )
 
 
+@validate_params(
+    {
+        "min_samples": [Interval(Integral, 1, None, closed="left")],
+        "max_samples": [Interval(Integral, 1, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left")],
+        "n_classes": [Interval(Integral, 2, None, closed="left")],
+        "bound": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
 def classification_data(
-    draw, min_samples=4, max_samples=40, max_features=4, n_classes=2, bound=1e3
+    draw, *, min_samples=4, max_samples=40, max_features=4, n_classes=2, bound=1e3
 ):
     """Draw a bounded, finite feature matrix with labels of every class.
 
@@ -77,8 +91,17 @@ def classification_data(
     return X, y
 
 
+@validate_params(
+    {
+        "min_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left")],
+        "bound": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
-def regression_data(draw, min_samples=5, max_samples=60, max_features=5, bound=1e2):
+def regression_data(draw, *, min_samples=5, max_samples=60, max_features=5, bound=1e2):
     """Draw a bounded, finite regression problem with a non-constant target.
 
     Parameters
@@ -116,8 +139,19 @@ def regression_data(draw, min_samples=5, max_samples=60, max_features=5, bound=1
     return X, y
 
 
+@validate_params(
+    {
+        "min_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left")],
+        "bound": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
-def transition_data(draw, min_samples=20, max_samples=60, max_features=4, bound=10.0):
+def transition_data(
+    draw, *, min_samples=20, max_samples=60, max_features=4, bound=10.0
+):
     """Draw logged transitions ``(X, y, X_next)`` for linear policy evaluation.
 
     ``X`` has full column rank and ``X_next`` is a random mix of the rows of
@@ -161,8 +195,16 @@ def transition_data(draw, min_samples=20, max_samples=60, max_features=4, bound=
     return X, y, X[successors]
 
 
+@validate_params(
+    {
+        "max_vertices": [Interval(Integral, 2, None, closed="left")],
+        "max_samples": [Interval(Integral, 1, None, closed="left")],
+        "max_clauses": [Interval(Integral, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
-def truncated_ising_data(draw, max_vertices=9, max_samples=4, max_clauses=6):
+def truncated_ising_data(draw, *, max_vertices=9, max_samples=4, max_clauses=6):
     """Draw spins, a coupling and a CNF that every drawn configuration satisfies.
 
     The coupling is symmetric with a zero diagonal and random signed weights on
@@ -225,8 +267,16 @@ def truncated_ising_data(draw, max_vertices=9, max_samples=4, max_clauses=6):
     return X, coupling, clauses
 
 
+@validate_params(
+    {
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "max_log10_scale": [Interval(Real, 0, None, closed="neither")],
+        "max_shift": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
-def column_affine_maps(draw, n_features, max_log10_scale=1.0, max_shift=1e2):
+def column_affine_maps(draw, n_features, *, max_log10_scale=1.0, max_shift=1e2):
     """Draw a positive per-column scale and a shift, ``x -> scale * x + shift``.
 
     Parameters
@@ -262,6 +312,12 @@ def column_affine_maps(draw, n_features, max_log10_scale=1.0, max_shift=1e2):
     return scale, shift
 
 
+@validate_params(
+    {
+        "size": [Interval(Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
 def orthogonal_matrices(draw, size):
     """Draw a ``size x size`` orthogonal matrix (QR of a bounded random matrix).
@@ -296,9 +352,19 @@ def orthogonal_matrices(draw, size):
     return Q * np.where(np.diag(R) < 0, -1.0, 1.0)
 
 
+@validate_params(
+    {
+        "min_samples": [Interval(Integral, 1, None, closed="left")],
+        "max_samples": [Interval(Integral, 1, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left")],
+        "grid": [Interval(Integral, 2, None, closed="left")],
+        "weighted": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
 def grid_classification_data(
-    draw, min_samples=4, max_samples=12, max_features=3, grid=3, weighted=False
+    draw, *, min_samples=4, max_samples=12, max_features=3, grid=3, weighted=False
 ):
     """Draw binary data on a small integer grid: ties, duplicates, collinearity.
 
@@ -349,8 +415,16 @@ def grid_classification_data(
     return X.astype(np.float64), y, weight.astype(np.float64)
 
 
+@validate_params(
+    {
+        "max_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_classes": [Interval(Integral, 2, None, closed="left")],
+        "max_groups": [Interval(Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
-def group_predictions(draw, max_samples=60, n_classes=2, max_groups=4):
+def group_predictions(draw, *, max_samples=60, n_classes=2, max_groups=4):
     """Draw labels, predictions and group labels for group-accuracy metrics.
 
     Parameters
@@ -385,8 +459,17 @@ def group_predictions(draw, max_samples=60, n_classes=2, max_groups=4):
     return draw(labels), draw(labels), draw(groups)
 
 
+@validate_params(
+    {
+        "max_samples": [Interval(Integral, 1, None, closed="left")],
+        "max_patches": [Interval(Integral, 1, None, closed="left")],
+        "max_patch_dim": [Interval(Integral, 1, None, closed="left")],
+        "bound": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
-def patch_data(draw, max_samples=12, max_patches=5, max_patch_dim=4, bound=10.0):
+def patch_data(draw, *, max_samples=12, max_patches=5, max_patch_dim=4, bound=10.0):
     """Draw a bounded 3-D patch array ``(n_samples, n_patches, patch_dim)``.
 
     Parameters
@@ -428,9 +511,19 @@ def patch_data(draw, max_samples=12, max_patches=5, max_patch_dim=4, bound=10.0)
     return X
 
 
+@validate_params(
+    {
+        "min_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_tokens": [Interval(Integral, 1, None, closed="left")],
+        "max_token_dim": [Interval(Integral, 1, None, closed="left")],
+        "bound": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
 def token_bag_data(
-    draw, min_samples=6, max_samples=30, max_tokens=5, max_token_dim=4, bound=10.0
+    draw, *, min_samples=6, max_samples=30, max_tokens=5, max_token_dim=4, bound=10.0
 ):
     """Draw bags of tokens (a 3-D array) with binary labels of both classes.
 
@@ -474,8 +567,16 @@ def token_bag_data(
     return X, y
 
 
+@validate_params(
+    {
+        "max_rows": [Interval(Integral, 1, None, closed="left")],
+        "max_columns": [Interval(Integral, 1, None, closed="left")],
+        "bound": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
-def damped_least_squares(draw, max_rows=12, max_columns=12, bound=10.0):
+def damped_least_squares(draw, *, max_rows=12, max_columns=12, bound=10.0):
     """Draw a damped linear least-squares problem ``min ||r + J d||^2 + mu ||d||^2``.
 
     Parameters
@@ -516,8 +617,18 @@ def damped_least_squares(draw, max_rows=12, max_columns=12, bound=10.0):
     return J, r, damping
 
 
+@validate_params(
+    {
+        "min_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_samples": [Interval(Integral, 2, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
-def correlated_gaussian_samples(draw, min_samples=20, max_samples=80, max_features=4):
+def correlated_gaussian_samples(
+    draw, *, min_samples=20, max_samples=80, max_features=4
+):
     """Draw samples of a Gaussian with a drawn rotation, scales and mean.
 
     ``X = E @ diag(scale) @ Q + shift`` with ``E`` standard normal (from a
@@ -559,8 +670,17 @@ def correlated_gaussian_samples(draw, min_samples=20, max_samples=80, max_featur
     return noise @ (scale[:, None] * Q) + shift
 
 
+@validate_params(
+    {
+        "min_samples": [Interval(Integral, 1, None, closed="left")],
+        "max_samples": [Interval(Integral, 1, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left")],
+        "bound": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 @st.composite
-def feature_matrices(draw, min_samples=1, max_samples=40, max_features=5, bound=1e2):
+def feature_matrices(draw, *, min_samples=1, max_samples=40, max_features=5, bound=1e2):
     """Draw a bounded, finite feature matrix (unsupervised estimators).
 
     Parameters

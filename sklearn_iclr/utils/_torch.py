@@ -6,12 +6,12 @@ and the numpy estimators never load it.
 
 import contextlib
 import importlib
+from numbers import Integral
 
 import numpy as np
 from sklearn.utils.validation import check_random_state
 
-DEVICES = ("auto", "cpu", "cuda")
-
+from ._compat import DeviceOptions, Interval, validate_params
 
 TORCH_EXTRA_HINT = (
     'Install the optional extra with `pip install "sklearn-iclr[torch]"`. '
@@ -56,8 +56,9 @@ def import_torch():
     return torch
 
 
+@validate_params({"device": [DeviceOptions()]}, prefer_skip_nested_validation=True)
 def resolve_device(device):
-    """Turn ``"auto" | "cpu" | "cuda" | "cuda:N"`` into a concrete device string.
+    """Turn ``"auto" | "cpu" | "cuda" | "cuda:N" | "mps"`` into a concrete device.
 
     Parameters
     ----------
@@ -73,17 +74,18 @@ def resolve_device(device):
     >>> resolve_device("cpu")
     'cpu'
     """
-    if not isinstance(device, str) or not (
-        device in DEVICES or device.startswith("cuda:")
-    ):
-        raise ValueError(
-            f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got {device!r}."
-        )
     if device == "cpu":
         return device
     torch = import_torch()
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "mps":
+        if not torch.backends.mps.is_available():
+            raise ValueError(
+                "device='mps' was requested but Apple's MPS backend is not "
+                "available; use device='cpu' or device='auto'."
+            )
+        return device
     if not torch.cuda.is_available():
         raise ValueError(
             f"device={device!r} was requested but CUDA is not available; "
@@ -92,6 +94,7 @@ def resolve_device(device):
     return device
 
 
+@validate_params({"random_state": ["random_state"]}, prefer_skip_nested_validation=True)
 def seed_from_random_state(random_state):
     """Draw a 63-bit integer seed from a scikit-learn ``random_state``.
 
@@ -112,6 +115,10 @@ def seed_from_random_state(random_state):
     return int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
 
 
+@validate_params(
+    {"seed": [Interval(Integral, 0, None, closed="left")], "device": [DeviceOptions()]},
+    prefer_skip_nested_validation=True,
+)
 @contextlib.contextmanager
 def torch_seeded(seed, device="cpu"):
     """Seed torch inside a block without touching the global RNG state.

@@ -3,9 +3,16 @@
 import sys
 import warnings
 
+from ._compat import validate_params
+
 _OWN_PACKAGES = ("sklearn_iclr", "sklearn", "joblib", "skorch")
+# The module every warning of the package is issued from, for warning filters.
+WARNING_MODULE = "sklearn_iclr"
 
 
+@validate_params(
+    {"message": [str], "category": [type]}, prefer_skip_nested_validation=True
+)
 def warn_user(message, category=UserWarning):
     """Issue a warning attributed to the first frame outside the library stack.
 
@@ -13,6 +20,10 @@ def warn_user(message, category=UserWarning):
     ``sklearn/base.py`` or at a private helper. This walks up the call stack past
     every frame of sklearn_iclr, scikit-learn, joblib and skorch, so the warning
     names the line of the user's script (or test) that called the estimator.
+    Its module is ``"sklearn_iclr"`` whatever line it names, so that one filter
+    selects the package's warnings: ``warnings.filterwarnings("ignore",
+    module="sklearn_iclr")``, or pytest's ``error::Warning:sklearn_iclr``,
+    which the project's own tests use.
 
     Parameters
     ----------
@@ -31,11 +42,16 @@ def warn_user(message, category=UserWarning):
     'max_iter reached; raise max_iter'
     """
     frame = sys._getframe(1)
-    level = 2
-    while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if module.split(".")[0] not in _OWN_PACKAGES:
-            break
+    while (
+        frame.f_back is not None
+        and frame.f_globals.get("__name__", "").split(".")[0] in _OWN_PACKAGES
+    ):
         frame = frame.f_back
-        level += 1
-    warnings.warn(message, category, stacklevel=level)
+    warnings.warn_explicit(
+        message,
+        category,
+        frame.f_code.co_filename,
+        frame.f_lineno,
+        module=WARNING_MODULE,
+        registry=frame.f_globals.setdefault("__warningregistry__", {}),
+    )

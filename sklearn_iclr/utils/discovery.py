@@ -12,6 +12,8 @@ from sklearn.base import (
     TransformerMixin,
 )
 
+from ._compat import StrOptions, validate_params
+
 # The families of the package, in the order the API reference lists them.
 SUBPACKAGES = (
     "linear_model",
@@ -37,6 +39,10 @@ _TYPE_MIXINS = {
 }
 
 
+@validate_params(
+    {"type_filter": [StrOptions(set(_TYPE_MIXINS)), list, None]},
+    prefer_skip_nested_validation=True,
+)
 def all_estimators(type_filter=None):
     """List the public estimators of sklearn_iclr.
 
