@@ -530,14 +530,10 @@ def test_shared_parameters_have_one_type_contract(name, cls):
     for param, constraints in _constraints(cls).items():
         constraints = constraints or []
         if param == "learning_rate":
-            # A float > 0, or "auto" where the estimator picks the step.
+            # A float > 0 (>= 0 where 0 freezes an online learner's weights),
+            # or "auto" where the estimator picks the step.
             ok = all(
-                (
-                    isinstance(c, Interval)
-                    and c.type is Real
-                    and c.left == 0
-                    and c.closed in ("right", "neither")
-                )
+                (isinstance(c, Interval) and c.type is Real and c.left == 0)
                 or (isinstance(c, StrOptions) and c.options == {"auto"})
                 for c in constraints
             )
@@ -545,18 +541,34 @@ def test_shared_parameters_have_one_type_contract(name, cls):
         elif param == "device":
             ok = len(constraints) == 1 and isinstance(constraints[0], DeviceOptions)
         elif param in ("max_iter", "max_epochs"):
-            # An int; 0 may mean "no training" (the initial model).
-            ok = len(constraints) == 1 and any(
-                _is_interval(constraints[0], left, True) for left in (0, 1)
+            # An int (0 may mean "no training": the initial model), or "auto"
+            # where the estimator derives the budget from the data.
+            counts = [c for c in constraints if isinstance(c, Interval)]
+            ok = (
+                len(counts) == 1
+                and any(_is_interval(counts[0], left, True) for left in (0, 1))
+                and counts[0].type is Integral
+                and all(
+                    isinstance(c, StrOptions) and c.options == {"auto"}
+                    for c in constraints
+                    if c is not counts[0]
+                )
             )
-            ok = ok and constraints[0].type is Integral
         elif param == "alpha":
             # >= 0, or > 0 where the fit needs a unique minimiser.
             ok = len(constraints) == 1 and any(
                 _is_interval(constraints[0], 0, closed) for closed in (True, False)
             )
-        elif param in ("init_scale", "stability_margin"):
+        elif param == "init_scale":
             ok = len(constraints) == 1 and _is_interval(constraints[0], 0, False)
+        elif param == "stability_margin":
+            # 1 - the spectral radius: in [0, 1) (0: marginally stable) or
+            # (0, 1), or None where it is read from the system.
+            margins = [c for c in constraints if c is not None]
+            ok = len(margins) == 1 and any(
+                _is_interval(margins[0], 0, closed, right=1.0)
+                for closed in (True, False)
+            )
         elif param == "gamma":
             # A discount factor, never a margin (stability_margin is that).
             ok = (

@@ -141,6 +141,9 @@ def test_oracle_plateau_detection_on_a_staircase():
     ]
 
 
+# Few steps on random data: the fit may stay at the saddle (and say so); the
+# invariants hold either way.
+@pytest.mark.filterwarnings("ignore:The network did not leave the saddle")
 @settings(max_examples=10)
 @given(
     seed=st.integers(0, 2**16),
@@ -160,6 +163,9 @@ def test_property_scale_equivariance(seed, x_exp, y_exp):
     np.testing.assert_allclose(pred / cy, base.predict(X), rtol=1e-6, atol=1e-12)
 
 
+# Few steps on random data: the fit may stay at the saddle (and say so); the
+# invariants hold either way.
+@pytest.mark.filterwarnings("ignore:The network did not leave the saddle")
 @settings(max_examples=10)
 @given(seed=st.integers(0, 2**16), factor=st.floats(1e-3, 1e3))
 def test_property_positively_homogeneous(seed, factor):

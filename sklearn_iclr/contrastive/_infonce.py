@@ -20,7 +20,7 @@ from ..utils import (
     resolve_device,
     seed_from_random_state,
 )
-from ..utils._compat import Interval, StrOptions
+from ..utils._compat import DeviceOptions, Interval, StrOptions
 from ..utils._skorch import check_mlp_training_budget
 from ..utils.validation import rms_scale
 
@@ -203,7 +203,7 @@ class InfoNCEEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         ],
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "device": [str],
+        "device": [DeviceOptions()],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "max_work": [Interval(Real, 0, None, closed="neither")],

@@ -1,7 +1,13 @@
 """Heavy-tailed random-design regression with a closed-form ridge oracle."""
 
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.utils import check_random_state
+
+from ..utils._compat import Interval, validate_params
+
+_SCALES = ["array-like", None]
 
 
 def _default_coef(n_features):
@@ -10,6 +16,19 @@ def _default_coef(n_features):
     return (-1.0) ** j * (1 + j % 3) / np.sqrt(n_features)
 
 
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "df": [Interval(Real, 2, None, closed="neither")],
+        "noise": [Interval(Real, 0, None, closed="left")],
+        "nonlinearity": [Real],
+        "scales": _SCALES,
+        "intercept": [Real],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_heavy_tailed_regression(
     n_samples=1000,
     n_features=8,
@@ -77,8 +96,6 @@ def make_heavy_tailed_regression(
     >>> X.shape, y.shape
     ((5, 3), (5,))
     """
-    if df <= 2:
-        raise ValueError(f"df must be greater than 2 for finite variance; got {df}.")
     rng = check_random_state(random_state)
     scales = np.ones(n_features) if scales is None else np.asarray(scales, float)
     T = rng.standard_t(df, size=(n_samples, n_features)) / np.sqrt(df / (df - 2))
@@ -93,6 +110,16 @@ def make_heavy_tailed_regression(
     return X, y
 
 
+@validate_params(
+    {
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "scales": _SCALES,
+        "intercept": [Real],
+    },
+    prefer_skip_nested_validation=True,
+)
 def heavy_tailed_population_ridge(
     alpha, n_samples, n_features=8, *, scales=None, intercept=1.0
 ):

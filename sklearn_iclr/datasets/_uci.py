@@ -5,6 +5,8 @@ from importlib import resources
 import numpy as np
 from sklearn.utils import Bunch
 
+from ..utils._compat import validate_params
+
 _FILES = {
     "voicepath": ("voicepath_data.csv", "Voice path (UCI), 707 rows x 2 features"),
     "haberman": ("haberman_283_3D.csv", "Haberman survival (UCI), 283 rows x 3"),
@@ -48,14 +50,17 @@ Examples
 """
 
 
+@validate_params({"return_X_y": ["boolean"]}, prefer_skip_nested_validation=True)
 def load_voicepath(return_X_y=False):
     return _load("voicepath", return_X_y)
 
 
+@validate_params({"return_X_y": ["boolean"]}, prefer_skip_nested_validation=True)
 def load_haberman(return_X_y=False):
     return _load("haberman", return_X_y)
 
 
+@validate_params({"return_X_y": ["boolean"]}, prefer_skip_nested_validation=True)
 def load_caesarian(return_X_y=False):
     return _load("caesarian", return_X_y)
 

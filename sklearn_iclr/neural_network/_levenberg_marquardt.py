@@ -23,7 +23,7 @@ from ..utils import (
     torch_seeded,
     warn_user,
 )
-from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._compat import DeviceOptions, Interval, StrOptions, _fit_context
 from ._gauss_newton import FlatNetwork, levenberg_marquardt_steps
 
 # Print a progress line every this many iterations when verbose is positive.
@@ -366,7 +366,7 @@ class LevenbergMarquardtMLPRegressor(RegressorMixin, BaseEstimator):
         "solver_after_switch": [StrOptions({"adam", "sgd"})],
         "learning_rate_after_switch": [Interval(Real, 0, None, closed="neither")],
         "monitor_frequencies": ["array-like", None],
-        "device": [str],
+        "device": [DeviceOptions()],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

@@ -15,7 +15,7 @@ from ..utils import (
     seed_from_random_state,
     torch_seeded,
 )
-from ..utils._compat import Interval, StrOptions, _fit_context
+from ..utils._compat import DeviceOptions, Interval, StrOptions, _fit_context
 from ..utils.validation import check_not_constant
 from ._hermite import (
     fit_hermite_link,
@@ -260,7 +260,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         "n_chains": [Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "max_gradient_evaluations": [Interval(Real, 1, None, closed="left")],
-        "device": [str],
+        "device": [DeviceOptions()],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

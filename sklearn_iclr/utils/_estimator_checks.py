@@ -6,8 +6,13 @@ from .._expected_failed_checks import (
     EXPECTED_FAILED_CHECKS,
     EXPECTED_FAILED_CHECKS_OF_DEFAULTS,
 )
+from ._compat import HasMethods, validate_params
 
 
+@validate_params(
+    {"estimator": [HasMethods(["fit", "get_params"])]},
+    prefer_skip_nested_validation=True,
+)
 def expected_failed_checks(estimator):
     """Return the scikit-learn checks ``estimator`` is expected to fail, and why.
 
