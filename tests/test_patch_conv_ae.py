@@ -151,13 +151,13 @@ def test_reconstruction_follows_the_decoder_formula():
     W, width = detector.kernels_, 0.01
     for n in range(len(X)):
         for w in W:
-            responses = X[n] / detector.scale_ @ w
+            responses = X[n] / detector.x_scale_ @ w
             i = np.argmax(responses)
             z = responses[i]
             sigma = (
                 0.0 if z <= 0 else (z * z / (2 * width) if z < width else z - width / 2)
             )
-            expected[n, i] += sigma * w * detector.scale_
+            expected[n, i] += sigma * w * detector.x_scale_
     assert_allclose(X_hat, expected, rtol=1e-9, atol=1e-12)
     errors = ((X - X_hat) ** 2).sum(axis=(1, 2))
     assert_allclose(detector.score_samples(X), -errors, rtol=1e-9)

@@ -128,7 +128,7 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
         (row-major, as ``load_digits`` gives them) cut into non-overlapping
         ``h x w`` blocks. Must be ``None`` for 3-D input
         ``(n_samples, n_patches, patch_dim)``, which is used as it is.
-    init_std : float, default=1e-3
+    init_scale : float, default=1e-3
         Standard deviation of the Gaussian initial kernels (the theory needs a
         tiny initialisation).
     learning_rate : float, default=0.2
@@ -150,18 +150,18 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
     Attributes
     ----------
     kernels_ : ndarray of shape (n_kernels, patch_dim)
-        The trained kernels ``w_j`` of the network on ``X / scale_``. A
+        The trained kernels ``w_j`` of the network on ``X / x_scale_``. A
         kernel that has absorbed a feature has a norm close to 1 (it then
         reconstructs its patch as a projection).
-    scale_ : float
+    x_scale_ : float
         Root-mean-square patch norm of the training data; the network works
-        on ``X / scale_`` (one number, so directions are unchanged) and its
+        on ``X / x_scale_`` (one number, so directions are unchanged) and its
         reconstructions are scaled back.
     offset_ : float
         Threshold on :meth:`score_samples`: the ``contamination`` quantile of
         the training scores. ``decision_function = score_samples - offset_``.
     loss_curve_ : list of float
-        Training loss ``L`` (on ``X / scale_``) before each gradient step.
+        Training loss ``L`` (on ``X / x_scale_``) before each gradient step.
     n_iter_ : int
         Gradient steps run so far.
     n_patches_ : int
@@ -219,7 +219,7 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
     _parameter_constraints = {
         "n_kernels": [Interval(Integral, 1, None, closed="left"), None],
         "patch_shape": [Interval(Integral, 1, None, closed="left"), tuple, None],
-        "init_std": [Interval(Real, 0, None, closed="neither")],
+        "init_scale": [Interval(Real, 0, None, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "contamination": [Interval(Real, 0, 0.5, closed="right")],
@@ -233,7 +233,7 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
         n_kernels=None,
         *,
         patch_shape=None,
-        init_std=1e-3,
+        init_scale=1e-3,
         learning_rate=0.2,
         max_epochs=500,
         contamination=0.05,
@@ -243,7 +243,7 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
     ):
         self.n_kernels = n_kernels
         self.patch_shape = patch_shape
-        self.init_std = init_std
+        self.init_scale = init_scale
         self.learning_rate = learning_rate
         self.max_epochs = max_epochs
         self.contamination = contamination
@@ -371,13 +371,13 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
         peak = float(np.max(np.abs(patches))) if patches.size else 0.0
         peak = peak if peak > 0 else 1.0
         mean_square_norm = float(((patches / peak) ** 2).sum(axis=2).mean())
-        self.scale_ = (
+        self.x_scale_ = (
             peak * math.sqrt(mean_square_norm) if mean_square_norm > 0 else 1.0
         )
         n_kernels = self.n_kernels or 2 * self.patch_dim_
         torch = import_torch()
         with torch_seeded(seed_from_random_state(self.random_state)):
-            initial = self.init_std * torch.randn(n_kernels, self.patch_dim_)
+            initial = self.init_scale * torch.randn(n_kernels, self.patch_dim_)
         self.kernels_ = initial.double().numpy()
         self.loss_curve_ = []
         self.n_iter_ = 0
@@ -387,7 +387,7 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
         device = resolve_device(self.device)
         report_every = max(1, n_steps // 10)
         with torch_num_threads(1 if device == "cpu" else None):
-            X = torch.as_tensor(patches / self.scale_, dtype=torch.float32).to(device)
+            X = torch.as_tensor(patches / self.x_scale_, dtype=torch.float32).to(device)
             kernels = torch.as_tensor(
                 self.kernels_, dtype=torch.float32, device=device
             ).requires_grad_(True)
@@ -417,10 +417,10 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
         torch = import_torch()
         with torch_num_threads(1), torch.no_grad():
             errors = reconstruction_errors(
-                torch.as_tensor(patches / self.scale_),
+                torch.as_tensor(patches / self.x_scale_),
                 torch.as_tensor(self.kernels_),
             )
-        return -errors.numpy() * self.scale_**2
+        return -errors.numpy() * self.x_scale_**2
 
     def score_samples(self, X):
         """Negative reconstruction error of each sample (higher is more normal).
@@ -493,10 +493,10 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
         torch = import_torch()
         with torch_num_threads(1), torch.no_grad():
             X_hat = reconstruct(
-                torch.as_tensor(patches / self.scale_),
+                torch.as_tensor(patches / self.x_scale_),
                 torch.as_tensor(self.kernels_),
             )
-        return X_hat.numpy() * self.scale_
+        return X_hat.numpy() * self.x_scale_
 
     def kernel_alignment(self, features):
         """Cosine of each feature with its best-aligned kernel.
