@@ -14,7 +14,7 @@ from ..utils import (
     torch_num_threads,
     torch_seeded,
 )
-from ..utils._compat import Interval, _fit_context
+from ..utils._compat import DeviceOptions, Interval, _fit_context
 
 # Width of the polynomial part of the smooth ReLU, in units of the RMS patch
 # norm of the (rescaled) training data. Small enough that trained kernels work
@@ -223,7 +223,7 @@ class PatchConvAEDetector(OutlierMixin, BaseEstimator):
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "contamination": [Interval(Real, 0, 0.5, closed="right")],
-        "device": [str],
+        "device": [DeviceOptions()],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..utils import import_torch, resolve_device, seed_from_random_state, torch_seeded
-from ..utils._compat import Interval, StrOptions, validate_params
+from ..utils._compat import DeviceOptions, Interval, StrOptions, validate_params
 from ._langevin_chains import direction_from_averages, run_chains
 
 
@@ -53,7 +53,7 @@ def _check_tensor(tensor):
         ],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "n_chains": [Interval(Integral, 1, None, closed="left")],
-        "device": [str],
+        "device": [DeviceOptions()],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     },

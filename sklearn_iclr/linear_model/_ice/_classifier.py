@@ -95,8 +95,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     dual hyperplanes touches a hyperplane through D data points, so the
     search over those candidates is finite: O(N^D log N) time here, by
     rotating a plane around every D - 1 points, against O(N^(D+1)) in the
-    paper. The result is exact on real data with ties (many points on one
-    hyperplane), without jitter.
+    paper, exact on data with ties (many points on one plane), without jitter.
 
     Two exact methods solve the problem side by side (a *portfolio*) and the
     first proof wins: the combinatorial sweep above, and the big-M
@@ -224,30 +223,20 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     Exact with ties: the optimum is the minimum, over hyperplanes through ``D``
     affinely independent data points and both orientations, of the off-plane
     errors plus the optimum of the on-plane points in dimension ``D - 1``
-    (solved recursively). In general position the on-plane term is 0 (the paper's
-    "defining points are free"); on integer-coded data it is not, which is why
-    raw Haberman and Caesarian have larger optima than counts that treat every
-    on-plane point as free.
+    (solved recursively). In general position the on-plane term is 0 (the
+    paper's "defining points are free"); on integer-coded data it is not.
 
     Duplicated feature vectors are one location, costing the smaller weight of
     its labels; the training loss counts every row. The returned boundary is the
-    maximum-margin separator of the optimal labelling (a HiGHS LP), so no training
-    point lies on it. Tolerances, on features min-max scaled to [-1, 1]: feature
-    vectors within 1e-9 (max-norm, single linkage) are one location, and a point
-    within 1e-9 radians (plus the angles' rounding bound) of a candidate plane is
-    on it, so the search and the refit agree on which points share a label.
+    maximum-margin separator of the optimal labelling (a HiGHS LP), so no
+    training point lies on it.
 
-    The MILP is ``min sum_i s_i z_i`` subject to ``y_i (w . x_i + b) >=
-    1e-6 - M z_i``, ``z_i`` binary, ``max |w_j| <= 1`` on features scaled to
-    [-1, 1]; its proof holds over boundaries of margin at least 1e-6 there, a
-    labelling realisable only with a smaller margin is not seen by it. Its
-    solutions are checked in float64 before they are shared. HiGHS runs in a
-    thread (it releases the GIL) and is stopped at its next callback when the
-    sweep proves first; the sweep stops before its next chunk of pencils when
-    HiGHS proves first. Without a proof in the budget, ``search="auto"``
-    returns the best labelling either found.
+    HiGHS's proof covers boundaries of margin at least 1e-6 on features scaled
+    to [-1, 1]. Without a proof in the budget, ``search="auto"`` returns the
+    best labelling either method found.
 
-    The proof of exactness is in the user guide (:ref:`ice-details`).
+    The tolerances, the MILP and the proof of exactness are in the user guide
+    (:ref:`ice-details`).
 
 
     References
@@ -262,10 +251,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     >>> from sklearn_iclr.linear_model import ICEClassifier
     >>> X, y = load_voicepath(return_X_y=True)
     >>> clf = ICEClassifier().fit(X, y)
-    >>> clf.n_errors_, clf.optimal_, clf.portfolio_["proved_by"]
-    (19, True, 'sweep')
-    >>> int((clf.predict(X) != y).sum())
-    19
+    >>> clf.n_errors_, clf.optimal_, int((clf.predict(X) != y).sum())
+    (19, True, 19)
     """
 
     _parameter_constraints = {
