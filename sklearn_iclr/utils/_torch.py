@@ -14,10 +14,11 @@ from sklearn.utils.validation import check_random_state
 from ._compat import DeviceOptions, Interval, validate_params
 
 TORCH_EXTRA_HINT = (
-    'Install the optional extra with `pip install "sklearn-iclr[torch]"`. '
-    "On a machine without a GPU, install a CPU build of torch first (see "
-    "the install page of pytorch.org for the CPU wheel index) to avoid "
-    "downloading the multi-GB CUDA build."
+    "Install the optional [torch] extra from a checkout of sklearn-iclr: "
+    '`pip install ".[torch]"`. On a machine without a GPU, install a CPU '
+    "build of torch first (`pip install torch --index-url "
+    "https://download.pytorch.org/whl/cpu`), so that the extra does not pull "
+    "the multi-GB CUDA build."
 )
 
 
