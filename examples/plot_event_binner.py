@@ -1,7 +1,7 @@
 """
-=====================================================
+=======================================================
 Event packets to frames: EventFrameBinner in a pipeline
-=====================================================
+=======================================================
 
 An event camera reports brightness changes as events ``(x, y, t, p)``.
 :class:`~sklearn_iclr.events.EventFrameBinner` bins each packet of events into

@@ -1,7 +1,7 @@
 """
-====================================================================
+=======================================================================
 A Gaussian model of an embedding: out-of-distribution scores, shrinkage
-====================================================================
+=======================================================================
 
 Betser, Gofer, Levi and Gilboa, "InfoNCE Induces Gaussian Distribution"
 (ICLR 2026), show that contrastive embeddings are close to Gaussian. A

@@ -1,7 +1,7 @@
 """
-=========================================================
+==========================================================
 Replicable covariance: which matrix a given rho can afford
-=========================================================
+==========================================================
 
 Two analysts estimate a covariance from two *independent* samples. With
 :class:`~sklearn.covariance.EmpiricalCovariance` their matrices never agree

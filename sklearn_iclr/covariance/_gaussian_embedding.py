@@ -58,7 +58,9 @@ def _normalize_rows(X, normalize):
 
 def _check_magnitude(X, name="X"):
     """Refuse data whose squares overflow or underflow float64."""
-    _check_largest(float(np.max(np.abs(X))) if X.size else 0.0, name)
+    # Two reductions rather than ``abs(X).max()``: no temporary copy of X.
+    largest = max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
+    _check_largest(largest, name)
 
 
 def _check_largest(largest, name="X"):
@@ -113,17 +115,24 @@ def _spectrum(estimator, covariance, n_features):
     )
 
 
-def _warn_on_variance_spread(variances, estimator, covariance):
+def _warn_on_variance_spread(estimator, covariance):
     """Warn when shrinkage toward ``mu I`` meets variances of many scales.
 
     Ledoit-Wolf and OAS shrink toward a multiple of the identity, which is
     not equivariant to rescaling one feature: on features whose variances
     span orders of magnitude the target's ``mu`` is the large features'
-    scale, and the small ones are inflated by it.
+    scale, and the small ones are inflated by it. Their covariance is
+    ``(1 - s) S + s mu I`` with ``mu = trace(S) / d``, which has the trace of
+    ``S``, so the empirical variances follow without another pass over X.
     """
     shrinkage = getattr(estimator, "shrinkage_", 0.0)
+    if covariance not in ("ledoit_wolf", "oas") or not 0 < shrinkage < 1:
+        return
+    shrunk = estimator.covariance_
+    mu = np.trace(shrunk) / len(shrunk)
+    variances = (np.diag(shrunk) - shrinkage * mu) / (1 - shrinkage)
     positive = variances[variances > 0]
-    if covariance not in ("ledoit_wolf", "oas") or shrinkage == 0 or not positive.size:
+    if not positive.size:
         return
     spread = float(positive.max() / positive.min())
     if spread > VARIANCE_SPREAD_WARNING:
@@ -193,7 +202,7 @@ def _fit_covariance_dask(X, covariance, normalize):
     estimator._set_covariance(shrunk)
     if covariance != "empirical":
         estimator.shrinkage_ = shrinkage
-    _warn_on_variance_spread(np.diag(emp_cov), estimator, covariance)
+    _warn_on_variance_spread(estimator, covariance)
     return _spectrum(estimator, covariance, n_features)
 
 
@@ -360,7 +369,7 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
             estimator, location, eigenvalues, eigenvectors = _fit_covariance(
                 X, self.covariance
             )
-            _warn_on_variance_spread(X.var(axis=0), estimator, self.covariance)
+            _warn_on_variance_spread(estimator, self.covariance)
         self.covariance_estimator_ = estimator
         self.location_ = location
         self.covariance_ = (eigenvectors * eigenvalues) @ eigenvectors.T
