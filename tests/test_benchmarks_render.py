@@ -191,3 +191,10 @@ def test_the_pages_figures_and_indexes_are_rendered_and_current():
     # the README's estimator table are what the JSON gives (run
     # `python -m benchmarks.render` after a benchmark run).
     assert render.check(render.load_pages()) == []
+
+
+def test_the_benchmarks_readme_is_a_short_index():
+    # Issue #40: the 4,702-line notebook became a 50-line index; a merge once
+    # brought the old text back unnoticed, since only the rendered list is
+    # checked against the JSON.
+    assert len(render.BENCH_README.read_text().splitlines()) < 100
