@@ -510,3 +510,12 @@ def test_empty_three_dimensional_input_says_zero_samples():
     # It ended in a reshape error.
     with pytest.raises(ValueError, match=r"0 sample\(s\)"):
         SparseTokenAttentionClassifier().fit(np.zeros((0, 3, 4)), np.zeros(0))
+
+
+def test_joint_loss_curve_is_the_penalised_loss_of_every_iteration():
+    X, y, _, _ = _bags()
+    clf = SparseTokenAttentionClassifier("joint", random_state=0).fit(X, y)
+    assert len(clf.loss_curve_) == clf.n_iter_ > 1
+    assert all(type(loss) is float for loss in clf.loss_curve_)
+    # L-BFGS-B accepts a step only when it lowers the objective
+    assert np.all(np.diff(clf.loss_curve_) <= 0)

@@ -395,13 +395,12 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             )
             return loss, grad
 
-        iteration = [0]
+        curve = []
 
-        def report(intermediate_result):
-            iteration[0] += 1
-            if self.verbose and iteration[0] % 10 == 0:
-                loss = intermediate_result.fun
-                print(f"[joint] iteration {iteration[0]}: loss {loss:.6f}")
+        def record(intermediate_result):
+            curve.append(float(intermediate_result.fun))
+            if self.verbose and len(curve) % 10 == 0:
+                print(f"[joint] iteration {len(curve)}: loss {curve[-1]:.6f}")
 
         start = np.zeros(2 * k + 1)
         start[:k] = rng.standard_normal(k) * JOINT_INIT_SCALE / np.sqrt(k)
@@ -410,7 +409,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             start,
             jac=True,
             method="L-BFGS-B",
-            callback=report,
+            callback=record,
             # gtol decides; scipy's default relative-decrease test (ftol)
             # would stop first, with gradients far above tol.
             options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": EPS},
@@ -424,7 +423,8 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.query_ = result.x[:k] / query_scale
         self.coef_ = result.x[None, k : 2 * k].copy()
         self.intercept_ = result.x[-1:].copy()
-        self.n_iter_ = int(result.nit)
+        self.n_iter_ = len(curve)
+        self.loss_curve_ = curve
 
     def decision_function(self, X):
         """Signed score ``f(X)``; positive means ``classes_[1]``.
