@@ -316,3 +316,16 @@ def test_default_generator_fit_is_explained_by_the_documented_law():
     X, y, theta = make_single_index(2560, random_state=0)  # n = 10 d^2
     more_data = AveragedLangevinRegressor(random_state=0).fit(X, y)
     assert more_data.score(X, y) > max(0.85, default.score(X, y) + 0.1)
+
+
+def test_loss_curve_is_the_minibatch_correlation_loss_of_every_step(k3_data):
+    # -mean(y h_3(theta . x)) over each step's minibatches: about 0 from the
+    # uniform start (theta . theta* ~ 1 / sqrt(d)), then negative as the
+    # chains align with theta*.
+    X, y, _ = k3_data
+    est = AveragedLangevinRegressor(information_exponent=3, random_state=0).fit(X, y)
+    curve = np.asarray(est.loss_curve_)
+    assert len(est.loss_curve_) == est.n_iter_
+    assert all(type(loss) is float for loss in est.loss_curve_)
+    tenth = est.n_iter_ // 10
+    assert curve[-tenth:].mean() < curve[:tenth].mean() - 0.1

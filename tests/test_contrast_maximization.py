@@ -217,6 +217,12 @@ def test_default_recovers_fast_motion_from_rest(seed):
     np.testing.assert_allclose(cm.motion_, truths, atol=0.6)
     assert isinstance(cm.n_iter_, int)
     assert cm.n_iter_ == cm.n_iter_per_packet_.max()
+    # loss_curve_: the negated total contrast, every packet at its last value
+    # once it has stopped; it ends at the fitted contrasts (hard binning).
+    assert len(cm.loss_curve_) == cm.n_iter_
+    assert cm.n_iter_per_packet_.min() < cm.n_iter_
+    assert cm.loss_curve_[-1] == pytest.approx(-cm.contrast_.sum(), rel=1e-12)
+    assert np.all(np.diff(cm.loss_curve_) <= 0)
     # ... and a stall from rest is now reported
     with pytest.warns(UserWarning, match=r"from init=\[0.0, 0.0\] stalled"):
         ContrastMaximizationMotion(init=[0.0, 0.0]).fit(X[X[:, 4] == 0][:, :4])

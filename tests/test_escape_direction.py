@@ -224,3 +224,14 @@ def test_narrow_deep_starts_are_alive():
     est = EscapeDirection(depth=60, width=4, n_restarts=4, max_iter=100)
     est.set_params(random_state=0).fit(X, Y)
     assert np.all(est.restart_speeds_ > 0.1 * est.speed_)
+
+
+def test_loss_curve_is_the_best_restart_s_negated_speed():
+    # loss_curve_: L0 = -speed after every iteration of the best restart, in
+    # the units of the data; its minimum is -speed_ (the best speed visited).
+    X, Y = example_1()
+    est = EscapeDirection(depth=3, width=20, random_state=0).fit(10.0 * X, Y)
+    best = np.argmax(est.restart_speeds_)
+    assert est.n_iter_ == est.n_iter_per_restart_[best] == len(est.loss_curve_)
+    assert all(type(loss) is float for loss in est.loss_curve_)
+    assert min(est.loss_curve_) == pytest.approx(-est.speed_, rel=1e-12)

@@ -108,7 +108,9 @@ def test_sign_rule_and_predictions(noisy_data):
     np.testing.assert_allclose(est.predict(X), (X @ est.coef_) ** 2)
     assert np.all(est.predict(X) >= 0)
     assert est.learning_curve_ is est.loss_curve_
-    assert len(est.loss_curve_) == est.n_iter_ + 1
+    # one loss per iteration, as every iterative estimator (conventions.rst)
+    assert len(est.loss_curve_) == est.n_iter_
+    assert all(type(loss) is float for loss in est.loss_curve_)
     assert est.rank_ == X.shape[1]
 
 

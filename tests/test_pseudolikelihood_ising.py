@@ -404,3 +404,15 @@ def test_tiny_coupling_names_beta_bound(small_problem):
     with pytest.warns(UserWarning, match="Increase beta_bound"):
         est.fit(X)
     assert est.at_bound_ and abs(est.beta_) == 10.0
+
+
+def test_loss_curve_is_the_negative_pseudolikelihood_of_every_step(small_problem):
+    # One value per Newton step, at the beta the step starts from: -score at
+    # beta = 0 first (log 2 per flippable spin), -score(X) at beta_ last.
+    X, A, clauses = small_problem
+    est = PseudoLikelihoodIsing(coupling=A, clauses=clauses, binarize=None).fit(X)
+    assert len(est.loss_curve_) == est.n_iter_ > 1
+    assert all(type(loss) is float for loss in est.loss_curve_)
+    assert est.loss_curve_[0] == pytest.approx(np.log(2) * est.n_flippable_.mean())
+    assert est.loss_curve_[-1] == pytest.approx(-est.score(X), rel=1e-9)
+    assert np.all(np.diff(est.loss_curve_) <= 1e-12)

@@ -510,3 +510,36 @@ def test_empty_three_dimensional_input_says_zero_samples():
     # It ended in a reshape error.
     with pytest.raises(ValueError, match=r"0 sample\(s\)"):
         SparseTokenAttentionClassifier().fit(np.zeros((0, 3, 4)), np.zeros(0))
+
+
+def test_joint_loss_curve_is_the_penalised_loss_of_every_iteration():
+    X, y, _, _ = _bags()
+    clf = SparseTokenAttentionClassifier("joint", random_state=0).fit(X, y)
+    assert len(clf.loss_curve_) == clf.n_iter_ > 1
+    assert all(type(loss) is float for loss in clf.loss_curve_)
+    # L-BFGS-B accepts a step only when it lowers the objective
+    assert np.all(np.diff(clf.loss_curve_) <= 0)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_two_step_fit_on_d1_is_sklearn_s_logistic_regression(weighted):
+    # The fit on D1 runs L-BFGS-B itself, to record loss_curve_ (scikit-learn's
+    # LogisticRegression, which it replaced, gives no per-iteration loss): the
+    # same objective and options give the same model and iterations.
+    from sklearn_iclr.attention._sparse_token_attention import _two_step_split
+
+    X, y, _, _ = _bags(n=200)
+    weight = np.random.default_rng(0).integers(1, 4, len(y)) if weighted else None
+    clf = SparseTokenAttentionClassifier(alpha=0.5, random_state=0)
+    clf.fit(X, y, sample_weight=weight)
+    second = _two_step_split(
+        np.where(y == 1, 1.0, -1.0), 0.5, np.random.RandomState(0)
+    )[1]
+    pooled = np.einsum("nl,nlk->nk", clf.attention_weights(X[second]), X[second])
+    reference = LogisticRegression(C=2.0, tol=clf.tol).fit(
+        pooled, y[second], sample_weight=None if weight is None else weight[second]
+    )
+    np.testing.assert_allclose(clf.coef_, reference.coef_, rtol=1e-12)
+    np.testing.assert_allclose(clf.intercept_, reference.intercept_, rtol=1e-12)
+    assert clf.n_iter_ == reference.n_iter_[0] == len(clf.loss_curve_)
+    assert np.all(np.diff(clf.loss_curve_) <= 0)

@@ -235,9 +235,10 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
     n_tokens_ : int
         Number of token ids of the embedding table.
     loss_curve_ : list of float
-        Training cross-entropy before every step, and after the last.
+        Training cross-entropy after every step: ``n_iter_`` values (before
+        the first step it is ``log(n_classes)``).
     n_iter_ : int
-        Steps taken.
+        Steps taken (3 for the early phase).
     n_features_in_ : int
         Sequence length ``L`` seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -473,8 +474,8 @@ class RandomEmbeddingRecallClassifier(ClassifierMixin, BaseEstimator):
             losses = self._train(self._model(tokens), y_encoded, W, V)
         self.key_query_ = W
         self.value_ = V
-        self.loss_curve_ = losses
-        self.n_iter_ = len(losses) - 1
+        self.loss_curve_ = losses[1:]
+        self.n_iter_ = len(self.loss_curve_)
         return self
 
     def _train(self, model, y, W, V):

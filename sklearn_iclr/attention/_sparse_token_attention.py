@@ -7,7 +7,6 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..utils import warn_user
@@ -77,6 +76,20 @@ def _logistic_gradients(tokens, y_signed, mass, query, coef, intercept, beta):
     dscores = weights * (token_scores - (pooled @ coef)[:, None]) * dloss[:, None]
     grad_query = beta * (dscores.reshape(-1) @ tokens.reshape(-1, tokens.shape[2]))
     return loss, grad_query, grad_coef, grad_intercept
+
+
+def _penalised_logistic(params, features, y_signed, mass, penalty):
+    """Weighted mean logistic loss of ``f = w . x + b`` plus ``penalty / 2 |w|^2``.
+
+    ``params`` is ``(w, b)``; returns the loss and its gradient in ``params``:
+    the objective of :class:`~sklearn.linear_model.LogisticRegression` with
+    ``C = 1 / (penalty * sum(sample_weight))``.
+    """
+    coef, intercept = params[:-1], params[-1]
+    margin = y_signed * (features @ coef + intercept)
+    dloss = -y_signed * expit(-margin) * mass
+    loss = mass @ np.logaddexp(0.0, -margin) + 0.5 * penalty * (coef @ coef)
+    return loss, np.append(features.T @ dloss + penalty * coef, dloss.sum())
 
 
 def _two_step_split(y_signed, split, rng):
@@ -176,6 +189,10 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         Features per token ``k``.
     n_iter_ : int
         L-BFGS iterations of the final fit.
+    loss_curve_ : list of float
+        The objective of the final fit after every L-BFGS iteration: the
+        weighted mean logistic loss plus the L2 penalty divided by the total
+        weight, on D1 (``"two_step"``) or on all the data (``"joint"``).
     n_features_in_ : int
         Number of features seen during fit, ``n_tokens_ * token_dim_``.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -350,13 +367,49 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
                 f"logistic regression on D1 ({len(second)} bags)"
             )
         pooled = _pool(tokens[second], self._weights(tokens[second]))
-        erm = LogisticRegression(
-            C=1.0 / self.alpha, tol=self.tol, max_iter=self.max_iter
+        self._fit_readout(pooled, y_signed[second], sample_weight[second])
+
+    def _fit_readout(self, pooled, y_signed, sample_weight):
+        """``(w, b)`` of the L2-regularised logistic regression of D1.
+
+        scikit-learn's ``LogisticRegression`` (the same objective, L-BFGS-B
+        options and model), run here so that every iteration's loss is kept.
+        """
+        if not sample_weight.any():
+            raise ValueError(
+                "All the samples drawn for the logistic fit (D1) have zero "
+                "sample_weight; give more samples a positive weight."
+            )
+        total = sample_weight.sum()
+        curve = []
+
+        def record(intermediate_result):
+            curve.append(float(intermediate_result.fun))
+
+        result = minimize(
+            _penalised_logistic,
+            np.zeros(pooled.shape[1] + 1),
+            args=(pooled, y_signed, sample_weight / total, self.alpha / total),
+            jac=True,
+            method="L-BFGS-B",
+            callback=record,
+            options={
+                "maxiter": self.max_iter,
+                "maxls": 50,
+                "gtol": self.tol,
+                "ftol": 64 * EPS,
+            },
         )
-        erm.fit(pooled, y_signed[second], sample_weight=sample_weight[second])
-        self.coef_ = erm.coef_.copy()
-        self.intercept_ = erm.intercept_.astype(float)
-        self.n_iter_ = int(erm.n_iter_[0])
+        if result.status == 1:
+            warn_user(
+                f"The logistic fit on D1 did not converge in max_iter="
+                f"{self.max_iter} L-BFGS iterations; increase max_iter.",
+                ConvergenceWarning,
+            )
+        self.coef_ = result.x[None, :-1].copy()
+        self.intercept_ = result.x[-1:].copy()
+        self.n_iter_ = len(curve)
+        self.loss_curve_ = curve
 
     def _fit_joint(self, tokens, y_signed, sample_weight, rng):
         k = self.token_dim_
@@ -395,13 +448,12 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             )
             return loss, grad
 
-        iteration = [0]
+        curve = []
 
-        def report(intermediate_result):
-            iteration[0] += 1
-            if self.verbose and iteration[0] % 10 == 0:
-                loss = intermediate_result.fun
-                print(f"[joint] iteration {iteration[0]}: loss {loss:.6f}")
+        def record(intermediate_result):
+            curve.append(float(intermediate_result.fun))
+            if self.verbose and len(curve) % 10 == 0:
+                print(f"[joint] iteration {len(curve)}: loss {curve[-1]:.6f}")
 
         start = np.zeros(2 * k + 1)
         start[:k] = rng.standard_normal(k) * JOINT_INIT_SCALE / np.sqrt(k)
@@ -410,7 +462,7 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
             start,
             jac=True,
             method="L-BFGS-B",
-            callback=report,
+            callback=record,
             # gtol decides; scipy's default relative-decrease test (ftol)
             # would stop first, with gradients far above tol.
             options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": EPS},
@@ -424,7 +476,8 @@ class SparseTokenAttentionClassifier(ClassifierMixin, BaseEstimator):
         self.query_ = result.x[:k] / query_scale
         self.coef_ = result.x[None, k : 2 * k].copy()
         self.intercept_ = result.x[-1:].copy()
-        self.n_iter_ = int(result.nit)
+        self.n_iter_ = len(curve)
+        self.loss_curve_ = curve
 
     def decision_function(self, X):
         """Signed score ``f(X)``; positive means ``classes_[1]``.

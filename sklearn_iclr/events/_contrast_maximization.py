@@ -239,6 +239,12 @@ class ContrastMaximizationMotion(
         The most L-BFGS-B iterations any packet ran.
     n_iter_per_packet_ : ndarray of shape (n_packets,)
         L-BFGS-B iterations per packet.
+    loss_curve_ : list of float
+        The objective minimised, the negated contrast summed over the fitted
+        packets (``-sum_k Var H_k``, of the Gaussian-splatted IWE for
+        ``gradient="smooth"``), after every L-BFGS-B iteration: one value per
+        iteration up to ``n_iter_``, a packet that stopped earlier counting
+        with its last value.
     shape_ : tuple of int
         Sensor size used.
     n_dropped_ : int
@@ -411,12 +417,20 @@ class ContrastMaximizationMotion(
         self.contrast_ = np.zeros(len(ids))
         self.n_iter_per_packet_ = np.zeros(len(ids), dtype=int)
         with torch_num_threads(1):
-            self._fit_packets(torch, X, packet, ids, init)
+            curves = self._fit_packets(torch, X, packet, ids, init)
         self.n_iter_ = int(self.n_iter_per_packet_.max())
+        # Every curve starts with the packet's start value; padded with its
+        # last value to n_iter_ iterations.
+        padded = [
+            curve[1:] + curve[-1:] * (self.n_iter_ + 1 - len(curve)) for curve in curves
+        ]
+        self.loss_curve_ = [float(sum(losses)) for losses in zip(*padded, strict=True)]
         return self
 
     def _fit_packets(self, torch, X, packet, ids, init):
+        """Fit every packet; returns the curves of ``_fit_packet``."""
         # one thread: many small ops per iteration, thread sync dominates
+        curves = []
         for k, (xy, tau, span) in enumerate(self._packets(X, packet, len(ids))):
             if len(xy) < 2 or span == 0:
                 warn_user(
@@ -427,11 +441,13 @@ class ContrastMaximizationMotion(
                 continue
             searched = coarse_to_fine_start(xy, tau, self.model, self.shape_)[0]
             theta0 = searched if init is None else init * span
-            theta, n_iter = self._fit_packet(torch, xy, tau, theta0)
+            theta, curve = self._fit_packet(torch, xy, tau, theta0)
             self.motion_[k] = theta / span
-            self.n_iter_per_packet_[k] = n_iter
+            self.n_iter_per_packet_[k] = len(curve) - 1
             self.contrast_[k] = self._contrast(torch, xy, tau, theta)
             self._warn_if_stalled(torch, k, xy, tau, span, searched, init)
+            curves.append(curve)
+        return curves
 
     def _warn_if_stalled(self, torch, k, xy, tau, span, searched, init):
         """Warn where the fit of packet ``k`` sharpens it less than it could.
@@ -464,6 +480,7 @@ class ContrastMaximizationMotion(
             )
 
     def _fit_packet(self, torch, xy, tau, theta0):
+        """The fitted motion, and ``-Var H`` at the start and every iteration."""
         xy_t = torch.as_tensor(xy, dtype=torch.float64)
         tau_t = torch.as_tensor(tau, dtype=torch.float64)
 
@@ -489,16 +506,22 @@ class ContrastMaximizationMotion(
         # The objective is divided by its own value at the start: its scale
         # grows with the square of the event count (and the smoothed
         # surrogate's is smaller than the binned one), L-BFGS-B's ftol does not.
-        scale = max(-objective(theta0)[0], 1e-12)
+        curve = [objective(theta0)[0]]
+        scale = max(-curve[0], 1e-12)
+
+        def record(intermediate_result):
+            curve.append(float(intermediate_result.fun) * scale)
+
         result = minimize(
             objective,
             theta0,
             args=(scale,),
             jac=True,
             method="L-BFGS-B",
+            callback=record,
             options={"maxiter": self.max_iter, "ftol": self.tol},
         )
-        return result.x, int(result.nit)
+        return result.x, curve
 
     def _contrast(self, torch, xy, tau, theta):
         with torch.no_grad():

@@ -17,6 +17,12 @@ from ._coupling import check_coupling
 _ZERO_FIELD = 1e-10
 
 
+def _log_2cosh(x):
+    """``log(2 cosh(x))`` without overflow."""
+    x = np.abs(x)
+    return x + np.log1p(np.exp(-2.0 * x))
+
+
 class PseudoLikelihoodIsing(BaseEstimator):
     """Inverse temperature of a (CNF-truncated) Ising model from one sample.
 
@@ -77,6 +83,10 @@ class PseudoLikelihoodIsing(BaseEstimator):
         Number of flippable spins in each row of ``X``.
     n_iter_ : int
         Newton (or bisection) steps taken; 0 when the estimate is at a bound.
+    loss_curve_ : list of float
+        The objective minimised, the negative mean log-pseudolikelihood
+        (``-score(X)`` on the training rows), at the ``beta`` every step
+        starts from: ``n_iter_`` values, the first at ``beta = 0``.
     n_features_in_ : int
         Number of vertices (columns of ``X``) seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -194,8 +204,13 @@ class PseudoLikelihoodIsing(BaseEstimator):
         field_scale = float(np.max(np.abs(m)))
         m = m / field_scale
         sm = spins[informative] * m
-        b, self.n_iter_, self.at_bound_ = self._solve(sm, m, field_scale)
+        b, losses, self.at_bound_ = self._solve(sm, m, field_scale)
         self.beta_ = b / field_scale
+        self.n_iter_ = len(losses)
+        # -score(X): the informative spins' losses, plus log 2 for every
+        # flippable spin with a zero field, per row.
+        zero_field = np.log(2.0) * np.count_nonzero(flippable & (fields == 0))
+        self.loss_curve_ = [float((loss + zero_field) / len(X)) for loss in losses]
         if self.at_bound_:
             self.beta_stderr_ = np.nan
         else:
@@ -221,8 +236,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
         spins = self._spins(X)
         fields, flippable = self._fields(spins)
         x = self.beta_ * fields
-        log_cosh2 = np.abs(x) + np.log1p(np.exp(-2.0 * np.abs(x)))
-        return np.where(flippable, spins * x - log_cosh2, 0.0).sum(axis=1)
+        return np.where(flippable, spins * x - _log_2cosh(x), 0.0).sum(axis=1)
 
     def score(self, X, y=None):
         """Mean log-pseudolikelihood per configuration at ``beta_``.
@@ -279,11 +293,14 @@ class PseudoLikelihoodIsing(BaseEstimator):
         """Root of l'(b) for fields ``m`` of largest magnitude 1.
 
         ``b = beta * field_scale`` is searched in ``field_scale * [-beta_bound,
-        beta_bound]``. Returns ``(b, n_iter, at_bound)``.
+        beta_bound]``. Returns ``(b, losses, at_bound)``, ``losses`` the
+        negative log-pseudolikelihood ``-l(b)`` of the informative spins at
+        the ``b`` every step starts from.
         """
         bound = float(self.beta_bound)
         b_bound = bound * field_scale
         total = sm.sum()
+        losses = []
 
         def derivatives(b):
             t = np.tanh(b * m)
@@ -299,7 +316,7 @@ class PseudoLikelihoodIsing(BaseEstimator):
                 "needed to resolve beta.",
                 UserWarning,
             )
-            return beta * field_scale, 0, True
+            return beta * field_scale, losses, True
         lo, hi = -b_bound, b_bound
         for b, inside in ((hi, lambda g: g < 0), (lo, lambda g: g > 0)):
             if not inside(derivatives(b)[0]):
@@ -308,12 +325,13 @@ class PseudoLikelihoodIsing(BaseEstimator):
                     f"{b / field_scale} (at_bound_=True). Increase beta_bound.",
                     UserWarning,
                 )
-                return b, 0, True
+                return b, losses, True
         b = 0.0
         for n_iter in range(1, self.max_iter + 1):
             grad, curvature = derivatives(b)
+            losses.append(float(np.sum(_log_2cosh(b * m)) - b * total))
             if grad == 0:
-                return b, n_iter, False
+                return b, losses, False
             if grad > 0:
                 lo = b
             else:
@@ -330,11 +348,11 @@ class PseudoLikelihoodIsing(BaseEstimator):
             converged = abs(new - b) <= self.tol * (abs(b) + 1.0)
             b = new
             if converged:
-                return b, n_iter, False
+                return b, losses, False
         warn_user(
             f"Newton did not converge in max_iter={self.max_iter} steps; the "
             f"bracket is [{lo / field_scale:.6g}, {hi / field_scale:.6g}]. "
             "Increase max_iter or tol.",
             ConvergenceWarning,
         )
-        return b, self.max_iter, False
+        return b, losses, False

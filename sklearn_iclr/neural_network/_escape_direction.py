@@ -85,18 +85,19 @@ def _ascend(weights, X, Y, *, max_iter, tol, n_iter_no_change, max_rank):
     best speed has not risen by more than ``tol`` times itself for
     ``n_iter_no_change`` iterations.
 
-    Returns the best weights visited, their speed and the number of iterations.
+    Returns the best weights visited, their speed and the speed after every
+    iteration (as many values as iterations run).
     """
     hidden, output = forward(weights, X)
     speed = float(np.vdot(Y, output))
     best_weights, best_speed = weights, speed
-    g_ref, stale = 0.0, 0
+    g_ref, stale, speeds = 0.0, 0, []
     decay = (FINAL_STEP / INITIAL_STEP) ** (1.0 / max_iter)
     for iteration in range(max_iter):
         grads = backward(weights, X, hidden, Y)
         g_ref = max(g_ref, *(np.linalg.norm(g) for g in grads))
         if g_ref == 0.0:  # a dead network: no direction moves it
-            return best_weights, best_speed, iteration
+            return best_weights, best_speed, speeds
         step = INITIAL_STEP * decay**iteration / g_ref
         weights = [
             _normalize(W + step * (g - np.vdot(g, W) * W), max_rank)
@@ -104,12 +105,13 @@ def _ascend(weights, X, Y, *, max_iter, tol, n_iter_no_change, max_rank):
         ]
         hidden, output = forward(weights, X)
         speed = float(np.vdot(Y, output))
+        speeds.append(speed)
         stale = 0 if speed > best_speed + tol * abs(best_speed) else stale + 1
         if speed > best_speed:
             best_weights, best_speed = weights, speed
         if stale >= n_iter_no_change:
-            return best_weights, best_speed, iteration + 1
-    return best_weights, best_speed, max_iter
+            return best_weights, best_speed, speeds
+    return best_weights, best_speed, speeds
 
 
 class EscapeDirection(BaseEstimator):
@@ -179,6 +181,11 @@ class EscapeDirection(BaseEstimator):
         0 at an exact escape direction.
     n_iter_ : int
         Iterations run by the restart that found the best direction.
+    loss_curve_ : list of float
+        The first-order loss ``L0 = -Tr[Y^T Y_theta]`` (the negated speed, in
+        the units of ``speed_``) after every iteration of the restart that
+        found the best direction; ``n_iter_`` values. It need not fall at every
+        iteration (``speed_`` is the best speed visited).
     n_iter_per_restart_ : ndarray of shape (n_restarts,)
         Iterations run by every restart.
     n_features_in_ : int
@@ -317,13 +324,13 @@ class EscapeDirection(BaseEstimator):
         Xs, Ys = X / x_scale, Y2 / y_scale
 
         rng = check_random_state(self.random_state)
-        best_weights, best_speed = None, -np.inf
+        best_weights, best_speed, best_curve = None, -np.inf, []
         speeds = np.empty(self.n_restarts)
         n_iter = np.empty(self.n_restarts, dtype=int)
         # The matrices are small: BLAS threads only add synchronisation.
         with threadpool_limits(limits=1, user_api="blas"):
             for restart in range(self.n_restarts):
-                weights, speeds[restart], n_iter[restart] = _ascend(
+                weights, speeds[restart], curve = _ascend(
                     _start(shapes, Xs, Ys, rng, self.max_rank),
                     Xs,
                     Ys,
@@ -332,13 +339,16 @@ class EscapeDirection(BaseEstimator):
                     n_iter_no_change=self.n_iter_no_change,
                     max_rank=self.max_rank,
                 )
+                n_iter[restart] = len(curve)
                 if speeds[restart] > best_speed:
                     best_weights, best_speed = weights, speeds[restart]
-                    self.n_iter_ = int(n_iter[restart])
+                    best_curve = curve
 
         self.weights_ = best_weights
         self.restart_speeds_ = speeds * (x_scale * y_scale)
         self.n_iter_per_restart_ = n_iter
+        self.n_iter_ = len(best_curve)
+        self.loss_curve_ = [-speed * x_scale * y_scale for speed in best_curve]
         self.speed_ = float(best_speed * x_scale * y_scale)
         self.layer_singular_values_ = singular_values(best_weights)
         self.rank_ratio_ = np.array(

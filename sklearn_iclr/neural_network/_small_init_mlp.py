@@ -175,11 +175,12 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
         The layers ``W_1, ..., W_L``, ``W_l`` of shape ``(fan_out, fan_in)``,
         acting on ``X / x_scale_`` and predicting ``y / y_scale_``.
     loss_curve_ : list of float
-        ``1/(2n) sum_i ||f(x_i) - y_i / y_scale_||^2`` before every step and
-        after the last (it starts near 1/2).
+        ``1/(2n) sum_i ||f(x_i) - y_i / y_scale_||^2`` after every step:
+        ``n_iter_`` values (at the start it is near 1/2).
     history_ : list of dict
         One record every ``record_every`` steps (and at the last): ``"iter"``
-        (the step), ``"loss"`` (``loss_curve_`` at that step),
+        (the steps taken), ``"loss"`` (the loss after them,
+        ``loss_curve_[iter - 1]``, or at the start for ``iter = 0``),
         ``"singular_values"`` (a list with one decreasing array of length
         ``min(fan_in, fan_out)`` per layer) and ``"effective_ranks"`` (an
         int array of shape ``(n_layers,)``: the singular values above
@@ -374,7 +375,7 @@ class SmallInitMLPRegressor(RegressorMixin, BaseEstimator):
                     _descend(units, log_norms, grads, self.learning_rate)
 
         self.coefs_ = [math.exp(r) * U for r, U in zip(log_norms, units, strict=True)]
-        self.loss_curve_ = losses
+        self.loss_curve_ = losses[1:]
         self.n_iter_ = self.max_iter
         self.plateaus_ = detect_plateaus(
             [record["iter"] for record in self.history_],

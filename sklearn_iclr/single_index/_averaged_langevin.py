@@ -20,7 +20,6 @@ from ..utils.validation import check_not_constant
 from ._hermite import (
     fit_hermite_link,
     hermite_basis,
-    hermite_derivative,
     predict_hermite_link,
 )
 from ._information_exponent import estimate_information_exponent
@@ -183,6 +182,10 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         The learning rate used.
     n_iter_ : int
         Steps run by every chain.
+    loss_curve_ : list of float
+        The correlation loss ``-mean(y h_k*(theta . x))`` (standardised ``x``
+        and ``y``) of every step's minibatches at the iterates the step starts
+        from, averaged over the chains: one value per step.
     mean_ : ndarray of shape (n_features,)
         Column means used to standardise ``X``.
     scale_ : ndarray of shape (n_features,)
@@ -330,7 +333,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         self.learning_rate_ = self._resolve_learning_rate(n_features)
         self.n_iter_ = self._resolve_max_iter(n_features)
 
-        averages = self._run_chains(X_std, y_std, device)
+        averages, self.loss_curve_ = self._run_chains(X_std, y_std, device)
         self.averaged_iterate_ = averages.mean
         self.averaged_second_moment_ = averages.second_moment
         weights = direction_from_averages(averages, self.information_exponent_ % 2)
@@ -414,6 +417,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
         )
 
     def _run_chains(self, X_std, y_std, device):
+        """The chains' averages, and the minibatch loss of every step."""
         torch = import_torch()
         seed = seed_from_random_state(self.random_state)
         with torch_seeded(seed, device):
@@ -422,17 +426,24 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
             n_samples, exponent = len(y_std), self.information_exponent_
             shape = (self.n_chains, self.batch_size)
             lr = self.learning_rate_
+            # the losses stay on the device until the end: no sync per step
+            losses = torch.empty(self.n_iter_, dtype=torch.float64, device=device)
+            steps = iter(range(self.n_iter_))
 
             def sgd_increment(theta):
                 rows = torch.randint(n_samples, shape, device=device)
                 x_batch = X_t[rows]
+                y_batch = y_t[rows]
                 z = torch.einsum("cbd,cd->cb", x_batch, theta)
-                weight = y_t[rows] * hermite_derivative(z, exponent)
+                # h_k* for the loss, sqrt(k*) h_{k*-1} = h_k*' for the step
+                basis = hermite_basis(z, exponent)
+                losses[next(steps)] = -(y_batch * basis[exponent]).mean()
+                weight = y_batch * (math.sqrt(exponent) * basis[exponent - 1])
                 return (lr / self.batch_size) * torch.einsum(
                     "cb,cbd->cd", weight, x_batch
                 )
 
-            return run_chains(
+            averages = run_chains(
                 sgd_increment,
                 self.n_chains,
                 X_std.shape[1],
@@ -441,6 +452,7 @@ class AveragedLangevinRegressor(RegressorMixin, BaseEstimator):
                 verbose=self.verbose,
                 label=type(self).__name__,
             )
+            return averages, losses.tolist()
 
     def _to_original_space(self, weights):
         """Unit rows ``u`` with ``u . x`` proportional to ``w . x_standardized``."""

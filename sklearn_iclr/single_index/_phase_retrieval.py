@@ -80,8 +80,8 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
         ``-w`` give the same predictions; the sign is fixed by making the
         entry of largest magnitude positive.
     loss_curve_ : list of float
-        The training loss ``mean((<x, w>^2 - y)^2) / mean(y)^2`` at the start
-        and after every iteration (or epoch).
+        The training loss ``mean((<x, w>^2 - y)^2) / mean(y)^2`` after every
+        iteration (or epoch): ``n_iter_`` values.
     learning_curve_ : list of float
         The same list as ``loss_curve_`` (the name the issue fixed; the
         package's convention is ``loss_curve_``).
@@ -310,7 +310,7 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
         return direction * np.sqrt(scale2 if scale2 > 0 else 1.0)
 
     def _fit_lbfgs(self, Z, y, v0):
-        curve = [4.0 * _objective(v0, Z, y)[0]]
+        curve = []
 
         def record(intermediate_result):
             curve.append(4.0 * float(intermediate_result.fun))
@@ -344,7 +344,7 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
             batch = self.batch_size or min(DEFAULT_BATCH, n_samples)
             batch = min(batch, n_samples)
         value, grad = _objective(v, Z, y)
-        curve = [4.0 * value]
+        curve = []
         converged = np.max(np.abs(grad)) <= self.tol
         n_iter = 0
         while not converged and n_iter < self.max_iter:
@@ -366,7 +366,7 @@ class PhaseRetrievalRegressor(RegressorMixin, BaseEstimator):
                     "(below about 0.3 is stable near the solution) or use "
                     "solver='lbfgs'."
                 )
-            curve.append(4.0 * value)
+            curve.append(4.0 * float(value))
             converged = np.max(np.abs(grad)) <= self.tol
         self.n_iter_ = n_iter
         self.loss_curve_ = curve
