@@ -508,7 +508,7 @@ def speed_job(payload):
         "refused_by_default": refused,
     }
     if payload["floor"]:
-        d, evaluations = clf.embedding_dim, len(clf.loss_curve_)
+        d, evaluations = clf.embedding_dim, clf.n_iter_ + 1
         result["floor_cpu_s"] = product_floor(
             n, clf.n_tokens_ + 1, len(clf.classes_), d, evaluations
         )
