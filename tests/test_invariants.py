@@ -24,7 +24,9 @@ from sklearn_iclr.utils import all_estimators, check_work_budget
 
 ESTIMATORS = all_estimators()
 # Invariants that check_invariants finds broken, for the estimators' owners to
-# fix (#39 section 3). Strict: the fix fails the test until its entry goes.
+# fix (#39 section 3). Not strict: whether hypothesis draws a breaking scale
+# depends on its version and profile (at the declared floors it did not find
+# SparseTokenAttention's), so a pass does not prove the fix.
 KNOWN_BREAKS = {
     "LevenbergMarquardtMLPRegressor": "predictions of order 1e282 after a fit on "
     "y * 2**-996, no error",
@@ -44,7 +46,7 @@ KNOWN_BREAKS = {
             id=name,
             marks=[
                 pytest.mark.xfail(
-                    raises=AssertionError, strict=True, reason=KNOWN_BREAKS[name]
+                    raises=AssertionError, strict=False, reason=KNOWN_BREAKS[name]
                 )
             ]
             if name in KNOWN_BREAKS

@@ -508,3 +508,17 @@ def test_generators_return_the_discount_of_their_value(make):
     assert gamma == 0.7
     *_, gamma, mdp = make(10, gamma=0.7, random_state=0, return_mdp=True)
     assert gamma == mdp.gamma == 0.7
+
+
+def test_rewards_whose_products_with_the_features_underflow_are_refused():
+    # check_invariants found it at X * 2**-167 and y * 2**-961: the sums
+    # X * y underflowed to 0 and coef_ was 0, silently.
+    rng = np.random.default_rng(0)
+    X, y = rng.random((200, 3)), rng.random(200)
+    with pytest.raises(ValueError, match="Multiply y by a constant"):
+        LSTDQEvaluator().fit(X * 2.0**-167, y * 2.0**-961, X_next=X[::-1] * 2.0**-167)
+    coef = LSTDQEvaluator().fit(X, y, X_next=X[::-1]).coef_
+    small = LSTDQEvaluator().fit(
+        X * 2.0**-167, y * 2.0**-700, X_next=X[::-1] * 2.0**-167
+    )
+    np.testing.assert_allclose(small.coef_ * 2.0**-167 / 2.0**-700, coef, rtol=1e-9)

@@ -1,5 +1,6 @@
 """LSTDQ: linear off-policy evaluation with the feature-dynamics coverage."""
 
+import math
 from numbers import Real
 
 import numpy as np
@@ -640,6 +641,22 @@ def _check_magnitude_stats(maxima):
                 "inversely with the features, linearly with the rewards)."
             )
         if name == "y":
+            features = maxima.get("max_X")
+            largest_feature = float(np.max(features)) if np.size(features) else 0.0
+            # compared in log2: the product itself may underflow to 0
+            if (
+                largest > 0
+                and largest_feature > 0
+                and math.log2(largest) + math.log2(largest_feature)
+                < 2 * math.log2(MIN_MAGNITUDE)
+            ):
+                raise ValueError(
+                    f"y holds values of magnitude at most {largest:.3g} and X "
+                    f"{largest_feature:.3g}: their products, the sums LSTDQ "
+                    f"accumulates for b, underflow float64 (below "
+                    f"{MIN_MAGNITUDE**2:.0e}) and coef_ would be 0. Multiply y by "
+                    "a constant (coef_ scales linearly with the rewards)."
+                )
             continue
         tiny = (column_max > 0) & (column_max < MIN_MAGNITUDE)
         if tiny.any():
