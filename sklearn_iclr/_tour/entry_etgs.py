@@ -10,43 +10,16 @@ cumulative regret at the horizon: lower is better.
 """
 
 from . import TourEntry
-
-HORIZON = 200_000
-BUDGET = 2000.0
-N_RUNS = 4
+from ._corrupted_market import BUDGET, tune_then_score
 
 
 def run():
     """Tune ``confidence_scale`` on one seed set, score on another."""
-    from sklearn.base import clone
-    from sklearn.model_selection import ParameterGrid
+    from sklearn_iclr.bandits import RobustETGS
 
-    from sklearn_iclr.bandits import (
-        ETGS,
-        MatchingMarket,
-        RobustETGS,
-        TargetOptimalCorruption,
-        simulate,
+    return tune_then_score(
+        RobustETGS(corruption_budget=BUDGET), {"confidence_scale": [2.0, 6.0]}
     )
-    from sklearn_iclr.datasets import make_matching_market
-
-    means, arm_preferences, _ = make_matching_market(3, 3, gap=0.5, random_state=2)
-
-    def regret(policy, seed):
-        market = MatchingMarket(
-            means,
-            arm_preferences,
-            corruption=TargetOptimalCorruption(BUDGET),
-            random_state=seed,
-        )
-        result = simulate(market, policy, HORIZON, n_runs=N_RUNS, n_points=10)
-        return float(result.max_regret[-1])
-
-    robust = RobustETGS(corruption_budget=BUDGET)
-    grid = ParameterGrid({"confidence_scale": [2.0, 6.0]})
-    best = min(grid, key=lambda params: regret(clone(robust).set_params(**params), 0))
-    tuned = clone(robust).set_params(**best)
-    return regret(tuned, 1), regret(ETGS(), 1), best
 
 
 ENTRY = TourEntry(

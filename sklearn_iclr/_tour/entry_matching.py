@@ -8,43 +8,18 @@ mean cumulative regret at the horizon: lower is better.
 """
 
 from . import TourEntry
-
-HORIZON = 200_000
-BUDGET = 2000.0
-N_RUNS = 4
+from ._corrupted_market import tune_then_score
 
 
 def run():
     """Tune ``subphase_length`` on one seed set, score on another."""
-    from sklearn.base import clone
-    from sklearn.model_selection import ParameterGrid
+    from sklearn_iclr.bandits import MultiLayerETGSRace
 
-    from sklearn_iclr.bandits import (
-        ETGS,
-        MatchingMarket,
-        MultiLayerETGSRace,
-        TargetOptimalCorruption,
-        simulate,
+    return tune_then_score(
+        MultiLayerETGSRace(random_state=0),
+        {"subphase_length": [1, 2, 4, 8]},
+        random_state=1,
     )
-    from sklearn_iclr.datasets import make_matching_market
-
-    means, arm_preferences, _ = make_matching_market(3, 3, gap=0.5, random_state=2)
-
-    def regret(policy, seed):
-        market = MatchingMarket(
-            means,
-            arm_preferences,
-            corruption=TargetOptimalCorruption(BUDGET),
-            random_state=seed,
-        )
-        result = simulate(market, policy, HORIZON, n_runs=N_RUNS, n_points=10)
-        return float(result.max_regret[-1])
-
-    race = MultiLayerETGSRace(random_state=0)
-    grid = ParameterGrid({"subphase_length": [1, 2, 4, 8]})
-    best = min(grid, key=lambda params: regret(clone(race).set_params(**params), 0))
-    tuned = clone(race).set_params(**best, random_state=1)
-    return regret(tuned, 1), regret(ETGS(), 1), best
 
 
 ENTRY = TourEntry(
