@@ -615,10 +615,11 @@ PAGE = {
           process, with the workers' allocator setting); the workers report
           3.2 (n = 1e7) to 3.6 (n = 1e6). The rest: the idle background, 0.03
           CPU seconds per wall second, which a loaded machine stretches (0.5
-          microseconds per row here, ``idle_cpu_s``); distributed's statistical profiler, 7-9% (measured with it
-          off); system time, 25-30% of the workers' CPU, mostly page faults
-          (distributed starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``,
-          so every freed block goes back to the OS). The client process
+          microseconds per row here, ``idle_cpu_s``); distributed's
+          statistical profiler, 7-9% (measured with it off); system time,
+          25-30% of the workers' CPU, mostly page faults (distributed starts
+          workers with ``MALLOC_TRIM_THRESHOLD_=65536``, so every freed block
+          goes back to the OS). The client process
           (scheduler, nannies, memory sampler) burns another 0.05-0.065 CPU
           seconds per wall second, 11 s for 1e7 rows here
           (``vs_in_memory_with_client`` counts it). One pass is not possible
