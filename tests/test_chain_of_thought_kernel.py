@@ -123,11 +123,12 @@ def test_likelihood_terms_equal_the_reference_and_scipy(chain):
     counts[:, chain["proba"][0] > 0.5] = 0.0  # some empty cells
     if chain["first"]:
         counts[2] = 0.0  # EOS is barred at the first position
+    greedy, shifted = np.zeros((2, n), np.int8), np.zeros((3, 2, n))
+    _kernel.tabulate_logits(chain["halves"], chain["first"], 1.0, greedy, shifted)
+    args = (shifted, np.exp(shifted), counts, chain["first"])
     residual, ref_residual = np.zeros((6, n)), np.zeros((6, n))
-    loss = _kernel.likelihood_terms(chain["halves"], counts, chain["first"], residual)
-    ref_loss = _kernel.likelihood_terms_reference(
-        chain["halves"], counts, chain["first"], ref_residual
-    )
+    loss = _kernel.likelihood_terms(*args, residual)
+    ref_loss = _kernel.likelihood_terms_reference(*args, ref_residual)
     # scipy's log-softmax of the documented logits a_j + y_s b_j
     signs = np.zeros(2) if chain["first"] else np.array([-1.0, 1.0])
     z = chain["halves"][:3, None, :] + signs[:, None] * chain["halves"][3:, None, :]

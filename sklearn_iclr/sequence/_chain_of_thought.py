@@ -94,8 +94,11 @@ def _likelihood_gradient(X1, X1T, coef, counts, first):
     summed per prompt and previous token (:func:`~._kernel.likelihood_terms`)
     before one product by ``X1``.
     """
-    residual = np.empty((6, X1.shape[0]))
-    loss = likelihood_terms(_prompt_logits(X1T, coef), counts, first, residual)
+    n_prompts = X1.shape[0]
+    shifted, residual = np.empty((3, 2, n_prompts)), np.empty((6, n_prompts))
+    greedy = np.empty((2, n_prompts), dtype=np.int8)  # unused here
+    tabulate_logits(_prompt_logits(X1T, coef), first, 1.0, greedy, shifted)
+    loss = likelihood_terms(shifted, np.exp(shifted), counts, first, residual)
     products = residual @ X1
     return loss, np.hstack([products[:3], products[3:]])
 

@@ -16,8 +16,9 @@ left per sampled token is a table read, and that is what these kernels do:
 * :func:`gradient_halves`: from those counts and the position's law, the
   per-prompt residuals that one product by the prompts turns into the
   gradient;
-* :func:`likelihood_terms`: the same from the position's logits, with the
-  negative log-likelihood of the counts (the likelihood fits' objective).
+* :func:`likelihood_terms`: the same from the position's shifted logits and
+  their ``exp``, with the negative log-likelihood of the counts (the
+  likelihood fits' objective).
 
 Each has a numpy reference (``*_reference``), the oracle of the kernels' tests
 (which also run with ``NUMBA_DISABLE_JIT=1``).
@@ -201,53 +202,46 @@ def gradient_halves_reference(counts, proba, first, halves):
 
 
 @njit(cache=True)
-def likelihood_terms(halves, counts, first, residual):
-    """Negative log-likelihood of ``counts`` under the logits of ``halves``.
+def likelihood_terms(shifted, exp_shifted, counts, first, residual):
+    """Negative log-likelihood of ``counts`` under the logits ``z`` of
+    :func:`tabulate_logits` (``shifted`` at temperature 1, and its ``exp``).
 
-    The logits of cell ``(s, j)`` are ``z = a_j + y_s b_j`` as in
-    :func:`tabulate_logits` (EOS barred at the ``first`` position); the cell
-    contributes ``sum_v counts[v, s, j] (log sum_u exp z_u - z_v)``. Writes
-    into ``residual`` the :func:`gradient_halves` of the softmax of ``z``
-    with the sign flipped (``softmax * total - counts``: the gradient's
-    coefficients); empty cells are skipped.
+    Cell ``(s, j)`` contributes ``sum_v counts[v, s, j] (log sum_u exp z_u -
+    z_v)``. Writes into ``residual`` the :func:`gradient_halves` of the
+    softmax of ``z`` with the sign flipped (``softmax * total - counts``: the
+    gradient's coefficients); empty cells are skipped.
     """
     n_tokens = EOS if first else 3
     residual[:] = 0.0
     loss = 0.0
-    z = np.empty(3)
-    e = np.empty(3)
     for s in range(2):
         sign = 0.0 if first else SIGNS[s]
-        for j in range(halves.shape[1]):
+        for j in range(shifted.shape[2]):
             total = counts[0, s, j] + counts[1, s, j] + counts[2, s, j]
             if total == 0:
                 continue
-            top = -np.inf
-            for v in range(n_tokens):
-                z[v] = halves[v, j] + sign * halves[3 + v, j]
-                top = max(top, z[v])
             norm = 0.0
             for v in range(n_tokens):
-                e[v] = math.exp(z[v] - top)
-                norm += e[v]
-            log_norm = top + math.log(norm)
+                norm += exp_shifted[v, s, j]
+            log_norm = math.log(norm)
             for v in range(n_tokens):
-                loss += counts[v, s, j] * (log_norm - z[v])
-                r = e[v] / norm * total - counts[v, s, j]
+                count = counts[v, s, j]
+                if count != 0:
+                    loss += count * (log_norm - shifted[v, s, j])
+                r = exp_shifted[v, s, j] / norm * total - count
                 residual[v, j] += r
                 residual[3 + v, j] += sign * r
     return loss
 
 
-def likelihood_terms_reference(halves, counts, first, residual):
+def likelihood_terms_reference(shifted, exp_shifted, counts, first, residual):
     """:func:`likelihood_terms` in numpy."""
     n_tokens = EOS if first else 3
     signs = np.zeros((2, 1)) if first else np.array(SIGNS)[:, None]
-    z = halves[:n_tokens, None, :] + signs * halves[3 : 3 + n_tokens, None, :]
-    log_norm = np.logaddexp.reduce(z, axis=0)
+    z = shifted[:n_tokens]
+    log_norm = np.log(exp_shifted[:n_tokens].sum(axis=0))
     target = counts[:n_tokens]
-    total = counts.sum(axis=0)
-    r = np.exp(z - log_norm) * total - target
+    r = np.exp(z - log_norm) * counts.sum(axis=0) - target
     residual[:] = 0.0
     residual[:n_tokens] = r.sum(axis=1)
     residual[3 : 3 + n_tokens] = (signs * r).sum(axis=1)
