@@ -513,17 +513,30 @@ PAGE = {
                 ``python -m benchmarks chain_of_thought --tables speed``: d =
                 30, n = 20000, p_cot = 0.25, 10 rounds, 8 samples per prompt.
                 The rounds' CPU time is a fit's minus pretraining alone
-                (medians of 3, alternating). A position's logits for every
-                prompt are one ``(6, d + 1) @ (d + 1, n)`` product, the unit of
-                the floor: a policy-gradient round needs five per position
-                (sampling, the gradient's logits and its per-prompt
-                contraction, greedy decoding and the exact response law of the
-                record), a STaR round three plus two per evaluation of its
-                likelihood fits (counted). What the products leave is per
-                sampled token, 4.8e6 per round (a uniform draw, two table
-                reads, two comparisons and the count that feeds the
-                gradient); STaR spends most of its time in L-BFGS-B's
-                evaluations.
+                (medians of 3, alternating). The floor is the dense products
+                the rounds need, each timed over all n prompts in the same
+                run: every model (after pretraining and after each round)
+                needs its logits once per position, one ``(6, d + 1) @ (d +
+                1, n)`` product, since sampling, the policy gradient and the
+                round's record all read one table of next-token laws per
+                (prompt, previous token) cell. A policy-gradient round adds
+                one contraction ``(6, n) @ (n, d + 1)`` per position (the
+                gradient); a STaR round adds a logits product and a
+                contraction per evaluation of its likelihood fits, over the
+                ``m <= n`` prompts that reach the position (counted, ``m / n``
+                of a product each). The former floor counted five products per
+                policy-gradient position, three of them the same logits
+                formed again (by the gradient, greedy decoding and the
+                response law): 2.5 times the products the rounds need. What
+                the products leave is per sampled token, 4.8e6 per round: the
+                uniform draws alone (numpy's ``RandomState``, kept so that
+                seeded fits draw the same responses) cost about as much as the
+                floor of a policy-gradient round; then a table read and two
+                comparisons (numba), and the weighted count that feeds the
+                gradient (numba). A STaR round spends most of its time in the
+                likelihood evaluations: per cell a log, a division and the
+                residual (numba), the ``exp`` of the shifted logits (numpy),
+                and L-BFGS-B's own work.
             """,
             "figures": [
                 {
