@@ -458,6 +458,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         for r in range(1, n_rounds + 1):
             tic = time.perf_counter()
             n_kept = self._rl_round(X1, y_signed, tables, rng)
+            del tables  # the former model's tables go before the new ones come
             tables = _policy_tables(X1, self.chain_coef_, self.temperature)
             self.history_.append(_round_record(r, tables, y_signed, n_kept))
             if self.verbose > 0:
