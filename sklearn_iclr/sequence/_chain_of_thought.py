@@ -17,9 +17,9 @@ from ._kernel import (
     EOS,
     count_tokens,
     decode_greedy,
-    extend_responses,
     gradient_halves,
     likelihood_terms,
+    sample_responses,
     tabulate_logits,
 )
 
@@ -28,9 +28,9 @@ from ._kernel import (
 # tokens in {-1, +1}, padded with 0 after the last token (0 stands for EOS).
 # A cell (s, j) is the prompt j after the previous token -1 (s = 0) or +1
 # (s = 1); at the first position both rows hold the previous value 0.
-# Responses sampled together, position by position: fixes the order of the
-# uniform draws (block by block, then position by position).
-SAMPLING_BLOCK = 1 << 15
+# Responses sampled together: their uniform draws (one per position) fill a
+# buffer that stays in cache.
+SAMPLING_BLOCK = 1 << 12
 
 # Arrays of logits, probabilities and counts are token-major, (3, ...): numpy
 # reduces a leading axis of 3 as three contiguous slabs, where a trailing axis
@@ -59,30 +59,26 @@ def _answers(sequences, lengths):
     return sequences[np.arange(len(sequences)), lengths - 1]
 
 
-def _position_counts(X1, sequences, prompts, weights):
+def _position_counts(X1, sequences, lengths, prompts, weights):
     """Per position: the prompts that reach it and their target counts.
 
     A row's likelihood at a position depends on it only through its prompt,
-    its previous token and its target token, so the rows are summed into
-    ``counts[v, s, j]`` (:func:`~._kernel.count_tokens`), normalised to sum
-    1. Yields ``(X1 of those prompts, its transpose, counts)`` per position,
-    or None where no row reaches it.
+    its previous token and its target token, so the rows (of positive
+    ``weights``) are summed into ``counts[t, v, s, j]``
+    (:func:`~._kernel.count_tokens`), normalised to sum 1 per position.
+    Yields ``(X1 of those prompts, its transpose, counts[t])`` per position
+    ``t``, or None where no row reaches it.
     """
-    lengths = _lengths(sequences)
-    columns = np.ascontiguousarray(sequences.T)
-    counts = np.empty((3, 2, X1.shape[0]))
-    for t in range(sequences.shape[1]):
-        reach = lengths >= t
-        if not reach.any():
+    counts = np.zeros((sequences.shape[1], 3, 2, X1.shape[0]))
+    count_tokens(sequences, lengths, prompts, weights, counts)
+    for position in counts:
+        total = position.sum()
+        if total == 0:
             yield None
             continue
-        counts.fill(0.0)
-        count_tokens(
-            columns, lengths, prompts, weights / weights[reach].sum(), t, counts
-        )
-        used = np.flatnonzero(counts.any(axis=(0, 1)))
+        used = np.flatnonzero(position.any(axis=(0, 1)))
         X_used = X1[used]
-        yield X_used, np.ascontiguousarray(X_used.T), counts[:, :, used]
+        yield X_used, np.ascontiguousarray(X_used.T), position[:, :, used] / total
 
 
 def _likelihood_gradient(X1, X1T, coef, counts, first):
@@ -119,48 +115,54 @@ def _policy_tables(X1, coef, temperature):
     ``X1[j]``, and ``proba[t, v, s, j]`` the probability of token
     ``v`` there at ``temperature`` (None when it is 0). One product per
     position; sampling, the policy gradient and the round's record all read
-    these tables.
+    these tables. A position's table is finished (``exp``, normalised) while
+    it is still in cache.
     """
     n_positions, n_prompts = coef.shape[0], X1.shape[0]
     X1T = np.ascontiguousarray(X1.T)
     greedy = np.empty((n_positions, 2, n_prompts), dtype=np.int8)
     proba = np.empty((n_positions if temperature > 0 else 0, 3, 2, n_prompts))
+    norm = np.empty((2, n_prompts))
     for t in range(n_positions):
         halves = _prompt_logits(X1T, coef[t])
         shifted = proba[t] if temperature > 0 else proba
         tabulate_logits(halves, t == 0, temperature, greedy[t], shifted)
-    if temperature == 0:
-        return greedy, None
-    e = np.exp(proba, out=proba)
-    e /= e.sum(axis=1, keepdims=True)
-    return greedy, proba
+        if temperature > 0:
+            e = np.exp(shifted, out=shifted)
+            e /= np.sum(e, axis=0, out=norm)
+    return greedy, (proba if temperature > 0 else None)
 
 
 def _sample(tables, prompts, rng):
-    """Responses to the prompts ``prompts`` (columns of ``tables``).
+    """Responses to the prompts ``prompts`` (columns of ``tables``), and
+    their lengths.
 
-    Greedy when the tables hold no probabilities; otherwise every alive
-    response draws one uniform per position, in blocks of ``SAMPLING_BLOCK``.
+    Greedy when the tables hold no probabilities; otherwise every response
+    draws one uniform per position, in blocks of ``SAMPLING_BLOCK`` responses,
+    from numpy's SFC64 generator seeded by ``rng`` (the fastest of numpy's
+    bit generators, filling one reused buffer).
     """
     greedy, proba = tables
     n_rows, n_positions = len(prompts), greedy.shape[0]
     sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
+    lengths = np.empty(n_rows, dtype=np.intp)
     if proba is None:
-        decode_greedy(greedy, prompts, sequences)
-        return sequences
+        decode_greedy(greedy, prompts, sequences, lengths)
+        return sequences, lengths
+    generator = np.random.Generator(
+        np.random.SFC64(rng.randint(2**32, size=4, dtype=np.uint64))
+    )
+    uniforms = np.empty(n_positions * min(n_rows, SAMPLING_BLOCK))
     for start in range(0, n_rows, SAMPLING_BLOCK):
         block = slice(start, start + SAMPLING_BLOCK)
-        out, block_prompts = sequences[block], prompts[block]
-        alive = np.arange(len(out))
-        n_alive = len(out)
-        for t in range(n_positions):
-            uniforms = rng.random_sample(n_alive)
-            n_alive = extend_responses(
-                proba[t], block_prompts, alive, n_alive, uniforms, out, t
-            )
-            if n_alive == 0:
-                break
-    return sequences
+        block_prompts = prompts[block]
+        block_uniforms = uniforms[: n_positions * len(block_prompts)]
+        generator.random(out=block_uniforms)
+        block_uniforms = block_uniforms.reshape(n_positions, -1)
+        sample_responses(
+            proba, block_prompts, block_uniforms, sequences[block], lengths[block]
+        )
+    return sequences, lengths
 
 
 def _response_law(proba):
@@ -180,8 +182,7 @@ def _response_law(proba):
 
 def _round_record(r, tables, y_signed, n_kept):
     """``history_[r]`` from the tables of the model after round ``r``."""
-    greedy = _sample((tables[0], None), np.arange(len(y_signed)), None)
-    lengths = _lengths(greedy)
+    greedy, lengths = _sample((tables[0], None), np.arange(len(y_signed)), None)
     law = _response_law(tables[1])
     correct = np.where(y_signed > 0, law[:, 1], law[:, 0])
     length_pmf = law.sum(axis=1).mean(axis=1)
@@ -445,6 +446,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         coef, self.n_iter_ = self._maximise_likelihood(
             X1,
             demos,
+            _lengths(demos),
             np.arange(n_samples),
             np.ones(n_samples),
             np.zeros(shape),
@@ -536,7 +538,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         """``[1, X / scale_]``: the prompt part of every position's features."""
         return np.hstack([np.ones((X.shape[0], 1)), X / self.scale_])
 
-    def _maximise_likelihood(self, X1, demos, prompts, weights, coef0, trace=None):
+    def _maximise_likelihood(
+        self, X1, demos, lengths, prompts, weights, coef0, trace=None
+    ):
         """Penalised maximum likelihood, one independent L-BFGS fit per position.
 
         ``trace`` receives the total objective after every iteration, with a
@@ -544,7 +548,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         """
         coef = np.zeros_like(coef0)
         traces, n_iter = [], 0
-        for t, item in enumerate(_position_counts(X1, demos, prompts, weights)):
+        for t, item in enumerate(
+            _position_counts(X1, demos, lengths, prompts, weights)
+        ):
             if item is None:  # no demonstration reaches position t: W = 0
                 continue
             curve = []
@@ -582,8 +588,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         n_samples = X1.shape[0]
         k = self.samples_per_prompt
         prompts = np.repeat(np.arange(n_samples), k)
-        responses = _sample(tables, prompts, rng)
-        lengths = _lengths(responses)
+        responses, lengths = _sample(tables, prompts, rng)
         rewards = _answers(responses, lengths) == y_signed[prompts]
         rewards = rewards.astype(np.float64)
         if self.rl == "star":
@@ -598,6 +603,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             coef, _ = self._maximise_likelihood(
                 X1,
                 responses[kept],
+                lengths[kept],
                 prompts[kept],
                 np.ones(int(kept.sum())),
                 self.chain_coef_,
@@ -632,13 +638,11 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         """
         n_positions, h = self.chain_coef_.shape[0], X1.shape[1]
         grad = np.empty_like(self.chain_coef_)
-        columns = np.ascontiguousarray(responses.T)
-        counts = np.empty((3, 2, X1.shape[0]))
+        counts = np.zeros((n_positions, 3, 2, X1.shape[0]))
+        count_tokens(responses, lengths, prompts, advantages, counts)
         halves = np.empty((6, X1.shape[0]))
         for t in range(n_positions):
-            counts.fill(0.0)
-            count_tokens(columns, lengths, prompts, advantages, t, counts)
-            gradient_halves(counts, proba[t], t == 0, halves)
+            gradient_halves(counts[t], proba[t], t == 0, halves)
             products = halves @ X1
             grad[t, :, :h] = products[:3]
             grad[t, :, h:] = products[3:]
@@ -700,7 +704,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"temperature must be a number >= 0, got {temperature!r}.")
         rng = check_random_state(random_state)
         tables = _policy_tables(self._design(X), self.chain_coef_, float(temperature))
-        return _sample(tables, np.arange(X.shape[0]), rng)
+        return _sample(tables, np.arange(X.shape[0]), rng)[0]
 
     def predict(self, X):
         """The answers (last tokens) of the greedy responses.
