@@ -59,17 +59,18 @@ def _answers(sequences, lengths):
     return sequences[np.arange(len(sequences)), lengths - 1]
 
 
-def _position_counts(X1, sequences, lengths, prompts, weights):
+def _position_counts(X1, sequences, lengths, prompts, weights, counts):
     """Per position: the prompts that reach it and their target counts.
 
     A row's likelihood at a position depends on it only through its prompt,
     its previous token and its target token, so the rows (of positive
     ``weights``) are summed into ``counts[t, v, s, j]``
-    (:func:`~._kernel.count_tokens`), normalised to sum 1 per position.
+    (:func:`~._kernel.count_tokens`; ``counts`` is a buffer of shape
+    ``(n_positions, 3, 2, n_prompts)``), normalised to sum 1 per position.
     Yields ``(X1 of those prompts, its transpose, counts[t])`` per position
     ``t``, or None where no row reaches it.
     """
-    counts = np.zeros((sequences.shape[1], 3, 2, X1.shape[0]))
+    counts.fill(0.0)
     count_tokens(sequences, lengths, prompts, weights, counts)
     for position in counts:
         total = position.sum()
@@ -107,7 +108,7 @@ def _nll_and_grad(flat, X1, X1T, counts, alpha, first):
     return loss, (grad + alpha * coef).ravel()
 
 
-def _policy_tables(X1, coef, temperature):
+def _policy_tables(X1, coef, temperature, out=None):
     """Every position's next-token law, per (previous token, prompt) cell.
 
     Returns ``(greedy, proba)``: ``greedy[t, s, j]`` is the index of the
@@ -116,12 +117,17 @@ def _policy_tables(X1, coef, temperature):
     ``v`` there at ``temperature`` (None when it is 0). One product per
     position; sampling, the policy gradient and the round's record all read
     these tables. A position's table is finished (``exp``, normalised) while
-    it is still in cache.
+    it is still in cache. ``out``, the tables of a former call of the same
+    shapes, are overwritten (no new memory to fault in).
     """
     n_positions, n_prompts = coef.shape[0], X1.shape[0]
     X1T = np.ascontiguousarray(X1.T)
-    greedy = np.empty((n_positions, 2, n_prompts), dtype=np.int8)
-    proba = np.empty((n_positions if temperature > 0 else 0, 3, 2, n_prompts))
+    shape = (n_positions, 3, 2, n_prompts)
+    greedy = np.empty(shape[:1] + shape[2:], dtype=np.int8) if out is None else out[0]
+    if temperature == 0:
+        proba = np.empty((0, *shape[1:]))  # no logits are written
+    else:
+        proba = np.empty(shape) if out is None else out[1]
     norm = np.empty((2, n_prompts))
     for t in range(n_positions):
         halves = _prompt_logits(X1T, coef[t])
@@ -443,6 +449,8 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         n_samples, n_features = X1.shape[0], X1.shape[1] - 1
         shape = (n_features, 3, 2 * (n_features + 1))
         self.loss_curve_ = []
+        # the token counts of pretraining and of every round, one buffer
+        counts = np.empty((n_features, 3, 2, n_samples))
         coef, self.n_iter_ = self._maximise_likelihood(
             X1,
             demos,
@@ -450,6 +458,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             np.arange(n_samples),
             np.ones(n_samples),
             np.zeros(shape),
+            counts,
             trace=self.loss_curve_,
         )
         self.pretrained_coef_ = coef.copy()
@@ -459,9 +468,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         self.history_ = [_round_record(0, tables, y_signed, n_kept=0)]
         for r in range(1, n_rounds + 1):
             tic = time.perf_counter()
-            n_kept = self._rl_round(X1, y_signed, tables, rng)
-            del tables  # the former model's tables go before the new ones come
-            tables = _policy_tables(X1, self.chain_coef_, self.temperature)
+            n_kept = self._rl_round(X1, y_signed, tables, rng, counts)
+            # the new model's tables overwrite the former model's
+            tables = _policy_tables(X1, self.chain_coef_, self.temperature, tables)
             self.history_.append(_round_record(r, tables, y_signed, n_kept))
             if self.verbose > 0:
                 rec = self.history_[-1]
@@ -539,7 +548,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         return np.hstack([np.ones((X.shape[0], 1)), X / self.scale_])
 
     def _maximise_likelihood(
-        self, X1, demos, lengths, prompts, weights, coef0, trace=None
+        self, X1, demos, lengths, prompts, weights, coef0, counts, trace=None
     ):
         """Penalised maximum likelihood, one independent L-BFGS fit per position.
 
@@ -549,7 +558,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         coef = np.zeros_like(coef0)
         traces, n_iter = [], 0
         for t, item in enumerate(
-            _position_counts(X1, demos, lengths, prompts, weights)
+            _position_counts(X1, demos, lengths, prompts, weights, counts)
         ):
             if item is None:  # no demonstration reaches position t: W = 0
                 continue
@@ -582,9 +591,10 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             )
         return coef, n_iter
 
-    def _rl_round(self, X1, y_signed, tables, rng):
-        """One round from the current model's ``tables``; returns the number
-        of responses STaR kept (0 for the policy-gradient methods)."""
+    def _rl_round(self, X1, y_signed, tables, rng, counts):
+        """One round from the current model's ``tables`` (``counts``: a
+        buffer for the token counts); returns the number of responses STaR
+        kept (0 for the policy-gradient methods)."""
         n_samples = X1.shape[0]
         k = self.samples_per_prompt
         prompts = np.repeat(np.arange(n_samples), k)
@@ -607,6 +617,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 prompts[kept],
                 np.ones(int(kept.sum())),
                 self.chain_coef_,
+                counts,
             )
             self.chain_coef_ = coef
             return int(kept.sum())
@@ -623,12 +634,14 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             ).ravel()
         self.chain_coef_ = self.chain_coef_ + self.learning_rate * (
             self._policy_gradient(
-                X1, tables[1], prompts, responses, lengths, advantages
+                X1, tables[1], prompts, responses, lengths, advantages, counts
             )
         )
         return 0
 
-    def _policy_gradient(self, X1, proba, prompts, responses, lengths, advantages):
+    def _policy_gradient(
+        self, X1, proba, prompts, responses, lengths, advantages, counts
+    ):
         """``mean_i A_i grad log pi_T(response_i)`` at the sampling temperature.
 
         The sum over responses of ``A_i grad log pi_T`` is minus the gradient
@@ -638,7 +651,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         """
         n_positions, h = self.chain_coef_.shape[0], X1.shape[1]
         grad = np.empty_like(self.chain_coef_)
-        counts = np.zeros((n_positions, 3, 2, X1.shape[0]))
+        counts.fill(0.0)
         count_tokens(responses, lengths, prompts, advantages, counts)
         halves = np.empty((6, X1.shape[0]))
         for t in range(n_positions):
