@@ -63,12 +63,12 @@ def test_sample_responses_equals_the_reference(chain):
     rng = np.random.RandomState(n_rows)
     proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, chain["halves"].shape[1]))
     proba = np.ascontiguousarray(proba.transpose(0, 3, 1, 2))
-    uniforms = rng.random_sample((n_positions, n_rows))
+    bits = rng.randint(2**32, size=(n_positions, n_rows), dtype=np.uint32)
     results = []
     for f in (_kernel.sample_responses, _kernel.sample_responses_reference):
         sequences = np.zeros_like(chain["sequences"])
         lengths = np.full(n_rows, -1, dtype=np.intp)
-        f(proba, chain["prompts"], uniforms, sequences, lengths)
+        f(proba, chain["prompts"], bits, sequences, lengths)
         results.append((sequences, lengths))
     (sequences, lengths), (ref_sequences, ref_lengths) = results
     np.testing.assert_array_equal(sequences, ref_sequences)
@@ -146,8 +146,8 @@ def test_kernels_sample_the_documented_law():
     n = 100_000
     sequences = np.zeros((n, 1), dtype=np.int8)
     lengths = np.zeros(n, dtype=np.intp)
-    uniforms = np.random.RandomState(0).random_sample((1, n))
-    _kernel.sample_responses(proba, np.zeros(n, np.intp), uniforms, sequences, lengths)
+    bits = np.random.RandomState(0).randint(2**32, size=(1, n), dtype=np.uint32)
+    _kernel.sample_responses(proba, np.zeros(n, np.intp), bits, sequences, lengths)
     share = [np.mean(sequences[:, 0] == -1), np.mean(sequences[:, 0] == 1)]
     np.testing.assert_allclose(share, [0.2, 0.5], atol=5 * np.sqrt(0.25 / n))
     np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))

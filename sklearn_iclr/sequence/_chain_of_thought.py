@@ -28,8 +28,8 @@ from ._kernel import (
 # tokens in {-1, +1}, padded with 0 after the last token (0 stands for EOS).
 # A cell (s, j) is the prompt j after the previous token -1 (s = 0) or +1
 # (s = 1); at the first position both rows hold the previous value 0.
-# Responses sampled together: their uniform draws (one per position) fill a
-# buffer that stays in cache.
+# Responses sampled together: their random draws (one per position) fit in
+# cache.
 SAMPLING_BLOCK = 1 << 12
 
 # Arrays of logits, probabilities and counts are token-major, (3, ...): numpy
@@ -144,9 +144,9 @@ def _sample(tables, prompts, rng):
     their lengths.
 
     Greedy when the tables hold no probabilities; otherwise every response
-    draws one uniform per position, in blocks of ``SAMPLING_BLOCK`` responses,
-    from numpy's SFC64 generator seeded by ``rng`` (the fastest of numpy's
-    bit generators, filling one reused buffer).
+    draws one uniform 32-bit integer per position, in blocks of
+    ``SAMPLING_BLOCK`` responses, two from each 64-bit output of numpy's SFC64
+    bit generator seeded by ``rng`` (the fastest of numpy's generators).
     """
     greedy, proba = tables
     n_rows, n_positions = len(prompts), greedy.shape[0]
@@ -155,18 +155,18 @@ def _sample(tables, prompts, rng):
     if proba is None:
         decode_greedy(greedy, prompts, sequences, lengths)
         return sequences, lengths
-    generator = np.random.Generator(
-        np.random.SFC64(rng.randint(2**32, size=4, dtype=np.uint64))
-    )
-    uniforms = np.empty(n_positions * min(n_rows, SAMPLING_BLOCK))
+    bit_generator = np.random.SFC64(rng.randint(2**32, size=4, dtype=np.uint64))
     for start in range(0, n_rows, SAMPLING_BLOCK):
         block = slice(start, start + SAMPLING_BLOCK)
         block_prompts = prompts[block]
-        block_uniforms = uniforms[: n_positions * len(block_prompts)]
-        generator.random(out=block_uniforms)
-        block_uniforms = block_uniforms.reshape(n_positions, -1)
+        size = n_positions * len(block_prompts)
+        bits = bit_generator.random_raw((size + 1) // 2).view(np.uint32)[:size]
         sample_responses(
-            proba, block_prompts, block_uniforms, sequences[block], lengths[block]
+            proba,
+            block_prompts,
+            bits.reshape(n_positions, -1),
+            sequences[block],
+            lengths[block],
         )
     return sequences, lengths
 

@@ -9,7 +9,8 @@ left per sampled token is a table read, and that is what these kernels do:
 * :func:`tabulate_logits`: per cell, the greedy token and the logits at a
   temperature shifted by their maximum (whose ``exp`` numpy then takes);
 * :func:`sample_responses`: every position of a block of sampled responses
-  (and their lengths), from one uniform draw per response and position;
+  (and their lengths), from one uniform 32-bit draw per response and
+  position;
 * :func:`decode_greedy`: every position of the greedy responses (and their
   lengths);
 * :func:`count_tokens`: the weighted counts of every position's tokens per
@@ -32,6 +33,7 @@ from numba import njit
 
 EOS = 2
 SIGNS = (-1.0, 1.0)
+BITS_SCALE = 2.0**32  # random 32-bit integers per unit of a uniform draw
 
 
 def _previous(sequences, rows, t):
@@ -82,15 +84,16 @@ def tabulate_logits_reference(halves, first, temperature, greedy, shifted):
 
 
 @njit(cache=True)
-def sample_responses(proba, prompts, uniforms, sequences, lengths):
+def sample_responses(proba, prompts, bits, sequences, lengths):
     """Sampled responses and their lengths: ``proba[t, v, s, j]`` is the law
     of token ``v`` at position ``t`` after ``SIGNS[s]`` for prompt ``j``.
 
     At position ``t``, response ``i`` (a row of ``sequences``, answering
-    ``prompts[i]``) draws -1 when ``uniforms[t, i] < p_{-1}``, +1 when below
-    ``p_{-1} + p_{+1}``, else EOS, which ends it: ``lengths[i] = t``. The
-    responses go position by position, so that one position's law is read
-    at a time.
+    ``prompts[i]``) draws the uniform ``u = bits[t, i] / 2**32`` (``bits``:
+    random 32-bit integers) and the token -1 when ``u < p_{-1}``, +1 when
+    below ``p_{-1} + p_{+1}``, else EOS, which ends it: ``lengths[i] = t``.
+    The responses go position by position, so that one position's law is
+    read at a time.
     """
     n_positions = proba.shape[0]
     lengths[:] = n_positions
@@ -100,21 +103,25 @@ def sample_responses(proba, prompts, uniforms, sequences, lengths):
                 continue
             s = 1 if t > 0 and sequences[i, t - 1] > 0 else 0
             j = prompts[i]
-            below = proba[t, 0, s, j]
+            below = proba[t, 0, s, j] * BITS_SCALE
             # branch-free: the draws are what a branch predictor cannot guess
-            plus = uniforms[t, i] >= below
-            ends = uniforms[t, i] >= below + proba[t, 1, s, j]
+            plus = bits[t, i] >= below
+            ends = bits[t, i] >= below + proba[t, 1, s, j] * BITS_SCALE
             sequences[i, t] = (2 * plus - 1) * (1 - ends)
             if ends:
                 lengths[i] = t
 
 
-def sample_responses_reference(proba, prompts, uniforms, sequences, lengths):
+def sample_responses_reference(proba, prompts, bits, sequences, lengths):
     """:func:`sample_responses` in numpy, one position at a time."""
     alive = np.arange(len(prompts))
     lengths[:] = proba.shape[0]
     for t in range(proba.shape[0]):
-        s, j, u = _previous(sequences, alive, t), prompts[alive], uniforms[t, alive]
+        s, j, u = (
+            _previous(sequences, alive, t),
+            prompts[alive],
+            bits[t, alive] / BITS_SCALE,
+        )
         below = proba[t, 0, s, j]
         go = u < below + proba[t, 1, s, j]
         lengths[alive[~go]] = t
