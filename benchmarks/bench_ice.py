@@ -91,8 +91,8 @@ from sklearn_iclr.utils import estimate_seconds
 
 # The kernel the ``baseline`` and ``highs`` tables (and the ``compile`` table's
 # baseline rows) time next to the current one: main before the kernel work of
-# issue #41 (the seventh round of #16).
-BASELINE = "e955c29"
+# issue #41 section 2 (the portfolio round's kernel).
+BASELINE = "f100a15"
 
 # Training accuracy (%) reported in the paper, on de-duplicated data with
 # N(0, 1e-8) jitter: (ICE, SVM, LR, LDA).

@@ -515,7 +515,7 @@ def _slacks(work, m, rounding):
         slack[i] = rounding if angle[i] == np.inf else rounding / norm[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
     """The pseudo-angle, its norm and the fold of every point about one
     pencil's axis, into ``work[0]``, ``work[7]`` and ``work[5]``.
@@ -722,7 +722,7 @@ def _near_weight(angle, weight, theta, reach):
     return near_weight
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _dense_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork):
     """``_sweep_owned`` without sorting, for up to ``DENSE_ELIGIBLE``
     eligible points: the plane of each eligible point is evaluated against
