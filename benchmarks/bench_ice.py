@@ -1405,18 +1405,26 @@ PAGE = {
           against the sweep alone's 7.8 s, 15.3 CPU s against 7.6): the
           sweep is slowed down by HiGHS running beside it, a cost this
           benchmark measures but does not explain.
-        * **Caesarian against HiGHS: missed, narrowly.** On one thread the
-          sweep alone proves the optimum with 2.91 times less CPU than HiGHS
-          alone (median of 8 alternations, 2.84-2.98; target 3x); the
-          previous kernel, in the same run, 2.71 times.
-        * **Kernel: missed, narrowly.** This round's kernel (whole-prefix
-          skips, Householder frames, the dense owned sweep's plane pass)
-          takes 0.84x the previous kernel's CPU on Caesarian's pruned sweep
-          (8.5 against 10.1 ns per budget examination, D C(N, D)); counted as
-          the 20 ns target counts (the pruned sweep's time over the full
-          sweep's 27.9 million examinations) that is 21.4 ns against 25.4. On
-          the synthetic D = 3, 4, 5 sets it is 0.91-1.03x. The angular order
-          is still sorted per pencil (issue #41, section 2, not done).
+        * **Caesarian against HiGHS: met, narrowly.** On one thread the sweep
+          alone proves the optimum with 3.06 times less CPU than HiGHS alone
+          (median of 8 rounds, 2.99-3.25; target 3x; 0.715 against 2.198 CPU
+          s); main's previous kernel, in the same run, 2.95 times (0.755 s).
+          The run had a load average of 13-14 on two cores.
+        * **Kernel: missed, narrowly.** The per-pencil sort that issue #41
+          (section 2) asked to remove is no longer on the exact search's path:
+          the dense owned sweep, which sorts nothing, takes 99.3 % of
+          Caesarian's swept pencils. Neither carrying the angular order from
+          pencil to pencil nor a topological sweep pays there (measured in the
+          user guide). This round inlines the pseudo-angle pass and the dense
+          owned sweep into the scan: Caesarian's pruned sweep takes 0.96x the
+          previous kernel's CPU (8.4 against 8.8 ns per budget examination, D
+          C(N, D)); counted as the 20 ns target counts (the pruned sweep's time
+          over the full sweep's 27.9 million examinations) that is 21.0 ns
+          against 22.0 in the same run. On the synthetic D = 3, 4, 5 sets the
+          pruned sweep is 0.93-1.01x; the unpruned sweep (every plane in every
+          pencil, as the heuristic sweeps) came out 1.02-1.14x in this run, at
+          load 11-12, and 0.92-1.03x in two reruns of Caesarian and D = 4 (5
+          and 7 rounds, load 10-13): within the noise of a loaded machine.
         * **Cost model: partly.** Per kernel call the fitted model is within
           0.85-2.3x (5-95 %) of 693 timed calls. For a whole search the
           prediction comes from a sample of prefixes: within 3x of the
@@ -1433,12 +1441,15 @@ PAGE = {
           fits took 9.4 and 15.0 CPU s (76 and 114 s of wall time at load
           11-13, niced).
         * **Compilation.** The first fit in a fresh environment compiles the
-          kernel for 12-19 s; later processes load numba's cache (0.3 s).
+          kernel for 12-19 s on a quiet machine; later processes load numba's
+          cache (0.3 s). The compile table comes from this round's run, at a
+          load average of 6-14 on two cores: 40-44 s of wall time for main's
+          kernel and 44-50 s with the inlined scan, 0.6-1.6 s from the cache.
 
-        The tables of the last three sections come from earlier runs (commits
-        065820c and 6305ce7), before this round's kernel and the portfolio:
-        their ICE times are the sweep alone on the previous kernel. The design
-        of the compiled sweep is described in the user guide
+        The other tables of the last three sections come from earlier runs
+        (commits 065820c and 6305ce7), before this round's kernel and the
+        portfolio: their ICE times are the sweep alone on the previous kernel.
+        The design of the compiled sweep is described in the user guide
         (``docs/user_guide/ice_sweep.rst``).
     """,
     "sections": [
