@@ -1405,26 +1405,30 @@ PAGE = {
           against the sweep alone's 7.8 s, 15.3 CPU s against 7.6): the
           sweep is slowed down by HiGHS running beside it, a cost this
           benchmark measures but does not explain.
-        * **Caesarian against HiGHS: met, narrowly.** On one thread the sweep
-          alone proves the optimum with 3.06 times less CPU than HiGHS alone
-          (median of 8 rounds, 2.99-3.25; target 3x; 0.715 against 2.198 CPU
-          s); main's previous kernel, in the same run, 2.95 times (0.755 s).
-          The run had a load average of 13-14 on two cores.
+        * **Caesarian against HiGHS: missed; the ratio moves with the
+          load.** On one thread the sweep alone proves the optimum with 2.85
+          times less CPU than HiGHS alone (median of 8 rounds, 2.83-2.86;
+          target 3x; 0.679 against 1.928 CPU s, load 5-6); main's previous
+          kernel, in the same run, 2.72 times (0.711 s). An earlier run of
+          this round, at load 13-14 and without the four minima below, gave
+          3.06 against main's 2.95: HiGHS took 2.20 CPU s there, 1.93 here,
+          while the sweep's time barely moved.
         * **Kernel: missed, narrowly.** The per-pencil sort that issue #41
           (section 2) asked to remove is no longer on the exact search's path:
           the dense owned sweep, which sorts nothing, takes 99.3 % of
           Caesarian's swept pencils. Neither carrying the angular order from
           pencil to pencil nor a topological sweep pays there (measured in the
           user guide). This round inlines the pseudo-angle pass and the dense
-          owned sweep into the scan: Caesarian's pruned sweep takes 0.96x the
-          previous kernel's CPU (8.4 against 8.8 ns per budget examination, D
-          C(N, D)); counted as the 20 ns target counts (the pruned sweep's time
-          over the full sweep's 27.9 million examinations) that is 21.0 ns
-          against 22.0 in the same run. On the synthetic D = 3, 4, 5 sets the
-          pruned sweep is 0.93-1.01x; the unpruned sweep (every plane in every
-          pencil, as the heuristic sweeps) came out 1.02-1.14x in this run, at
-          load 11-12, and 0.92-1.03x in two reruns of Caesarian and D = 4 (5
-          and 7 rounds, load 10-13): within the noise of a loaded machine.
+          owned sweep into the scan and takes each pencil's least swept norm
+          in four independent minima: Caesarian's pruned sweep takes 0.95x
+          the previous kernel's CPU (8.3 against 8.7 ns per budget
+          examination, D C(N, D)); counted as the 20 ns target counts (the
+          pruned sweep's time over the full sweep's 27.9 million
+          examinations) that is 20.8 ns against 21.8 in the same run. On the
+          synthetic D = 3, 4, 5 sets the pruned sweep is 0.93-1.01x and the
+          unpruned sweep (every plane in every pencil, as the heuristic
+          sweeps) 0.97-1.03x (load 5-7); in two reruns of the inlining alone
+          (Caesarian and D = 4, 5 and 7 rounds, load 10-13) it was 0.92-1.03x.
         * **Cost model: partly.** Per kernel call the fitted model is within
           0.85-2.3x (5-95 %) of 693 timed calls. For a whole search the
           prediction comes from a sample of prefixes: within 3x of the
