@@ -560,9 +560,10 @@ PAGE = {
           Dask path does, without a copy of X: slope 0.95, 0.12 s at 1.6e6
           rows against 0.55 s for ``EmpiricalCovariance`` in the same run
           (which centres a copy of X: its slope there is 1.46).
-        * The ``GaussianEmbeddingModel`` rows come from a run of their own
-          (``--only``, load average 13, listed in the results' ``reruns``);
-          the other rows come from one run.
+        * The ``GaussianEmbeddingModel`` and ``BReLUAttentionEncoder`` rows
+          come from runs of their own after their changes (``--only``, load
+          averages 13 and 6, listed in the results' ``reruns``); the other
+          rows come from one run.
     """,
     "sections": [
         {
