@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from _harness import bench_arguments, report
+from _harness import bench_arguments, report, run_metadata
 from threadpoolctl import threadpool_limits
 
 FACTORS = (1, 4, 16)
@@ -500,13 +500,15 @@ def main(argv=None):
         "blas_threads": 1,
         "load_average": [load, os.getloadavg()[0]],
     }
+    machine = None
     if args.only:
-        rows, meta = merged(rows, meta, args.out / "growth.json", registry)
+        rows, meta, machine = merged(rows, meta, args.out / "growth.json", registry)
     report(
         "growth",
         rows,
         title="Fit CPU s at s, 4s, 16s; log-log slope; the anchor in the same run",
         meta=meta,
+        machine=machine,
     )
 
 
@@ -514,21 +516,28 @@ def merged(rows, meta, path, registry):
     """The table at ``path`` with the rows of a run of some estimators replaced.
 
     A run with ``--only`` measures some estimators again; the other rows stay
-    as measured, in the registry's order, and ``meta["reruns"]`` lists the
-    estimators rerun with the load average of their run.
+    as measured, in the registry's order, with the facts of their run
+    (``machine``), and ``meta["reruns"]`` lists the estimators rerun with the
+    commit and load average of their run. Returns the rows, meta and machine
+    to report (``machine`` None: this run's).
     """
     if not path.exists():
-        return rows, meta
+        return rows, meta, None
     table = json.loads(path.read_text())
     if table["meta"].get("factors") != list(meta["factors"]):
-        return rows, meta
+        return rows, meta, None
     names = {row["estimator"] for row in rows}
     order = {(case.estimator, case.axis): i for i, case in enumerate(registry)}
     kept = [row for row in table["rows"] if row["estimator"] not in names]
-    rerun = {"estimators": sorted(names), "load_average": meta["load_average"]}
+    rerun = {
+        "estimators": sorted(names),
+        "commit": run_metadata()["commit"],
+        "load_average": meta["load_average"],
+    }
     return (
         sorted(kept + rows, key=lambda row: order[row["estimator"], row["axis"]]),
         table["meta"] | {"reruns": [*table["meta"].get("reruns", []), rerun]},
+        table["machine"],
     )
 
 
