@@ -566,13 +566,13 @@ PAGE = {
           called, made centred and squared copies of X (200 MB each at 1.6e6
           rows), paid in first-touch page faults. The model now computes its
           named estimators from the moments of 2 MB blocks of rows, as its
-          Dask path does, without a copy of X: slope 0.95, 0.12 s at 1.6e6
-          rows against 0.55 s for ``EmpiricalCovariance`` in the same run
-          (which centres a copy of X: its slope there is 1.46).
+          Dask path does, without a copy of X: slope 0.94, 0.11 s at 1.6e6
+          rows against 0.14 s for ``EmpiricalCovariance`` (slope 0.97) in the
+          same run.
         * The ``GaussianEmbeddingModel`` and ``BReLUAttentionEncoder`` rows
-          come from runs of their own after their changes (``--only``, load
-          averages 13 and 6, listed in the results' ``reruns``); the other
-          rows come from one run.
+          come from a run of their own after their changes (``--only``, load
+          average 6, listed in the results' ``reruns``); the other rows come
+          from one run.
     """,
     "sections": [
         {
