@@ -952,18 +952,19 @@ X, y = getattr(bench_ice, suite)[name]()
 ICEClassifier().fit(*load_voicepath(return_X_y=True))
 ICEClassifier(solver="milp").fit(*bench_ice.integer_table(30, 3, 4))
 baseline, warm_peak = resident(), peak()
-sweep_seconds = _classifier.sweep_seconds
+predict_sweep = _classifier.predict_sweep
 sweep_bytes = _classifier.ICEClassifier._sweep_bytes
 
-def predicted_seconds(*args):
-    emit(predicted_seconds=(seconds := sweep_seconds(*args)))
-    return seconds
+def predicted_sweep(*args):
+    prediction = predict_sweep(*args)
+    emit(predicted_seconds=prediction.seconds)
+    return prediction
 
 def predicted_bytes(self, *args):
     emit(predicted_bytes=(n_bytes := sweep_bytes(self, *args)))
     return n_bytes
 
-_classifier.sweep_seconds = predicted_seconds
+_classifier.predict_sweep = predicted_sweep
 _classifier.ICEClassifier._sweep_bytes = predicted_bytes
 state = {"resident": baseline}
 
