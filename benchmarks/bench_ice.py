@@ -926,7 +926,10 @@ QUICK_SUITE = {
 # reporting CPU seconds and peak memory each 0.2 s (a fit stopped at the
 # limit still has its figures). Memory is the growth of the resident set
 # over the process after the warm-up (sampled, and the peak when it exceeds
-# the warm-up's).
+# the warm-up's). ``waited`` is the time the main thread (the sweep's) spent
+# runnable but waiting for a CPU: on a loaded machine the portfolio's two
+# threads share one scheduling group's CPU (the kernel's autogroup), and the
+# sweep waits while HiGHS runs.
 _SUITE_CHILD = r"""
 import json, resource, sys, threading, time, warnings
 sys.path.insert(0, sys.argv[1])
@@ -945,6 +948,11 @@ def resident():
 
 def peak():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+def waited():
+    # seconds the main thread (the sweep's) waited for a CPU, runnable
+    with open("/proc/self/schedstat") as schedstat:
+        return int(schedstat.read().split()[1]) / 1e9
 
 warnings.simplefilter("ignore")
 suite, name, mode, budget = sys.argv[2:6]
@@ -975,14 +983,14 @@ def ticker():
             time.sleep(0.01)
         grown = peak() - baseline if peak() > warm_peak else 0
         emit(cpu=time.process_time() - cpu0, wall=time.perf_counter() - wall0,
-             memory=max(grown, state["resident"] - baseline))
+             memory=max(grown, state["resident"] - baseline), waited=waited() - wait0)
 
 params = {
     "sweep": dict(solver="sweep", search="exact", max_candidates=10**15),
     "milp": dict(solver="milp", max_candidates=int(float(budget))),
     "portfolio": dict(max_candidates=int(float(budget))),
 }[mode]
-cpu0, wall0 = time.process_time(), time.perf_counter()
+cpu0, wall0, wait0 = time.process_time(), time.perf_counter(), waited()
 emit(start=True)
 threading.Thread(target=ticker, daemon=True).start()
 try:
@@ -991,7 +999,8 @@ except ValueError as error:
     emit(refused=str(error)[:300])
 else:
     emit(cpu=time.process_time() - cpu0, wall=time.perf_counter() - wall0,
-         errors=clf.weighted_error_, optimal=bool(clf.optimal_),
+         waited=waited() - wait0, errors=clf.weighted_error_,
+         optimal=bool(clf.optimal_),
          proved_by=clf.portfolio_["proved_by"],
          sweep_seconds=clf.portfolio_["sweep_seconds"],
          milp_seconds=clf.portfolio_["milp_seconds"], done=True)
@@ -1103,6 +1112,7 @@ def suite(quick, limit, names=None):
             row[f"{mode}_cpu_s"] = run.get("cpu", np.nan)
             row[f"{mode}_outcome"] = _outcome(run, limit)
             row[f"{mode}_errors"] = run.get("errors", np.nan)
+            row[f"{mode}_waited_s"] = run.get("waited", np.nan)
         row["proved_by"] = portfolio.get("proved_by")
         row["target_s"] = target
         row["portfolio_within_target"] = bool(

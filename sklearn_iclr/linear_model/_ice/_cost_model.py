@@ -8,7 +8,10 @@ Time. The compiled sweep (``_kernel.scan``) pays, per chunk of pencils:
 * per pencil swept, the angle of every point, O(m) (a pencil skipped
   because it owns none of its planes, or because its forced-error bound
   reaches the incumbent, costs next to nothing);
-* per plane examined, its cost; and per call a fixed overhead.
+* per plane examined, its cost; and per call a fixed overhead;
+* per on-plane sub-problem (a plane through more than d points), the
+  interpreter's work of setting it up, whether it is searched or solved in
+  closed form.
 
 :func:`chunk_seconds` prices those counts with constants fitted by least
 squares to timed chunks of the suite's data (``python -m benchmarks ice
@@ -56,6 +59,10 @@ FRAME_POINT = 4.0e-9  # per prefix, point and dimension
 SWEPT_POINT = 1.49e-8  # per swept pencil and point
 PLANE = 4.06e-8  # per plane examined
 CALL = 1.26e-5  # per call of the kernel
+# Per on-plane sub-problem, solved or closed-form (its coordinates, an SVD,
+# and the interpreter's work around it): 13 points in D = 10 meet 95,899 in
+# 13.4 CPU s of search, whose kernel calls take a few percent of it.
+SUB_PROBLEM = 1.4e-4
 
 # A sample of prefixes costing about this long is swept to predict a search
 # (at least MIN_SAMPLE prefixes, unless there are fewer) ...
@@ -223,10 +230,12 @@ class _Probe:
     """The recursive sample behind :func:`predict_sweep`.
 
     ``spent`` counts the predicted seconds of what the probe itself swept;
-    once it exceeds ``PROBE_LIMIT``, deeper sub-problems are priced by
-    :func:`full_sweep_seconds` (no pruning) and :func:`chain_bytes` instead
-    of being sampled. ``best`` is the best ``(cost, labels)`` the top-level
-    sample found below its bound (labels None when none).
+    once it exceeds ``PROBE_LIMIT``, later sub-problems are priced as the
+    mean of the sampled ones of their shape (m, d), or where none was, by
+    :func:`full_sweep_seconds` (no pruning), and their memory by
+    :func:`chain_bytes`, instead of being sampled. ``best`` is the best
+    ``(cost, labels)`` the top-level sample found below its bound (labels
+    None when none).
     """
 
     def __init__(self):
@@ -234,12 +243,16 @@ class _Probe:
         self.control = SearchControl(estimate=self._nested)
         self.nested_seconds, self.nested_bytes = 0.0, 0
         self.best = (np.inf, None)
+        self.priced = {}  # (m, d): (seconds, count) of the sampled searches
 
     def predict(self, Y, y, w, bound, top=False):
         """``(seconds, nested_bytes)`` of the search of ``Y``; the top level
         lowers its bound to the best labelling its sample finds."""
         m, d = Y.shape
         if d < 2 or self.spent > PROBE_LIMIT:
+            if (m, d) in self.priced:  # as the sampled ones of its shape
+                total, count = self.priced[m, d]
+                return total / count, chain_bytes(m - 1, d - 1)
             return full_sweep_seconds(m, d) + CALL, chain_bytes(m - 1, d - 1)
         # Sampling units: the prefixes (d >= 3), each with all its pencils,
         # or the single-point pencils (d = 2).
@@ -259,7 +272,7 @@ class _Probe:
         seconds, n_calls = 0.0, 0
         cache = {}
         for pencils in chunks:
-            stats = {}
+            stats, n_solved = {}, len(cache)
             cost, _, labels, n_examined = scan_pencils(
                 Y, y, w, pencils, bound, cache, stats=stats, control=self.control
             )
@@ -269,12 +282,16 @@ class _Probe:
             chunk = chunk_seconds(
                 m, d, len(pencils), count_prefixes(pencils, d), skipped, n_examined
             )
+            # each on-plane sub-problem met (a new entry of the cache)
+            chunk += SUB_PROBLEM * (len(cache) - n_solved)
             self.spent += chunk
             seconds += chunk - CALL
             n_calls += 1
         if scale > 1:  # the search calls the kernel once per chunk, not per unit
             n_calls = -(-comb(m, d - 1) // target)
         seconds = seconds * scale + CALL * n_calls + self.nested_seconds * scale
+        total, count = self.priced.get((m, d), (0.0, 0))
+        self.priced[m, d] = (total + seconds, count + 1)
         nested_bytes = self.nested_bytes
         self.nested_seconds, self.nested_bytes = outer
         return seconds, nested_bytes
