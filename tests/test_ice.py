@@ -24,6 +24,7 @@ from sklearn_iclr.linear_model import ICEClassifier
 from sklearn_iclr.linear_model._ice import (
     _classifier,
     _cost_model,
+    _memory,
     _milp,
     _portfolio,
     _search,
@@ -497,6 +498,31 @@ def test_milp_alone_without_a_proof_in_the_budget():
         ICEClassifier(solver="milp", search="exact", max_candidates=4 * 10**6).fit(X, y)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread nice")
+@pytest.mark.parametrize("predicted, niced", [(1.0, True), (1e4, False)])
+def test_milp_thread_yields_to_a_sweep_predicted_short(monkeypatch, predicted, niced):
+    """On a loaded machine the two threads of the portfolio share the
+    process's CPU: the 1000 x 3 tied grid's sweep waited 31 s for a CPU next
+    to HiGHS (6.6 s alone). A sweep predicted short has the CPU first."""
+    priorities = {}
+
+    def milp(Y, y, w, incumbent, rank, time_limit=np.inf):
+        thread = threading.get_native_id()
+        priorities["milp"] = os.getpriority(os.PRIO_PROCESS, thread)
+        incumbent.stop.wait(60)
+        return _milp.MilpResult("stopped", 0.0)
+
+    def predict(*args):
+        return _cost_model.SweepPrediction(predicted, 0, np.inf, None)
+
+    monkeypatch.setattr(_classifier, "solve_milp", milp)
+    monkeypatch.setattr(_classifier, "predict_sweep", predict)
+    X, y = _chunked_problem()
+    ICEClassifier(search="exact", max_candidates=10**12).fit(X, y)
+    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert (priorities["milp"] > main) == niced
+
+
 def test_small_fits_never_start_highs():
     X, y = load_voicepath(return_X_y=True)
     clf = ICEClassifier().fit(X, y)
@@ -604,6 +630,22 @@ def test_nested_sub_problems_memory_is_predicted():
     assert prediction.nested_bytes >= _cost_model.chain_bytes(32, 29)
 
 
+def test_nested_search_tables_are_checked_before_allocation(monkeypatch):
+    """An on-plane sub-problem's search checks its pencil tables against the
+    memory available before it builds them (the probe may not meet it)."""
+
+    def allocate(*args):
+        raise AssertionError("the tables were built")
+
+    monkeypatch.setattr(_memory, "available_memory", lambda: 2**20)
+    monkeypatch.setattr(_search, "exhaustive_chunks", allocate)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((160, 151))
+    y = np.where(rng.random(160) < 0.5, 1, -1)
+    with pytest.raises(ValueError, match="sub-problem of 160 points in dimension 151"):
+        _search.solve_exact(X, y, np.ones(160))
+
+
 @pytest.mark.parametrize(
     "m, d, target", [(32, 29, 8192), (19, 11, 13797), (72, 5, 29_000), (1000, 3, 500)]
 )
@@ -637,8 +679,8 @@ def test_heuristic_rounds_fit_their_time_and_memory(m, d):
 
 def test_memory_check_refuses_with_the_figure():
     with pytest.raises(ValueError, match=r"would need 1\.5 TiB of memory"):
-        _cost_model.check_memory(1.5 * 2**40, "A table", "Use less.")
-    _cost_model.check_memory(2**20, "A table", "Use less.")  # below the check
+        _memory.check_memory(1.5 * 2**40, "A table", "Use less.")
+    _memory.check_memory(2**20, "A table", "Use less.")  # below the check
 
 
 _DIABETES_SCRIPT = """
@@ -646,12 +688,12 @@ import resource, warnings
 import numpy as np
 from sklearn.datasets import load_diabetes
 from sklearn_iclr.linear_model import ICEClassifier
-from sklearn_iclr.linear_model._ice import _classifier, _cost_model
+from sklearn_iclr.linear_model._ice import _classifier, _memory
 
 status = open("/proc/self/status").read().split("VmSize:")[1].split()[0]
 limit = int(status) * 1024 + 3 * 2**30
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-assert _cost_model.available_memory() <= 3 * 2**30
+assert _memory.available_memory() <= 3 * 2**30
 X, target = load_diabetes(return_X_y=True)
 y = (target > np.median(target)).astype(int)
 scan_chunk, sizes = _classifier._scan_chunk, []

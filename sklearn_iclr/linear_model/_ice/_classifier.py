@@ -34,15 +34,13 @@ from ...utils.validation import (
 )
 from . import _kernel
 from ._cost_model import (
-    available_memory,
-    check_memory,
     chunk_seconds,
-    format_bytes,
     kernel_bytes,
     linear_program_bytes,
     linear_program_entries,
     predict_sweep,
 )
+from ._memory import available_memory, check_memory, format_bytes
 from ._milp import milp_bytes, solve_milp
 from ._portfolio import MILP_RANK, Incumbent, race
 from ._search import (
@@ -71,6 +69,11 @@ _HEURISTIC_MEMORY_SHARE = 0.25
 # The MILP starts with the sweep when the sweep is predicted to take longer
 # than this many seconds, and after it otherwise (small fits never start it).
 _MILP_DELAY = 0.5
+# A sweep predicted to take at most this many reference seconds has the
+# CPU first: the MILP thread's nice value is raised by _MILP_NICENESS (a
+# tenth of the sweep's CPU weight where both wait for one core).
+_SWEEP_FIRST = 10.0
+_MILP_NICENESS = 10
 # Largest ratio of the total weight to the least positive weight: the least
 # weight is then about 45 units in the last place of the total (2^52 / 1e14).
 _MAX_WEIGHT_RATIO = 1e14
@@ -416,7 +419,10 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             chunks = exhaustive_chunks(m, d, per_chunk)
             sweep = partial(self._run, Y, y, w, chunks, incumbent, True, total)
             delay = 0.0 if seconds >= _MILP_DELAY else _MILP_DELAY
-            n_candidates, timings = race(sweep, milp, incumbent, milp_delay=delay)
+            niceness = _MILP_NICENESS if seconds <= _SWEEP_FIRST else 0
+            n_candidates, timings = race(
+                sweep, milp, incumbent, milp_delay=delay, milp_niceness=niceness
+            )
             return incumbent.labels, True, n_candidates, {**report, **timings}
         verdict = _sweep_verdict(
             m, d, seconds, table, available, self.max_candidates, self.solver

@@ -30,6 +30,7 @@ from math import comb
 import numpy as np
 
 from . import _kernel
+from ._memory import check_memory
 from ._tolerances import ANGLE_TOL, FLAT_TOL, RANK_TOL, ROUNDING
 
 # Entries (pencils x points) processed per vectorised batch.
@@ -656,8 +657,15 @@ def solve_exact(
         control.estimate(Y, y, w, min(bound, upper_bound))
         return (bound, constant) if bound < upper_bound else (upper_bound, None)
     # In chunks (memory), each searched below the best of the earlier ones.
+    target = max(1, BATCH_ENTRIES // len(Y))
+    check_memory(
+        exhaustive_chunks_bytes(len(Y), d, target),
+        f"The pencil tables of an on-plane sub-problem of {len(Y)} points in "
+        f"dimension {d}",
+        "Use fewer samples or features, or solver='milp'.",
+    )
     best_cost, best_labels, cache = min(bound, upper_bound), None, {}
-    for pencils in exhaustive_chunks(len(Y), d, max(1, BATCH_ENTRIES // len(Y))):
+    for pencils in exhaustive_chunks(len(Y), d, target):
         if control is not None:
             control.check()
         cost, _, labels, _ = scan_pencils(
