@@ -939,8 +939,12 @@ from sklearn_iclr.datasets import load_voicepath
 from sklearn_iclr.linear_model import ICEClassifier
 from sklearn_iclr.linear_model._ice import _classifier
 
+lock = threading.Lock()
+
 def emit(**row):
-    print(json.dumps(row), flush=True)
+    # one line at a time: the ticker thread emits too
+    with lock:
+        print(json.dumps(row), flush=True)
 
 def resident():
     with open("/proc/self/statm") as statm:
