@@ -229,32 +229,37 @@ def fit_lines(rows, max_rounds):
     return fits
 
 
-def product_floor_seconds(X1, repeats=7):
-    """CPU seconds of one ``(6, d + 1) @ (d + 1, n)`` product: a position's
-    logits for every prompt (both halves, three tokens), the unit the RL rounds
-    are made of."""
-    weights = np.random.RandomState(0).standard_normal((6, X1.shape[1]))
+def product_seconds(X1, repeats=7):
+    """CPU seconds of the two products a position's round is made of, over
+    all ``n`` prompts: its logits ``(6, d + 1) @ (d + 1, n)`` (both halves,
+    three tokens) and the gradient's contraction ``(6, n) @ (n, d + 1)``."""
+    rng = np.random.RandomState(0)
+    weights = rng.standard_normal((6, X1.shape[1]))
+    residual = rng.standard_normal((6, X1.shape[0]))
     X1t = np.ascontiguousarray(X1.T)
-    samples = []
-    for _ in range(repeats):
-        cpu = time.process_time()
-        for _ in range(20):
-            weights @ X1t
-        samples.append((time.process_time() - cpu) / 20)
-    return float(np.median(samples))
+    seconds = []
+    for product in (lambda: weights @ X1t, lambda: residual @ X1):
+        samples = []
+        for _ in range(repeats):
+            cpu = time.process_time()
+            for _ in range(20):
+                product()
+            samples.append((time.process_time() - cpu) / 20)
+        seconds.append(float(np.median(samples)))
+    return tuple(seconds)
 
 
 def rl_speed(d, n, rounds, repeats, seed):
     """The RL rounds' CPU time against the dense products they need.
 
     The rounds' time is a fit's minus pretraining alone, both timed
-    alternately in this process (medians of ``repeats``). Per round and
-    position a policy-gradient round needs five ``(6, d + 1) @ (d + 1, n)``
-    products or their transposes: sampling, the gradient's logits and its
-    per-prompt contraction, and the record (greedy decoding and the exact
-    response law). A STaR round needs three, plus two per evaluation of its
-    likelihood fits (logits and gradient, over the ``m <= n`` prompts that
-    reach the position), counted here by wrapping the objective.
+    alternately in this process (medians of ``repeats``). Every model (after
+    pretraining and after each round) needs its logits once per position:
+    sampling, the policy gradient and the round's record read them. A
+    policy-gradient round adds one contraction per position (the gradient);
+    a STaR round adds, per evaluation of its likelihood fits, the logits and
+    the contraction over the ``m <= n`` prompts that reach the position
+    (counted here by wrapping the objective; ``m / n`` of a product each).
     """
     import sklearn_iclr.sequence._chain_of_thought as cot
 
@@ -263,13 +268,13 @@ def rl_speed(d, n, rounds, repeats, seed):
     objective = cot._nll_and_grad
     rows_seen = []
 
-    def counted(flat, X1_used, counts, alpha, first):
+    def counted(flat, X1_used, *args):
         rows_seen.append(len(X1_used))
-        return objective(flat, X1_used, counts, alpha, first)
+        return objective(flat, X1_used, *args)
 
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
-        floor = product_floor_seconds(X1)
+        logits_s, contraction_s = product_seconds(X1)
     for rl in RL:
         fits, pretrains = [], []
         for _ in range(repeats):
@@ -291,23 +296,25 @@ def rl_speed(d, n, rounds, repeats, seed):
             finally:
                 cot._nll_and_grad = objective
         seconds = float(np.median(fits) - np.median(pretrains))
+        n_logits = n_contractions = float(rounds * d)
         if rl == "star":
-            n_products = rounds * d * 3 + 2 * (fit_rows - pretrain_rows) / n
-        else:
-            n_products = rounds * d * 5
+            n_contractions = (fit_rows - pretrain_rows) / n
+            n_logits += n_contractions
+        floor = n_logits * logits_s + n_contractions * contraction_s
         rows.append(
             {
                 "rl": rl,
                 "rounds": rounds,
                 "rounds CPU s": seconds,
-                "products": n_products,
-                "product floor CPU s": n_products * floor,
-                "ratio to floor": seconds / (n_products * floor),
+                "logits products": n_logits,
+                "contractions": n_contractions,
+                "product floor CPU s": floor,
+                "ratio to floor": seconds / floor,
                 "fit CPU s": float(np.median(fits)),
                 "final greedy accuracy": est.history_[-1]["greedy_accuracy"],
             }
         )
-    return rows, floor
+    return rows, (logits_s, contraction_s)
 
 
 def configure(parser):
@@ -343,18 +350,22 @@ def main(argv=None):
         rounds_tables(d_rounds, n_rounds_data, grid_rounds, max_rounds, args.seed)
     if "speed" in args.tables:
         repeats = 1 if args.quick else 3
-        speed_rows, floor = rl_speed(d, n, rounds, repeats, args.seed)
+        speed_rows, (logits_s, contraction_s) = rl_speed(
+            d, n, rounds, repeats, args.seed
+        )
         report(
             "chain_of_thought_speed",
             speed_rows,
             title=f"RL rounds against their dense products, d = {d}, n = {n}, "
-            f"{rounds} rounds, 8 samples per prompt (one product: {floor:.3g} CPU s)",
+            f"{rounds} rounds, 8 samples per prompt (one logits product: "
+            f"{logits_s:.3g} CPU s, one contraction: {contraction_s:.3g} CPU s)",
             meta={
                 "d": d,
                 "n": n,
                 "rounds": rounds,
                 "repeats": repeats,
-                "product_cpu_s": floor,
+                "logits_product_cpu_s": logits_s,
+                "contraction_cpu_s": contraction_s,
                 "load": os.getloadavg(),
             },
         )
@@ -442,12 +453,17 @@ PAGE = {
           1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
           ``1/p`` instead (R^2 0.98-1.00).
         * **Speed of the RL rounds (issue #42): missed.** Ten rounds at d = 30,
-          n = 20000 take 6.0 times their dense products' CPU for STaR and
-          8.0-8.1 times for REINFORCE and GRPO, against a target of 3. Working
-          per (prompt, previous token) instead of per sampled response made a
-          whole fit 8.4x (REINFORCE), 3.1x (GRPO) and 2.5x (STaR) cheaper than
-          the former code, with the same seeded results; what remains is per
-          sampled token, which no product covers.
+          n = 20000 take 4.0 times the dense products they need for STaR, 4.9
+          for REINFORCE and 5.2 for GRPO (load 12 on 2 cores), against a
+          target of 3. The floor now counts only those products: the former
+          one counted five per policy-gradient position where two are needed
+          (against it the rounds now take 2.2x). The rounds read one table of
+          next-token laws per model, per (prompt, previous token) cell, and
+          the per-token loops are numba kernels: a whole fit is 2.7x
+          (REINFORCE, GRPO) and 1.4x (STaR) cheaper than the former code in
+          the same run, with the same seeded responses. What remains is per
+          sampled token; the uniform draws alone cost about one floor of a
+          policy-gradient round.
     """,
     "sections": [
         {
@@ -502,17 +518,30 @@ PAGE = {
                 ``python -m benchmarks chain_of_thought --tables speed``: d =
                 30, n = 20000, p_cot = 0.25, 10 rounds, 8 samples per prompt.
                 The rounds' CPU time is a fit's minus pretraining alone
-                (medians of 3, alternating). A position's logits for every
-                prompt are one ``(6, d + 1) @ (d + 1, n)`` product, the unit of
-                the floor: a policy-gradient round needs five per position
-                (sampling, the gradient's logits and its per-prompt
-                contraction, greedy decoding and the exact response law of the
-                record), a STaR round three plus two per evaluation of its
-                likelihood fits (counted). What the products leave is per
-                sampled token, 4.8e6 per round (a uniform draw, two table
-                reads, two comparisons and the count that feeds the
-                gradient); STaR spends most of its time in L-BFGS-B's
-                evaluations.
+                (medians of 3, alternating). The floor is the dense products
+                the rounds need, each timed over all n prompts in the same
+                run: every model (after pretraining and after each round)
+                needs its logits once per position, one ``(6, d + 1) @ (d +
+                1, n)`` product, since sampling, the policy gradient and the
+                round's record all read one table of next-token laws per
+                (prompt, previous token) cell. A policy-gradient round adds
+                one contraction ``(6, n) @ (n, d + 1)`` per position (the
+                gradient); a STaR round adds a logits product and a
+                contraction per evaluation of its likelihood fits, over the
+                ``m <= n`` prompts that reach the position (counted, ``m / n``
+                of a product each). The former floor counted five products per
+                policy-gradient position, three of them the same logits
+                formed again (by the gradient, greedy decoding and the
+                response law): 2.5 times the products the rounds need. What
+                the products leave is per sampled token, 4.8e6 per round: the
+                uniform draws alone (numpy's ``RandomState``, kept so that
+                seeded fits draw the same responses) cost about as much as the
+                floor of a policy-gradient round; then a table read and two
+                comparisons (numba), and the weighted count that feeds the
+                gradient (numba). A STaR round spends most of its time in the
+                likelihood evaluations: per cell a log, a division and the
+                residual (numba), the ``exp`` of the shifted logits (numpy),
+                and L-BFGS-B's own work.
             """,
             "figures": [
                 {

@@ -908,10 +908,10 @@ def main(argv=None):
         __doc__.splitlines()[0], argv, configure=configure, tables=TABLES
     )
     if args.quick:
-        args.seeds, args.n_thetas, args.n_events = 2, 5, 5000
-        args.n_bias = 3
-        args.speed_events = 100_000
-        args.start_scenes = 2
+        args.seeds, args.n_thetas, args.n_events = 1, 3, 5000
+        args.n_bias = 2
+        args.speed_events = 30_000
+        args.start_scenes = 1
     torch = import_torch()
     torch.set_num_threads(1)
     meta = {

@@ -174,7 +174,7 @@ def table_gaussianity(seeds, device, epochs=GAUSSIANITY_EPOCHS):
     )
 
 
-def table_imbalance(seeds, device):
+def table_imbalance(seeds, device, epochs=EPOCHS):
     rows = []
     for seed in seeds:
         X, codes, minority = make_long_tailed_sparse_coding(
@@ -185,7 +185,7 @@ def table_imbalance(seeds, device):
             for prune_ratio in (0.0, 0.3):
                 encoder = InfoNCEEncoder(
                     prune_ratio=prune_ratio,
-                    max_epochs=EPOCHS,
+                    max_epochs=epochs,
                     random_state=seed,
                     device=device,
                     **params,
@@ -252,16 +252,15 @@ def table_imbalance(seeds, device):
         meta={
             "encoders": {k: str(v) for k, v in IMBALANCE_ENCODERS.items()},
             "data": IMBALANCE_DATA,
-            "epochs": EPOCHS,
+            "epochs": epochs,
             "per_seed": rows,
             "wins": wins,
         },
     )
 
 
-def table_time(device):
+def table_time(device, epochs=20):
     X, y = make_laplace_classification(2000, n_features=64, random_state=0)
-    epochs = 20
     start = time.perf_counter()
     encoder = InfoNCEEncoder(
         max_epochs=epochs, random_state=0, device=device, **ENCODER
@@ -314,9 +313,9 @@ def main(argv=None):
         epochs = 5 if args.quick else GAUSSIANITY_EPOCHS
         table_gaussianity(seeds, args.device, epochs)
     if "imbalance" in args.tables:
-        table_imbalance(seeds, args.device)
+        table_imbalance(seeds, args.device, 3 if args.quick else EPOCHS)
     if "time" in args.tables:
-        table_time(args.device)
+        table_time(args.device, 3 if args.quick else 20)
 
 
 # The page of this benchmark in the docs (python -m benchmarks.render).

@@ -79,7 +79,7 @@ def table_structure():
     n_fits = 3 if QUICK else 20
     for truth in ("identity", "ar1"):
         for d in (5, 30, 100):
-            for n in (10_000, 100_000):
+            for n in (10_000,) if QUICK else (10_000, 100_000):
                 cov = population(truth, d)
                 sample = gaussian(cov, n)
                 structures, warned = [], []
@@ -138,7 +138,7 @@ def table_structure():
 def table_lattice():
     """The full matrix on the E8 lattice against the cube, rho = 0.2."""
     rows = []
-    n_pairs = 60 if QUICK else 400
+    n_pairs = 20 if QUICK else 400
     for d in (3, 8):
         cov = 0.5 * np.eye(d) + 0.5
         sample = gaussian(cov, 20_000)
@@ -160,7 +160,7 @@ def table_lattice():
                         (est.set_params(random_state=k).fit(sample(99 + k)).covariance_
                          - cov) ** 2
                     )
-                    for k in range(40)
+                    for k in range(5 if QUICK else 40)
                 ]  # fmt: skip
             rows.append(
                 {

@@ -34,6 +34,11 @@ N_JOBS = 1
 DEFAULT_THREADS = max((i["num_threads"] for i in threadpool_info()), default=1)
 
 
+def smoke_size(n):
+    """``n``, or a tenth of it (at least 2000 rows) in a ``--quick`` smoke run."""
+    return max(2000, n // 10) if QUICK else n
+
+
 def sampler(n, d, **kwargs):
     def sample(seed):
         return make_heavy_tailed_regression(n, d, random_state=seed, **kwargs)
@@ -96,6 +101,7 @@ def table_replicability():
             # The design spends 0.75 rho (0.72-0.89 rho measured): the Wilson
             # interval resolves 1 - rho only with thousands of pairs.
             n, n_pairs = (50000, 6000) if rho == 0.05 else (10000, 3000)
+            n = smoke_size(n)
             n_pairs = 30 if QUICK else n_pairs
             start = time.perf_counter()
             ours = replicability_rate(
@@ -136,7 +142,7 @@ def table_replicability():
 
 def table_confirmation():
     """Independent runs of the tightest cell (rho = 0.05, d = 5), sizes fixed."""
-    n, d, rho = 50000, 5, 0.05
+    n, d, rho = smoke_size(50000), 5, 0.05
     rows = []
     for seed, n_pairs in ((1, 12000), (2, 20000)):
         result = replicability_rate(
@@ -179,7 +185,7 @@ def table_fixed_width():
     """
     rows = []
     for d in (5, 20):
-        n, n_pairs = 50000, (20 if QUICK else 400)
+        n, n_pairs = smoke_size(50000), (20 if QUICK else 400)
         pilot = ReplicableLinearRegressor(rho=0.05, random_state=0)
         pilot.fit(*sampler(n, d)(424242))
         est = ReplicableLinearRegressor(grid_width=pilot.grid_width_)
@@ -211,7 +217,7 @@ def table_fixed_width():
 def table_accuracy():
     rows = []
     d, rho = 8, 0.1
-    for n in (4000, 40000, 400000):
+    for n in (4000, 40000) if QUICK else (4000, 40000, 400000):
         n_pairs, n_fits = {4000: (400, 100), 40000: (1000, 200), 400000: (80, 20)}[n]
         if QUICK:
             n_pairs, n_fits = 10, 4
@@ -272,7 +278,7 @@ def table_accuracy():
 def table_lemma():
     """Empirical disagreement vs the lemma: expected facets between the runs."""
     rows = []
-    d, rho, n = 8, 0.1, 40000
+    d, rho, n = 8, 0.1, smoke_size(40000)
     n_pairs = 60 if QUICK else 400
     arms = (("raw", "lattice"), ("raw", "cube"), ("standardized", "lattice"))
     for basis, rounding in arms:
@@ -331,7 +337,7 @@ def table_controls():
     """Same data, different seeds; heavy tails; mixed units."""
     rows = []
     n_pairs = 40 if QUICK else 100
-    X, y = sampler(40000, 8)(0)
+    X, y = sampler(smoke_size(40000), 8)(0)
     coefs = {
         ReplicableLinearRegressor(rho=0.1, random_state=s).fit(X, y).coef_.tobytes()
         for s in range(50)
@@ -343,7 +349,7 @@ def table_controls():
             "wilson_low": float("nan"),
         }
     )
-    heavy = sampler(40000, 5, df=5.0)
+    heavy = sampler(smoke_size(40000), 5, df=5.0)
     pilot = ReplicableLinearRegressor(rho=0.1, random_state=0).fit(*heavy(99))
     for name, est in {
         "df=5 features, grid_width='auto'": ReplicableLinearRegressor(rho=0.1),
@@ -356,7 +362,7 @@ def table_controls():
         )
         rows.append({"experiment": name, "value": r.rate, "wilson_low": r.ci_low})
     scales = np.logspace(-2, 2, 8)
-    mixed = sampler(400000, 8, scales=scales)
+    mixed = sampler(smoke_size(400000), 8, scales=scales)
     X, y = mixed(5)
     ridge = Ridge(alpha=1.0).fit(X, y)
     r2_ridge = population_r2(ridge.coef_, ridge.intercept_, 8, scales)
@@ -408,7 +414,7 @@ def table_timing():
     for threads in (1, DEFAULT_THREADS):
         with threadpool_limits(threads):
             for n, d in ((40000, 8), (400000, 8), (40000, 20)):
-                X, y = sampler(n, d)(0)
+                X, y = sampler(smoke_size(n), d)(0)
                 for basis in ("raw", "standardized"):
                     est = ReplicableLinearRegressor(
                         rho=0.1, basis=basis, random_state=0
@@ -477,12 +483,12 @@ def table_diabetes():
     )
 
     X, y = load_diabetes(return_X_y=True)
-    n_pairs = 100 if QUICK else 1000
+    n_pairs = 20 if QUICK else 1000
     n_seeds = 3 if QUICK else 20
     # The seed mean over 20 seeds is dominated by the rare offsets that round
     # the constant's width up: the expectation over the shared randomness is
     # also estimated over 400 seeds (``cv_r2_expected``).
-    n_expected = 10 if QUICK else 400
+    n_expected = 3 if QUICK else 400
     n_train = len(y) - len(y) // 5
 
     def halves(seed):
@@ -493,7 +499,7 @@ def table_diabetes():
     mean_r2 = cross_val_score(DummyRegressor(), X, y, cv=5).mean()
     lattice = shifted_lattice(X.shape[1] + 1, "lattice")
     rows = []
-    for rho in (0.05, 0.1, 0.2, 0.5, 0.9):
+    for rho in (0.05, 0.9) if QUICK else (0.05, 0.1, 0.2, 0.5, 0.9):
         est = ReplicableLinearRegressor(rho=rho, random_state=0)
         scores = cross_val_score(est, X, y, cv=5)
         seeds = [
@@ -624,7 +630,7 @@ def table_diabetes_n():
 def table_heavy():
     """Gaussian and Student-t(5) features, d=8, rho=0.1, n=4e4 (issue #25)."""
     rows = []
-    n, d, rho = 40000, 8, 0.1
+    n, d, rho = smoke_size(40000), 8, 0.1
     n_pairs, n_fits = (60, 10) if QUICK else (600, 60)
     designs = (("gaussian", 1e9), ("student-t(10)", 10.0), ("student-t(5)", 5.0))
     for name, df in designs:
@@ -704,7 +710,7 @@ def table_frontier(points=None, name="replicable_ridge_frontier"):
     from sklearn_iclr.metrics._replicability import wilson_interval
 
     rows = []
-    n, d = 40000, 8
+    n, d = smoke_size(40000), 8
     n_pairs = 40 if QUICK else 1000
     lattice = shifted_lattice(d + 1, "lattice")
     if points is None:

@@ -29,9 +29,14 @@
    once and fitting them in memory (what an in-memory user pays), both in
    the same run (CPU time is what a loaded machine does not inflate);
    ``speedup`` is the 1-worker wall time over this row's at the same n and
-   source. ``idle_cpu_s`` is what the idle workers burn in the fit's wall
-   time (heartbeats, memory monitor; measured on each cluster before the
-   rows, for 10 s), and ``vs_in_memory_net`` the ratio with it subtracted: a
+   source. ``worker_cpu_s`` is what the worker processes report
+   (``getrusage`` through ``client.run``, user and system time, idle
+   background included); ``client_cpu_s`` is this process's CPU during the
+   fit (graph construction, the ``LocalCluster``'s scheduler, the memory
+   sampler) and ``vs_in_memory_with_client`` the ratio counting it too.
+   ``idle_cpu_s`` is what the idle workers burn in the fit's wall time
+   (heartbeats, memory monitor; measured on each cluster before the rows,
+   for 10 s), and ``vs_in_memory_net`` the ratio with it subtracted: a
    loaded machine stretches the wall time and this background with it.
    ``worker_peak_mb`` is the largest resident memory of a
    worker process and ``client_peak_mb`` that of this process, both sampled
@@ -356,9 +361,10 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
                 before = client.run(_worker_usage).values()
                 pids = [os.getpid()] + [pid for _, pid in before]
                 with _PeakRSS(pids) as rss:
-                    start = time.perf_counter()
+                    start, client_start = time.perf_counter(), time.process_time()
                     fit(*arrays)
                     wall = time.perf_counter() - start
+                    client_cpu = time.process_time() - client_start
                 usage = client.run(_worker_usage).values()
                 del arrays
             walls[n, n_workers] = wall
@@ -379,6 +385,10 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
                     "gram_rows_per_cpu_s": anchors["gram"],
                     "in_memory_rows_per_cpu_s": anchors["in_memory"],
                     "vs_in_memory": ratio(ratio(n, cpu), anchors["in_memory"]),
+                    "client_cpu_s": client_cpu,
+                    "vs_in_memory_with_client": ratio(
+                        ratio(n, cpu + client_cpu), anchors["in_memory"]
+                    ),
                     "idle_cpu_s": idle_rate * wall,
                     "vs_in_memory_net": ratio(ratio(n, net_cpu), anchors["in_memory"]),
                     # An in-memory user reads the data once, then fits.
@@ -587,29 +597,47 @@ PAGE = {
         The anchors (one read of a chunk, and the in-memory fit of 1e6 rows)
         are timed in the same run; ratios are of rows per CPU second.
 
-        * **Per CPU second (LSTDQ, #42): partly.** With the data in the
-          workers' memory the Dask fit does 1.08 (one worker) and 0.79 (two)
-          of the in-memory fit: the blockwise statistics cost what the
-          in-memory ones cost (issue #28's 0.23-0.28 came from regenerating
-          the data on each pass). Out of core every pass reads every block
-          again: resampled, 0.66 on one worker at n = 1e7 (0.76 net of the
-          idle workers' background CPU, 0.85 of reading the data once and
-          fitting them in memory) and 0.49 on two (0.69 net); generated, 0.47
-          and 0.37 at n = 1e6 (a read costs half the fit). LSTDQ needs two
-          passes: the standard error's residuals need the final ``theta``,
-          and a single pass would carry a ``d^4`` tensor per block.
-        * **Load.** This run shared the 2-core box with about nine jobs (load
-          average 15-19): wall times stretch five to eight times the CPU
-          times, and two workers are no faster than one (speed-up 0.87-0.99,
-          against 1.6-1.7 on the quiet box of #28).
-        * **Memory: met.** Worker memory stays flat: 566 -> 573 MB (one
-          worker) and 717 -> 809 MB (two) from 1e6 to 1e7 rows; in #28's run
-          375-460 MB up to 1e8 rows.
+        * **Per CPU second (LSTDQ, #42): missed out of core.** The in-memory
+          fit got faster in this run (its residual pass no longer forms an
+          ``n x 64`` temporary: 7.0e5 rows per CPU second against 3.9e5 in
+          the previous run), the Dask fit less. With the data in the
+          workers' memory the Dask fit does 0.89 (one worker) and 0.53 (two)
+          of the in-memory fit. Out of core it reads every block twice:
+          resampled, 0.44 (one worker) and 0.31 (two) at n = 1e7 (0.74 and
+          0.52 of reading the data once and fitting them in memory);
+          generated, 0.24 and 0.19 (a read costs about the in-memory fit).
+          Against the previous run the workers' CPU per row fell 18%
+          (resampled, one worker, 1e7: 31.9 s against 39.0 s) and 23%
+          (persisted, 1e6).
+        * **Where the CPU goes** (one worker, resampled, per row): the
+          in-memory fit and standard error 1.14 microseconds; a Dask block's
+          read plus sums 1.26, read plus residuals 0.97 (CPU time in one
+          process, with the workers' allocator setting); the workers report
+          3.2 (n = 1e7) to 3.6 (n = 1e6). The rest: the idle background, 0.03
+          CPU seconds per wall second, which a loaded machine stretches (0.5
+          microseconds per row here, ``idle_cpu_s``); distributed's
+          statistical profiler, 7-9% (measured with it off); system time,
+          25-30% of the workers' CPU, mostly page faults (distributed starts
+          workers with ``MALLOC_TRIM_THRESHOLD_=65536``, so every freed block
+          goes back to the OS). The client process
+          (scheduler, nannies, memory sampler) burns another 0.05-0.065 CPU
+          seconds per wall second, 11 s for 1e7 rows here
+          (``vs_in_memory_with_client`` counts it). One pass is not possible
+          exactly: the standard error's residuals need the final ``theta``,
+          and accumulating them for any ``theta`` takes a ``d^4`` tensor per
+          block.
+        * **Load.** This run shared the 2-core box (load average 9-14): wall
+          times stretch five to six times the CPU times, and two workers are
+          no faster than one (speed-up 0.71-0.96).
+        * **Memory: met.** Worker memory stays flat from 1e6 to 1e7 rows:
+          474 -> 459 MB (one worker) and 578 -> 627 MB (two), resampled.
         * **1e8 x 64 out of core: made, memory bounded.** On 1 and 2 workers
           (resampled source, load 1.6-2.9): 322 s and 210 s, a speed-up of
           1.53; worker peaks 522 and 606 MB for 51 GB read; 0.59 and 0.54 of
           the in-memory fit per CPU second (0.81 and 0.74 of reading once
-          plus the in-memory fit). Its own section below.
+          plus the in-memory fit), measured before the faster residual pass
+          and not rerun (at this load it would take half an hour). Its own
+          section below.
         * **The ridge** (#28's run, generated source): 0.17 of its in-memory
           fit per CPU second; not rerun with the new sources.
         * **Partitioning: met.** The rounded outputs are bit-identical to the
@@ -660,6 +688,8 @@ PAGE = {
                     "in_memory_rows_per_cpu_s=in-memory fit rows/CPU s; "
                     "vs_in_memory=vs in-memory fit; idle_cpu_s=idle CPU s; "
                     "vs_in_memory_net=vs in-memory (net); "
+                    "client_cpu_s=client CPU s; "
+                    "vs_in_memory_with_client=vs in-memory (with client); "
                     "vs_read_once_in_memory=vs read once + in-memory fit; "
                     "speedup=speed-up; worker_peak_mb=worker peak MB; "
                     "client_peak_mb=client peak MB; load_start=load",
@@ -681,7 +711,10 @@ PAGE = {
                 1.53. Per CPU second the fit reaches 0.59 (1 worker) and 0.54
                 (2 workers) of the in-memory fit's throughput, 0.81 and 0.74
                 of reading the rows once plus the in-memory fit: LSTDQ reads
-                an out-of-core source twice (the standard error's pass).
+                an out-of-core source twice (the standard error's pass). This
+                run predates the slab-wise residual pass (commit 673c437): its
+                ratios are against that code's in-memory fit, 5.2e5 rows per
+                CPU second on the quiet box.
             """,
             "figures": [
                 {

@@ -187,7 +187,7 @@ def summarise(values):
 def main(argv=None):
     args = bench_arguments(__doc__.splitlines()[0], argv)
     quick = args.quick
-    seeds = range(2 if quick else 5)
+    seeds = range(1 if quick else 5)
     clock = time.perf_counter()
 
     # 1. prediction ---------------------------------------------------------
@@ -196,7 +196,7 @@ def main(argv=None):
         for rho in (0.99, 0.995, 0.999):
             for seed in seeds:
                 cells.append(
-                    prediction_cell(rho, seed, 4000 if quick else 16000, state_dim)
+                    prediction_cell(rho, seed, 2000 if quick else 16000, state_dim)
                 )
     report(
         "spectral_features_prediction_cells",
@@ -354,7 +354,7 @@ def main(argv=None):
     print(f"[{time.perf_counter() - clock:.0f} s]", flush=True)
 
     # 4. the comparator class: best fixed weights in hindsight ----------------
-    n_hind = 500 if quick else 2000
+    n_hind = 200 if quick else 2000
     rows = []
     for stability_margin in (0.1, 0.03, 0.01, 0.003):
         per = {}

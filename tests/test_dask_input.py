@@ -280,6 +280,17 @@ def test_nan_block_is_named_after_one_pass(make, fit):
     assert counting.calls == counting.n_blocks
 
 
+def test_finiteness_check_survives_an_overflowing_sum():
+    # The blocks are checked by their sum first; a sum that overflows must not
+    # be mistaken for a non-finite entry, nor hide one.
+    from sklearn_iclr.utils._dask import _all_finite
+
+    assert _all_finite(np.array([1e308, 1e308]))
+    assert not _all_finite(np.array([1e308, np.nan]))
+    assert not _all_finite(np.array([np.inf, -np.inf]))
+    assert not _all_finite(np.array([1.0, -np.inf]))
+
+
 def test_fit_passes_over_the_data():
     """LSTDQ reads every block twice: the sums, then the TD residuals."""
     X, y, X_next, _ = _transitions()

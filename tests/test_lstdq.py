@@ -2,6 +2,7 @@
 the coverage-error law of Amortila et al. (ICLR 2026), bad input, API glue."""
 
 import pickle
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -522,3 +523,20 @@ def test_rewards_whose_products_with_the_features_underflow_are_refused():
         X * 2.0**-167, y * 2.0**-700, X_next=X[::-1] * 2.0**-167
     )
     np.testing.assert_allclose(small.coef_ * 2.0**-167 / 2.0**-700, coef, rtol=1e-9)
+
+
+def test_fit_allocates_no_temporary_of_the_data_size():
+    # Issue #42: the residual pass formed sqrt(w) |eps| phi for all rows at
+    # once, an n x p temporary as large as X (and as slow to fault in as the
+    # pass itself); it is now formed slab by slab.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100_000, 32))
+    X_next = 0.5 * X
+    y = rng.normal(size=len(X))
+    tracemalloc.start()
+    try:
+        LSTDQEvaluator(gamma=0.5).fit(X, y, X_next=X_next)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < X.nbytes / 4

@@ -31,6 +31,10 @@ MAX_CONDITION_NUMBER = 1e12
 MAX_MAGNITUDE = 1e150
 MIN_MAGNITUDE = 1e-150
 
+# Rows of the weighted features formed at a time for the sandwich's sum of
+# squares (a slab of 4096 x 64 float64 is 2 MiB).
+SLAB_ROWS = 4096
+
 
 class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     """Least-squares temporal-difference Q evaluation (LSTDQ) of a target policy.
@@ -579,7 +583,7 @@ def _dask_chunk_sums(X, y, X_next, sample_weight, fit_intercept):
     sums = _chunk_sums(X, y, X_next, sample_weight, fit_intercept)
     for name, values in (("X", X), ("y", y), ("X_next", X_next)):
         if values is not None:
-            sums[f"max_{name}"] = np.max(np.abs(values), axis=0, initial=0.0)
+            sums[f"max_{name}"] = _column_magnitudes(values)
     sums["max_negative_weight"] = (
         0.0 if sample_weight is None else float(np.max(-sample_weight, initial=0.0))
     )
@@ -592,11 +596,22 @@ def _chunk_meat(X, y, X_next, sample_weight, coef, intercept, gamma, fit_interce
     if X_next is not None:
         residual += gamma * (X_next @ coef + intercept)
     w = np.ones(len(y)) if sample_weight is None else sample_weight
-    phi = np.hstack([X, np.ones((len(X), 1))]) if fit_intercept else X
-    # Z^T Z with Z = sqrt(w) |eps| phi: numpy computes it as a symmetric
-    # rank-k update, half the work of a general product.
-    scaled = phi * (np.sqrt(w) * np.abs(residual))[:, None]
-    return {"sum": scaled.T @ scaled, "weight": w.sum()}
+    # Z^T Z with Z = sqrt(w) |eps| phi, slab by slab: numpy computes each
+    # product as a symmetric rank-k update (half a general product), the slab
+    # stays in cache and no temporary of the chunk's size is allocated.
+    scale = np.abs(residual, out=residual)
+    scale *= np.sqrt(w)
+    n, d = X.shape
+    total = np.zeros((d + fit_intercept, d + fit_intercept))
+    slab = np.empty((min(n, SLAB_ROWS), d + fit_intercept))
+    for start in range(0, n, SLAB_ROWS):
+        rows = scale[start : start + SLAB_ROWS]
+        Z = slab[: len(rows)]
+        np.multiply(X[start : start + SLAB_ROWS], rows[:, None], out=Z[:, :d])
+        if fit_intercept:
+            Z[:, d] = rows
+        total += Z.T @ Z
+    return {"sum": total, "weight": w.sum()}
 
 
 def _score_sums(X, y, X_next, sample_weight, coef, intercept, gamma):
@@ -618,12 +633,16 @@ def _check_magnitudes(X, y, X_next):
     arrays = {"X": X, "y": y} if X_next is None else {"X": X, "X_next": X_next, "y": y}
     _check_magnitude_stats(
         {
-            # two reductions, no |values| temporary of the data's size
-            f"max_{name}": np.maximum(values.max(axis=0), -values.min(axis=0))
+            f"max_{name}": _column_magnitudes(values)
             for name, values in arrays.items()
             if values.size
         }
     )
+
+
+def _column_magnitudes(values):
+    """Column maxima of ``|values|``: two reductions, no ``|values|`` temporary."""
+    return np.maximum(values.max(axis=0), -values.min(axis=0))
 
 
 def _check_magnitude_stats(maxima):

@@ -13,80 +13,50 @@ from threadpoolctl import threadpool_limits
 from ..utils import check_count_budget, warn_user
 from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils.validation import check_binary_target
+from ._kernel import (
+    EOS,
+    count_tokens,
+    decode_greedy,
+    extend_responses,
+    gradient_halves,
+    likelihood_terms,
+    tabulate_logits,
+)
 
 # Token alphabet of every position: index 0 is the token -1, index 1 the token
-# +1, index 2 the end of sequence (EOS). Sequences are stored as int8 rows of
+# +1, index 2 (EOS) the end of sequence. Sequences are stored as int8 rows of
 # tokens in {-1, +1}, padded with 0 after the last token (0 stands for EOS).
-TOKEN_VALUES = np.array([-1, 1], dtype=np.int8)
-EOS = 2
-# Responses sampled together in one block (bounds the memory of a round).
+# A cell (s, j) is the prompt j after the previous token -1 (s = 0) or +1
+# (s = 1); at the first position both rows hold the previous value 0.
+# Responses sampled together, position by position: fixes the order of the
+# uniform draws (block by block, then position by position).
 SAMPLING_BLOCK = 1 << 15
-
-
-# Previous-token values of the two rows a prompt has at a position: y_prev is
-# 0 before the first token, then -1 or +1.
-FIRST_SIGNS = np.array([0.0, 0.0])
-SIGNS = np.array([-1.0, 1.0])
 
 # Arrays of logits, probabilities and counts are token-major, (3, ...): numpy
 # reduces a leading axis of 3 as three contiguous slabs, where a trailing axis
 # of 3 would cost a strided reduction per row.
 
 
-def _prompt_logits(X1, weights, n_tokens=3):
-    """Per prompt, the two halves ``a = W_a X1^T`` and ``b = W_b X1^T``.
+def _prompt_logits(X1T, weights):
+    """Per prompt, the halves ``a = W_a X1^T`` (rows 0-2) over ``b = W_b X1^T``
+    (rows 3-5).
 
     A position's features are ``phi = [x1, y_prev x1]`` with ``y_prev`` in
     ``{-1, 0, +1}``, so its logits are ``a + y_prev b``: one product of the
-    prompts (not of every response) by the ``(2 n_tokens, d + 1)`` weights.
-    Returns ``(a, b)``, each of shape ``(n_tokens, n_prompts)``.
+    prompts ``X1T`` (one column per prompt, not per response) by the
+    ``(6, d + 1)`` weights.
     """
-    h = X1.shape[1]
-    halves = np.vstack([weights[:n_tokens, :h], weights[:n_tokens, h:]]) @ X1.T
-    return halves[:n_tokens], halves[n_tokens:]
-
-
-def _bar_eos(z, first):
-    """EOS is barred at the first position."""
-    if first:
-        z[EOS] = -np.inf
-    return z
-
-
-def _exp_shifted(z):
-    """``exp(z - max_v z)`` and ``max_v z`` over the leading (token) axis."""
-    top = z.max(axis=0)
-    return np.exp(z - top), top
-
-
-def _softmax(z):
-    e, _ = _exp_shifted(z)
-    e /= e.sum(axis=0)
-    return e
-
-
-def _token_index(tokens):
-    """Map tokens -1, +1, 0 (EOS) to the indices 0, 1, 2."""
-    return np.where(tokens == 0, EOS, (tokens > 0).astype(np.intp))
+    h = X1T.shape[0]
+    return np.vstack([weights[:, :h], weights[:, h:]]) @ X1T
 
 
 def _lengths(sequences):
     return np.count_nonzero(sequences, axis=1)
 
 
-def _answers(sequences):
-    """The last token before EOS of every sequence."""
-    lengths = _lengths(sequences)
+def _answers(sequences, lengths):
+    """The last token before EOS of every sequence, of the given lengths."""
     return sequences[np.arange(len(sequences)), lengths - 1]
-
-
-def _cell_counts(prompt, previous, token, weights, n_prompts):
-    """``counts[v, s, j]``: the summed ``weights`` of the rows of prompt ``j``
-    whose previous token is ``SIGNS[s]`` (``previous``: ``s = 1`` for +1) and
-    whose token has index ``v``."""
-    cell = (token * 2 + previous) * n_prompts + prompt
-    counts = np.bincount(cell, weights=weights, minlength=6 * n_prompts)
-    return counts.reshape(3, 2, n_prompts)
 
 
 def _position_counts(X1, sequences, prompts, weights):
@@ -94,58 +64,136 @@ def _position_counts(X1, sequences, prompts, weights):
 
     A row's likelihood at a position depends on it only through its prompt,
     its previous token and its target token, so the rows are summed into
-    :func:`_cell_counts`, normalised to sum 1. Returns ``(X1 of those
-    prompts, counts)`` per position, or None where no row reaches it.
+    ``counts[v, s, j]`` (:func:`~._kernel.count_tokens`), normalised to sum
+    1. Yields ``(X1 of those prompts, its transpose, counts)`` per position,
+    or None where no row reaches it.
     """
     lengths = _lengths(sequences)
-    data = []
+    columns = np.ascontiguousarray(sequences.T)
+    counts = np.empty((3, 2, X1.shape[0]))
     for t in range(sequences.shape[1]):
-        rows = np.flatnonzero(lengths >= t)
-        if rows.size == 0:
-            data.append(None)
+        reach = lengths >= t
+        if not reach.any():
+            yield None
             continue
-        used, local = np.unique(prompts[rows], return_inverse=True)
-        previous = sequences[rows, t - 1] > 0 if t > 0 else np.zeros(rows.size, bool)
-        w = weights[rows]
-        counts = _cell_counts(
-            local, previous, _token_index(sequences[rows, t]), w / w.sum(), len(used)
+        counts.fill(0.0)
+        count_tokens(
+            columns, lengths, prompts, weights / weights[reach].sum(), t, counts
         )
-        data.append((X1[used], counts))
-    return data
+        used = np.flatnonzero(counts.any(axis=(0, 1)))
+        X_used = X1[used]
+        yield X_used, np.ascontiguousarray(X_used.T), counts[:, :, used]
 
 
-def _likelihood_gradient(X1, coef, counts, first, temperature=1.0):
+def _likelihood_gradient(X1, X1T, coef, counts, first):
     """Negative log-likelihood of the counted tokens and its weight gradient.
 
-    ``counts`` as :func:`_cell_counts` gives them (any real weights); the
-    logits of prompt ``j`` after previous token ``SIGNS[s]`` are ``(a_j +
-    SIGNS[s] b_j) / temperature``. The gradient of ``-log softmax`` is
-    ``softmax - onehot`` times the features ``[x1, y_prev x1] / temperature``,
-    summed per prompt and previous token before the products by ``X1``.
+    ``counts`` as :func:`_position_counts` gives them (any real weights); the
+    logits of cell ``(s, j)`` are ``a_j + y_s b_j``. The gradient of ``-log
+    softmax`` is ``softmax - onehot`` times the features ``[x1, y_prev x1]``,
+    summed per prompt and previous token (:func:`~._kernel.likelihood_terms`)
+    before one product by ``X1``.
     """
-    h = X1.shape[1]
-    n_tokens = EOS if first else 3
-    signs = (FIRST_SIGNS if first else SIGNS)[:, None]
-    a, b = _prompt_logits(X1, coef, n_tokens)
-    z = (a[:, None, :] + signs * b[:, None, :]) / temperature
-    e, top = _exp_shifted(z)
-    norm = e.sum(axis=0)
-    target = counts[:n_tokens]
-    total = counts.sum(axis=0)
-    loss = float(np.sum(total * (top + np.log(norm))) - np.sum(target * z))
-    residual = (e * (total / norm) - target) / temperature
-    grad = np.zeros_like(coef)
-    grad[:n_tokens, :h] = residual.sum(axis=1) @ X1
-    grad[:n_tokens, h:] = (signs * residual).sum(axis=1) @ X1
-    return loss, grad
+    n_prompts = X1.shape[0]
+    shifted, residual = np.empty((3, 2, n_prompts)), np.empty((6, n_prompts))
+    greedy = np.empty((2, n_prompts), dtype=np.int8)  # unused here
+    tabulate_logits(_prompt_logits(X1T, coef), first, 1.0, greedy, shifted)
+    loss = likelihood_terms(shifted, np.exp(shifted), counts, first, residual)
+    products = residual @ X1
+    return loss, np.hstack([products[:3], products[3:]])
 
 
-def _nll_and_grad(flat, X1, counts, alpha, first):
+def _nll_and_grad(flat, X1, X1T, counts, alpha, first):
     """Weighted next-token cross-entropy of one position plus the L2 penalty."""
     coef = flat.reshape(3, -1)
-    loss, grad = _likelihood_gradient(X1, coef, counts, first)
+    loss, grad = _likelihood_gradient(X1, X1T, coef, counts, first)
     loss += 0.5 * alpha * float(flat @ flat)
     return loss, (grad + alpha * coef).ravel()
+
+
+def _policy_tables(X1, coef, temperature):
+    """Every position's next-token law, per (previous token, prompt) cell.
+
+    Returns ``(greedy, proba)``: ``greedy[t, s, j]`` is the index of the
+    largest logit of position ``t`` in the cell ``(s, j)`` of the prompt
+    ``X1[j]``, and ``proba[t, v, s, j]`` the probability of token
+    ``v`` there at ``temperature`` (None when it is 0). One product per
+    position; sampling, the policy gradient and the round's record all read
+    these tables.
+    """
+    n_positions, n_prompts = coef.shape[0], X1.shape[0]
+    X1T = np.ascontiguousarray(X1.T)
+    greedy = np.empty((n_positions, 2, n_prompts), dtype=np.int8)
+    proba = np.empty((n_positions if temperature > 0 else 0, 3, 2, n_prompts))
+    for t in range(n_positions):
+        halves = _prompt_logits(X1T, coef[t])
+        shifted = proba[t] if temperature > 0 else proba
+        tabulate_logits(halves, t == 0, temperature, greedy[t], shifted)
+    if temperature == 0:
+        return greedy, None
+    e = np.exp(proba, out=proba)
+    e /= e.sum(axis=1, keepdims=True)
+    return greedy, proba
+
+
+def _sample(tables, prompts, rng):
+    """Responses to the prompts ``prompts`` (columns of ``tables``).
+
+    Greedy when the tables hold no probabilities; otherwise every alive
+    response draws one uniform per position, in blocks of ``SAMPLING_BLOCK``.
+    """
+    greedy, proba = tables
+    n_rows, n_positions = len(prompts), greedy.shape[0]
+    sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
+    if proba is None:
+        decode_greedy(greedy, prompts, sequences)
+        return sequences
+    for start in range(0, n_rows, SAMPLING_BLOCK):
+        block = slice(start, start + SAMPLING_BLOCK)
+        out, block_prompts = sequences[block], prompts[block]
+        alive = np.arange(len(out))
+        n_alive = len(out)
+        for t in range(n_positions):
+            uniforms = rng.random_sample(n_alive)
+            n_alive = extend_responses(
+                proba[t], block_prompts, alive, n_alive, uniforms, out, t
+            )
+            if n_alive == 0:
+                break
+    return sequences
+
+
+def _response_law(proba):
+    """``law[l - 1, c, i]``: probability that the response to prompt ``i``
+    has ``l`` tokens and answers -1 (``c = 0``) or +1 (``c = 1``), from the tables of
+    :func:`_policy_tables` (a forward recursion over the previous token)."""
+    n_positions, n_prompts = proba.shape[0], proba.shape[3]
+    law = np.empty((n_positions, 2, n_prompts))
+    alive = proba[0, :EOS, 0]
+    for t in range(1, n_positions):
+        step = proba[t]
+        np.multiply(alive, step[EOS], out=law[t - 1])
+        alive = np.einsum("jn,vjn->vn", alive, step[:EOS])
+    law[n_positions - 1] = alive
+    return law
+
+
+def _round_record(r, tables, y_signed, n_kept):
+    """``history_[r]`` from the tables of the model after round ``r``."""
+    greedy = _sample((tables[0], None), np.arange(len(y_signed)), None)
+    lengths = _lengths(greedy)
+    law = _response_law(tables[1])
+    correct = np.where(y_signed > 0, law[:, 1], law[:, 0])
+    length_pmf = law.sum(axis=1).mean(axis=1)
+    return {
+        "round": r,
+        "greedy_accuracy": float(np.mean(_answers(greedy, lengths) == y_signed)),
+        "median_length": float(np.median(lengths)),
+        "expected_reward": float(correct.sum(axis=0).mean()),
+        "long_share": float(1.0 - length_pmf[0]),
+        "sampled_median_length": int(np.searchsorted(np.cumsum(length_pmf), 0.5)) + 1,
+        "n_kept": n_kept,
+    }
 
 
 def _recorder(curve):
@@ -405,11 +453,14 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         self.pretrained_coef_ = coef.copy()
         self.chain_coef_ = coef
         rng = check_random_state(self.random_state)
-        self.history_ = [self._round_record(0, X1, y_signed, n_kept=0)]
+        tables = _policy_tables(X1, coef, self.temperature)
+        self.history_ = [_round_record(0, tables, y_signed, n_kept=0)]
         for r in range(1, n_rounds + 1):
             tic = time.perf_counter()
-            n_kept = self._rl_round(X1, y_signed, rng)
-            self.history_.append(self._round_record(r, X1, y_signed, n_kept))
+            n_kept = self._rl_round(X1, y_signed, tables, rng)
+            del tables  # the former model's tables go before the new ones come
+            tables = _policy_tables(X1, self.chain_coef_, self.temperature)
+            self.history_.append(_round_record(r, tables, y_signed, n_kept))
             if self.verbose > 0:
                 rec = self.history_[-1]
                 print(
@@ -469,7 +520,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                     "n_features tokens (one per bit)."
                 )
             demos[i, :length] = row[:length]
-        answers = _answers(demos)
+        answers = _answers(demos, _lengths(demos))
         wrong = np.flatnonzero(answers != y_signed)
         if wrong.size:
             i = wrong[0]
@@ -525,53 +576,16 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             )
         return coef, n_iter
 
-    def _sample(self, X1, prompts, temperature, rng):
-        """Responses to ``X1[prompts]``; ``temperature == 0`` decodes greedily.
-
-        A position's law depends on a response only through its prompt and
-        previous token: it is computed once per (prompt, previous token) and
-        read by every response.
-        """
-        n_rows, n_positions = len(prompts), self.chain_coef_.shape[0]
-        sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
-        for start in range(0, n_rows, SAMPLING_BLOCK):
-            block = slice(start, start + SAMPLING_BLOCK)
-            used, local = np.unique(prompts[block], return_inverse=True)
-            X_used = X1[used]
-            out = sequences[block]
-            alive = np.arange(len(local))
-            y_prev = np.zeros(len(local))
-            for t in range(n_positions):
-                a, b = _prompt_logits(X_used, self.chain_coef_[t])
-                signs = FIRST_SIGNS if t == 0 else SIGNS
-                z = _bar_eos(a[:, None, :] + signs[:, None] * b[:, None, :], t == 0)
-                # cell of every alive response: previous token, then prompt
-                cell = (y_prev[alive] > 0) * len(used) + local[alive]
-                if temperature == 0:
-                    choice = np.argmax(z, axis=0).ravel()[cell]
-                else:
-                    e = _exp_shifted(z / temperature)[0]
-                    below_eos = e[0] + e[1]
-                    total = below_eos + e[EOS]
-                    first_cut = (e[0] / total).ravel()[cell]
-                    second_cut = (below_eos / total).ravel()[cell]
-                    u = rng.random_sample(len(alive))
-                    choice = (u >= first_cut).astype(np.intp) + (u >= second_cut)
-                go = choice != EOS
-                alive = alive[go]
-                tokens = TOKEN_VALUES[choice[go]]
-                out[alive, t] = tokens
-                y_prev[alive] = tokens
-                if alive.size == 0:
-                    break
-        return sequences
-
-    def _rl_round(self, X1, y_signed, rng):
+    def _rl_round(self, X1, y_signed, tables, rng):
+        """One round from the current model's ``tables``; returns the number
+        of responses STaR kept (0 for the policy-gradient methods)."""
         n_samples = X1.shape[0]
         k = self.samples_per_prompt
         prompts = np.repeat(np.arange(n_samples), k)
-        responses = self._sample(X1, prompts, self.temperature, rng)
-        rewards = (_answers(responses) == y_signed[prompts]).astype(np.float64)
+        responses = _sample(tables, prompts, rng)
+        lengths = _lengths(responses)
+        rewards = _answers(responses, lengths) == y_signed[prompts]
+        rewards = rewards.astype(np.float64)
         if self.rl == "star":
             kept = rewards > 0
             if not kept.any():
@@ -602,69 +616,33 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 where=std > 0,
             ).ravel()
         self.chain_coef_ = self.chain_coef_ + self.learning_rate * (
-            self._policy_gradient(X1, prompts, responses, advantages)
+            self._policy_gradient(
+                X1, tables[1], prompts, responses, lengths, advantages
+            )
         )
         return 0
 
-    def _policy_gradient(self, X1, prompts, responses, advantages):
+    def _policy_gradient(self, X1, proba, prompts, responses, lengths, advantages):
         """``mean_i A_i grad log pi_T(response_i)`` at the sampling temperature.
 
         The sum over responses of ``A_i grad log pi_T`` is minus the gradient
         of the negative log-likelihood of their tokens counted with weights
-        ``A_i`` (:func:`_likelihood_gradient`).
+        ``A_i``: per cell, ``(counts - total * proba) / T`` times the features
+        ``[x1, y_prev x1]``, summed per prompt before one product by ``X1``.
         """
-        grad = np.zeros_like(self.chain_coef_)
-        lengths = _lengths(responses)
-        for t in range(responses.shape[1]):
-            rows = np.flatnonzero((lengths >= t) & (advantages != 0))
-            if rows.size == 0:
-                continue
-            previous = (
-                responses[rows, t - 1] > 0 if t > 0 else np.zeros(rows.size, bool)
-            )
-            counts = _cell_counts(
-                prompts[rows],
-                previous,
-                _token_index(responses[rows, t]),
-                advantages[rows],
-                X1.shape[0],
-            )
-            grad[t] = -_likelihood_gradient(
-                X1, self.chain_coef_[t], counts, t == 0, self.temperature
-            )[1]
-        return grad / len(responses)
-
-    def _round_record(self, r, X1, y_signed, n_kept):
-        greedy = self._sample(X1, np.arange(X1.shape[0]), 0.0, None)
-        proba = self._response_proba(X1, self.temperature)
-        correct = np.where(y_signed[:, None] > 0, proba[:, :, 1], proba[:, :, 0])
-        length_pmf = proba.sum(axis=2).mean(axis=0)
-        return {
-            "round": r,
-            "greedy_accuracy": float(np.mean(_answers(greedy) == y_signed)),
-            "median_length": float(np.median(_lengths(greedy))),
-            "expected_reward": float(correct.sum(axis=1).mean()),
-            "long_share": float(1.0 - length_pmf[0]),
-            "sampled_median_length": int(np.searchsorted(np.cumsum(length_pmf), 0.5))
-            + 1,
-            "n_kept": n_kept,
-        }
-
-    def _response_proba(self, X1, temperature):
-        n_rows, n_positions = X1.shape[0], self.chain_coef_.shape[0]
-        proba = np.zeros((n_rows, n_positions, 2))
-        a, _ = _prompt_logits(X1, self.chain_coef_[0])
-        alive = _softmax(_bar_eos(a, True) / temperature)[:EOS]
-        for t in range(1, n_positions):
-            a, b = _prompt_logits(X1, self.chain_coef_[t])
-            # step[v, j, n]: token v after previous token TOKEN_VALUES[j]
-            step = _softmax(
-                (a[:, None, :] + SIGNS[:, None] * b[:, None, :]) / temperature
-            )
-            proba[:, t - 1] = (alive * step[EOS]).T
-            alive = np.einsum("jn,vjn->vn", alive, step[:EOS])
-        proba[:, n_positions - 1] = alive.T
-        return proba
+        n_positions, h = self.chain_coef_.shape[0], X1.shape[1]
+        grad = np.empty_like(self.chain_coef_)
+        columns = np.ascontiguousarray(responses.T)
+        counts = np.empty((3, 2, X1.shape[0]))
+        halves = np.empty((6, X1.shape[0]))
+        for t in range(n_positions):
+            counts.fill(0.0)
+            count_tokens(columns, lengths, prompts, advantages, t, counts)
+            gradient_halves(counts, proba[t], t == 0, halves)
+            products = halves @ X1
+            grad[t, :, :h] = products[:3]
+            grad[t, :, h:] = products[3:]
+        return grad / (self.temperature * len(responses))
 
     def response_proba(self, X, temperature=1.0):
         """Exact distribution of the length and answer of a sampled response.
@@ -693,7 +671,8 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 f"temperature must be > 0, got {temperature!r}; use generate(X) "
                 "for the greedy responses."
             )
-        return self._response_proba(self._design(X), float(temperature))
+        tables = _policy_tables(self._design(X), self.chain_coef_, float(temperature))
+        return np.ascontiguousarray(_response_law(tables[1]).transpose(2, 0, 1))
 
     def generate(self, X, temperature=0.0, random_state=None):
         """Responses to the prompts ``X``.
@@ -720,9 +699,8 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         if not (isinstance(temperature, Real) and temperature >= 0):
             raise ValueError(f"temperature must be a number >= 0, got {temperature!r}.")
         rng = check_random_state(random_state)
-        return self._sample(
-            self._design(X), np.arange(X.shape[0]), float(temperature), rng
-        )
+        tables = _policy_tables(self._design(X), self.chain_coef_, float(temperature))
+        return _sample(tables, np.arange(X.shape[0]), rng)
 
     def predict(self, X):
         """The answers (last tokens) of the greedy responses.
@@ -737,5 +715,6 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
             Predicted class labels.
         """
-        answers = _answers(self.generate(X, temperature=0.0))
+        responses = self.generate(X, temperature=0.0)
+        answers = _answers(responses, _lengths(responses))
         return self.classes_[(answers > 0).astype(np.intp)]

@@ -186,11 +186,23 @@ def _aligned(block):
     return None if block is None else np.require(block, requirements=["C", "A"])
 
 
+def _all_finite(block):
+    """Whether ``block`` holds no NaN or infinity.
+
+    Its sum first (a reduction, where ``np.isfinite`` allocates a mask of the
+    block's size); only a sum that overflowed is checked entry by entry.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(block)):
+            return True
+    return bool(np.isfinite(block).all())
+
+
 def _block_partial(block_stats, index, names, args, *blocks):
     """Statistics of one block of rows, or the first non-finite input named."""
     blocks = [_aligned(block) for block in blocks]
     for name, block in zip(names, blocks, strict=True):
-        if block is not None and not np.isfinite(block).all():
+        if block is not None and not _all_finite(block):
             return {"_bad": (index, name)}
     return block_stats(*blocks, *args)
 
@@ -360,7 +372,7 @@ def r2_from_sums(sums):
 
 def _checked_block(block, func, kwargs, block_info=None):
     block = _aligned(block)
-    if not np.isfinite(block).all():
+    if not _all_finite(block):
         if not block_info:
             raise ValueError("Input X contains NaN or infinity.")
         info = block_info[0]

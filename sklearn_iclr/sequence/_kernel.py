@@ -1,0 +1,248 @@
+"""Per-token loops of :class:`~sklearn_iclr.sequence.ChainOfThoughtClassifier` (numba).
+
+A position's next-token law depends on a response only through its prompt and
+its previous token, so the estimator tabulates it once per (previous token,
+prompt) cell: ``proba[v, s, j]`` is the probability of token index ``v``
+(-1, +1, EOS) after the previous token ``SIGNS[s]`` for prompt ``j``. What is
+left per sampled token is a table read, and that is what these kernels do:
+
+* :func:`tabulate_logits`: per cell, the greedy token and the logits at a
+  temperature shifted by their maximum (whose ``exp`` numpy then takes);
+* :func:`extend_responses`: one position of a block of sampled responses,
+  from the uniform draws of the responses still alive;
+* :func:`decode_greedy`: every position of the greedy responses;
+* :func:`count_tokens`: the weighted counts of one position's tokens per cell,
+  the data of the likelihood gradient;
+* :func:`gradient_halves`: from those counts and the position's law, the
+  per-prompt residuals that one product by the prompts turns into the
+  gradient;
+* :func:`likelihood_terms`: the same from the position's shifted logits and
+  their ``exp``, with the negative log-likelihood of the counts (the
+  likelihood fits' objective).
+
+Each has a numpy reference (``*_reference``), the oracle of the kernels' tests
+(which also run with ``NUMBA_DISABLE_JIT=1``).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+EOS = 2
+SIGNS = (-1.0, 1.0)
+
+
+def _previous(sequences, rows, t):
+    """Cell row ``s`` of the previous token: 1 after +1, else 0."""
+    if t == 0:
+        return np.zeros(len(rows), dtype=np.intp)
+    return (sequences[rows, t - 1] > 0).astype(np.intp)
+
+
+@njit(cache=True)
+def tabulate_logits(halves, first, temperature, greedy, shifted):
+    """Per cell ``(s, j)``, the logits ``z = a_j + y_s b_j`` of one position.
+
+    ``halves`` stacks ``a`` (rows 0-2) over ``b`` (rows 3-5); ``y_s`` is
+    ``SIGNS[s]``, or 0 at the ``first`` position, where EOS is barred.
+    Writes ``greedy[s, j]``, the first index of the largest logit, and, when
+    ``temperature > 0``, ``shifted[v, s, j] = z_v / temperature - max_v z_v /
+    temperature``.
+    """
+    z = np.empty(3)
+    for s in range(2):
+        sign = 0.0 if first else SIGNS[s]
+        for j in range(halves.shape[1]):
+            for v in range(3):
+                z[v] = halves[v, j] + sign * halves[3 + v, j]
+            if first:
+                z[EOS] = -np.inf
+            best = 0
+            for v in range(1, 3):
+                if z[v] > z[best]:
+                    best = v
+            greedy[s, j] = best
+            if temperature > 0:
+                top = z[best] / temperature
+                for v in range(3):
+                    shifted[v, s, j] = z[v] / temperature - top
+
+
+def tabulate_logits_reference(halves, first, temperature, greedy, shifted):
+    """:func:`tabulate_logits` in numpy."""
+    signs = np.zeros((2, 1)) if first else np.array(SIGNS)[:, None]
+    z = halves[:3, None, :] + signs * halves[3:, None, :]
+    if first:
+        z[EOS] = -np.inf
+    greedy[...] = z.argmax(axis=0)
+    if temperature > 0:
+        z = z / temperature
+        shifted[...] = z - z.max(axis=0)
+
+
+@njit(cache=True)
+def extend_responses(proba, prompts, alive, n_alive, uniforms, sequences, t):
+    """Draw token ``t`` of the responses ``alive[:n_alive]``.
+
+    Response ``i`` (a row of ``sequences``, answering ``prompts[i]``) draws -1
+    when ``uniforms[m] < p_{-1}``, +1 when below ``p_{-1} + p_{+1}``, else EOS,
+    ``m`` being its rank in ``alive``. The responses that draw a token are
+    compacted to the front of ``alive``, in order; returns their number.
+    """
+    kept = 0
+    for m in range(n_alive):
+        i = alive[m]
+        s = 1 if t > 0 and sequences[i, t - 1] > 0 else 0
+        j = prompts[i]
+        below = proba[0, s, j]
+        if uniforms[m] < below:
+            sequences[i, t] = -1
+        elif uniforms[m] < below + proba[1, s, j]:
+            sequences[i, t] = 1
+        else:
+            continue
+        alive[kept] = i
+        kept += 1
+    return kept
+
+
+def extend_responses_reference(proba, prompts, alive, n_alive, uniforms, sequences, t):
+    """:func:`extend_responses` in numpy."""
+    rows = alive[:n_alive]
+    s = _previous(sequences, rows, t)
+    j = prompts[rows]
+    below = proba[0, s, j]
+    u = uniforms[:n_alive]
+    go = u < below + proba[1, s, j]
+    sequences[rows[go], t] = np.where(u[go] < below[go], -1, 1)
+    kept = int(go.sum())
+    alive[:kept] = rows[go]
+    return kept
+
+
+@njit(cache=True)
+def decode_greedy(greedy, prompts, sequences):
+    """Greedy responses: ``greedy[t, s, j]`` is the token index chosen at
+    position ``t`` after ``SIGNS[s]`` for prompt ``j``."""
+    n_positions = greedy.shape[0]
+    for i in range(prompts.shape[0]):
+        j = prompts[i]
+        s = 0
+        for t in range(n_positions):
+            v = greedy[t, s, j]
+            if v == EOS:
+                break
+            sequences[i, t] = 2 * v - 1
+            s = v
+
+
+def decode_greedy_reference(greedy, prompts, sequences):
+    """:func:`decode_greedy` in numpy, one position at a time."""
+    alive = np.arange(len(prompts))
+    for t in range(greedy.shape[0]):
+        v = greedy[t, _previous(sequences, alive, t), prompts[alive]]
+        alive = alive[v != EOS]
+        sequences[alive, t] = 2 * v[v != EOS] - 1
+
+
+@njit(cache=True)
+def count_tokens(columns, lengths, prompts, weights, t, counts):
+    """Add ``weights[i]`` to ``counts[v, s, prompts[i]]`` for every row ``i``
+    that reaches position ``t`` (``lengths[i] >= t``) with a non-zero weight,
+    ``v`` its token index there (EOS at ``t == lengths[i]``) and ``s`` its
+    previous token's cell row. ``columns`` holds the sequences one position
+    per row (``sequences.T``, contiguous). Rows are added in order."""
+    for i in range(columns.shape[1]):
+        if lengths[i] < t or weights[i] == 0:
+            continue
+        s = 1 if t > 0 and columns[t - 1, i] > 0 else 0
+        if t == lengths[i]:
+            v = EOS
+        else:
+            v = 1 if columns[t, i] > 0 else 0
+        counts[v, s, prompts[i]] += weights[i]
+
+
+def count_tokens_reference(columns, lengths, prompts, weights, t, counts):
+    """:func:`count_tokens` in numpy (a weighted ``bincount``)."""
+    sequences = columns.T
+    rows = np.flatnonzero((lengths >= t) & (weights != 0))
+    tokens = sequences[rows, t]
+    v = np.where(tokens == 0, EOS, (tokens > 0).astype(np.intp))
+    cell = (v * 2 + _previous(sequences, rows, t)) * counts.shape[2] + prompts[rows]
+    counts += np.bincount(cell, weights=weights[rows], minlength=counts.size).reshape(
+        counts.shape
+    )
+
+
+@njit(cache=True)
+def gradient_halves(counts, proba, first, halves):
+    """Per prompt ``j``, the residuals ``r[v, s] = counts[v, s, j] - proba[v,
+    s, j] * sum_v counts[v, s, j]`` summed over the previous token, plain
+    (``halves[v, j]``) and times its value ``y_s`` (``halves[3 + v, j]``; 0 at
+    the ``first`` position): the coefficients of ``[x1, y_prev x1]`` in minus
+    the likelihood gradient."""
+    for j in range(counts.shape[2]):
+        total0 = counts[0, 0, j] + counts[1, 0, j] + counts[2, 0, j]
+        total1 = counts[0, 1, j] + counts[1, 1, j] + counts[2, 1, j]
+        for v in range(3):
+            r0 = counts[v, 0, j] - proba[v, 0, j] * total0
+            r1 = counts[v, 1, j] - proba[v, 1, j] * total1
+            halves[v, j] = r0 + r1
+            halves[3 + v, j] = 0.0 if first else SIGNS[0] * r0 + SIGNS[1] * r1
+
+
+def gradient_halves_reference(counts, proba, first, halves):
+    """:func:`gradient_halves` in numpy."""
+    residual = counts - proba * counts.sum(axis=0)
+    signs = np.zeros((2, 1)) if first else np.array(SIGNS)[:, None]
+    halves[:3] = residual.sum(axis=1)
+    halves[3:] = (signs * residual).sum(axis=1)
+
+
+@njit(cache=True)
+def likelihood_terms(shifted, exp_shifted, counts, first, residual):
+    """Negative log-likelihood of ``counts`` under the logits ``z`` of
+    :func:`tabulate_logits` (``shifted`` at temperature 1, and its ``exp``).
+
+    Cell ``(s, j)`` contributes ``sum_v counts[v, s, j] (log sum_u exp z_u -
+    z_v)``. Writes into ``residual`` the :func:`gradient_halves` of the
+    softmax of ``z`` with the sign flipped (``softmax * total - counts``: the
+    gradient's coefficients); empty cells are skipped.
+    """
+    n_tokens = EOS if first else 3
+    residual[:] = 0.0
+    loss = 0.0
+    for s in range(2):
+        sign = 0.0 if first else SIGNS[s]
+        for j in range(shifted.shape[2]):
+            total = counts[0, s, j] + counts[1, s, j] + counts[2, s, j]
+            if total == 0:
+                continue
+            norm = 0.0
+            for v in range(n_tokens):
+                norm += exp_shifted[v, s, j]
+            log_norm = math.log(norm)
+            for v in range(n_tokens):
+                count = counts[v, s, j]
+                if count != 0:
+                    loss += count * (log_norm - shifted[v, s, j])
+                r = exp_shifted[v, s, j] / norm * total - count
+                residual[v, j] += r
+                residual[3 + v, j] += sign * r
+    return loss
+
+
+def likelihood_terms_reference(shifted, exp_shifted, counts, first, residual):
+    """:func:`likelihood_terms` in numpy."""
+    n_tokens = EOS if first else 3
+    signs = np.zeros((2, 1)) if first else np.array(SIGNS)[:, None]
+    z = shifted[:n_tokens]
+    log_norm = np.log(exp_shifted[:n_tokens].sum(axis=0))
+    target = counts[:n_tokens]
+    r = np.exp(z - log_norm) * counts.sum(axis=0) - target
+    residual[:] = 0.0
+    residual[:n_tokens] = r.sum(axis=1)
+    residual[3 : 3 + n_tokens] = (signs * r).sum(axis=1)
+    return float(np.sum(target * (log_norm - z)))

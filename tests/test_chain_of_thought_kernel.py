@@ -1,0 +1,157 @@
+"""The chain-of-thought kernels (``sequence/_kernel.py``) against their numpy
+references; also run with ``NUMBA_DISABLE_JIT=1``."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import log_softmax
+
+from sklearn_iclr.sequence import _kernel
+
+pytestmark = pytest.mark.kernel
+
+
+@st.composite
+def chains(draw):
+    """Logit halves of one position, a law over its cells, and responses
+    (``columns``: one position per row) with their prompts and weights."""
+    rng = np.random.RandomState(draw(st.integers(0, 2**31 - 1)))
+    n_prompts = draw(st.integers(1, 6))
+    n_positions = draw(st.integers(1, 5))
+    n_rows = draw(st.integers(1, 40))
+    scale = draw(st.sampled_from([0.1, 3.0, 40.0]))
+    halves = scale * rng.standard_normal((6, n_prompts))
+    proba = rng.dirichlet(np.ones(3), size=(2, n_prompts)).transpose(2, 0, 1)
+    lengths = rng.randint(1, n_positions + 1, size=n_rows)
+    tokens = rng.choice(np.array([-1, 1], dtype=np.int8), (n_rows, n_positions))
+    tokens[np.arange(n_positions) >= lengths[:, None]] = 0
+    prompts = rng.randint(n_prompts, size=n_rows)
+    weights = rng.standard_normal(n_rows) * (rng.random_sample(n_rows) < 0.8)
+    return {
+        "halves": halves,
+        "proba": np.ascontiguousarray(proba),
+        "first": draw(st.booleans()),
+        "temperature": draw(st.sampled_from([0.0, 0.5, 1.0, 2.5])),
+        "sequences": tokens,
+        "lengths": lengths,
+        "prompts": prompts,
+        "weights": weights,
+        "t": draw(st.integers(0, n_positions - 1)),
+        "uniforms": rng.random_sample(n_rows),
+    }
+
+
+@settings(max_examples=100, deadline=None)
+@given(chain=chains())
+def test_tabulate_logits_equals_the_reference(chain):
+    n = chain["halves"].shape[1]
+    args = (chain["halves"], chain["first"], chain["temperature"])
+    results = []
+    for f in (_kernel.tabulate_logits, _kernel.tabulate_logits_reference):
+        greedy, shifted = np.zeros((2, n), np.int8), np.zeros((3, 2, n))
+        f(*args, greedy, shifted)
+        results.append((greedy, shifted))
+    (greedy, shifted), (ref_greedy, ref_shifted) = results
+    np.testing.assert_array_equal(greedy, ref_greedy)
+    np.testing.assert_array_equal(shifted, ref_shifted)
+
+
+@settings(max_examples=100, deadline=None)
+@given(chain=chains())
+def test_extend_responses_equals_the_reference(chain):
+    n_rows = len(chain["prompts"])
+    alive0 = np.flatnonzero(chain["lengths"] >= chain["t"])
+    results = []
+    for f in (_kernel.extend_responses, _kernel.extend_responses_reference):
+        sequences = chain["sequences"].copy()
+        alive = np.zeros(n_rows, dtype=np.intp)
+        alive[: len(alive0)] = alive0
+        kept = f(
+            chain["proba"],
+            chain["prompts"],
+            alive,
+            len(alive0),
+            chain["uniforms"],
+            sequences,
+            chain["t"],
+        )
+        results.append((kept, alive[:kept], sequences))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    np.testing.assert_array_equal(results[0][2], results[1][2])
+
+
+@settings(max_examples=100, deadline=None)
+@given(chain=chains())
+def test_decode_greedy_equals_the_reference(chain):
+    n_positions = chain["sequences"].shape[1]
+    rng = np.random.RandomState(len(chain["prompts"]))
+    greedy = rng.randint(3, size=(n_positions, 2, chain["halves"].shape[1]))
+    results = []
+    for f in (_kernel.decode_greedy, _kernel.decode_greedy_reference):
+        sequences = np.zeros_like(chain["sequences"])
+        f(greedy.astype(np.int8), chain["prompts"], sequences)
+        results.append(sequences)
+    np.testing.assert_array_equal(*results)
+
+
+@settings(max_examples=100, deadline=None)
+@given(chain=chains())
+def test_count_tokens_and_gradient_halves_equal_the_references(chain):
+    columns = np.ascontiguousarray(chain["sequences"].T)
+    n = chain["halves"].shape[1]
+    results = []
+    for count, halves_of in (
+        (_kernel.count_tokens, _kernel.gradient_halves),
+        (_kernel.count_tokens_reference, _kernel.gradient_halves_reference),
+    ):
+        counts, halves = np.zeros((3, 2, n)), np.zeros((6, n))
+        args = (chain["lengths"], chain["prompts"], chain["weights"], chain["t"])
+        count(columns, *args, counts)
+        halves_of(counts, chain["proba"], chain["first"], halves)
+        results.append((counts, halves))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(chain=chains())
+def test_likelihood_terms_equal_the_reference_and_scipy(chain):
+    n = chain["halves"].shape[1]
+    counts = chain["proba"] * (1.0 + np.arange(n))
+    counts[:, chain["proba"][0] > 0.5] = 0.0  # some empty cells
+    if chain["first"]:
+        counts[2] = 0.0  # EOS is barred at the first position
+    greedy, shifted = np.zeros((2, n), np.int8), np.zeros((3, 2, n))
+    _kernel.tabulate_logits(chain["halves"], chain["first"], 1.0, greedy, shifted)
+    args = (shifted, np.exp(shifted), counts, chain["first"])
+    residual, ref_residual = np.zeros((6, n)), np.zeros((6, n))
+    loss = _kernel.likelihood_terms(*args, residual)
+    ref_loss = _kernel.likelihood_terms_reference(*args, ref_residual)
+    # scipy's log-softmax of the documented logits a_j + y_s b_j
+    signs = np.zeros(2) if chain["first"] else np.array([-1.0, 1.0])
+    z = chain["halves"][:3, None, :] + signs[:, None] * chain["halves"][3:, None, :]
+    if chain["first"]:
+        z[2] = -np.inf
+    scipy_loss = -np.sum(counts * np.where(counts > 0, log_softmax(z, axis=0), 0.0))
+    for other in (ref_loss, scipy_loss):
+        np.testing.assert_allclose(loss, other, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(residual, ref_residual, rtol=1e-10, atol=1e-10)
+
+
+def test_kernels_sample_the_documented_law():
+    # extend_responses draws -1 below p_-1, +1 below p_-1 + p_+1, else EOS:
+    # the empirical law of 100000 draws of one cell is within 5 standard
+    # errors of proba.
+    proba = np.array([0.2, 0.5, 0.3]).reshape(3, 1, 1).repeat(2, axis=1)
+    n = 100_000
+    sequences = np.zeros((n, 1), dtype=np.int8)
+    alive = np.arange(n)
+    uniforms = np.random.RandomState(0).random_sample(n)
+    kept = _kernel.extend_responses(
+        proba, np.zeros(n, np.intp), alive, n, uniforms, sequences, 0
+    )
+    share = [np.mean(sequences[:, 0] == -1), np.mean(sequences[:, 0] == 1)]
+    np.testing.assert_allclose(share, [0.2, 0.5], atol=5 * np.sqrt(0.25 / n))
+    assert kept == np.count_nonzero(sequences)
