@@ -188,7 +188,7 @@ def format_table(rows, columns=None, floatfmt="{:.4g}"):
     return "\n".join(lines)
 
 
-def report(name, rows, columns=None, title=None, meta=None):
+def report(name, rows, columns=None, title=None, meta=None, machine=None):
     """Print the table and write ``benchmarks/results/<name>.json``.
 
     Parameters
@@ -203,6 +203,9 @@ def report(name, rows, columns=None, title=None, meta=None):
         A line printed above the table.
     meta : dict, default=None
         Extra facts stored with the rows (parameters, seeds).
+    machine : dict, default=None
+        The run's facts; ``None`` is :func:`run_metadata` of this run. A table
+        that merges the rows of a rerun into an earlier run's keeps that run's.
 
     Returns
     -------
@@ -221,7 +224,7 @@ def report(name, rows, columns=None, title=None, meta=None):
         "benchmark": name,
         "title": title,
         "columns": list(columns) if columns else None,
-        "machine": run_metadata(),
+        "machine": machine or run_metadata(),
         "meta": meta or {},
         "rows": rows,
     }

@@ -63,8 +63,7 @@ def test_gradient_matches_torch_autograd(keep):
     anchors, positives, attention, weights = _problem(0)
     bias, tau, alpha = 0.3, 0.7, 0.05
     loss, g_att, g_w = infonce_stopgrad_loss(
-        anchors,
-        positives,
+        np.stack((anchors, positives)),
         attention,
         weights,
         bias=bias,
@@ -124,7 +123,8 @@ def test_gradient_matches_finite_differences():
             np.sum(A**2) + np.sum(W**2)
         )
 
-    _, g_att, g_w = infonce_stopgrad_loss(anchors, positives, attention, weights, **kw)
+    views = np.stack((anchors, positives))
+    _, g_att, g_w = infonce_stopgrad_loss(views, attention, weights, **kw)
     step = 1e-6
     rng = np.random.default_rng(0)
     for _ in range(8):
@@ -190,6 +190,12 @@ def test_views_by_augmentation_without_positives(pairs):
     X = pairs[0]
     encoder = BReLUAttentionEncoder(random_state=0, **SMALL).fit(X)
     assert np.all(np.isfinite(encoder.transform(X)))
+    # The noise views are drawn from random_state: an int or a RandomState
+    # of that seed give the same fit, another seed another one.
+    again = BReLUAttentionEncoder(random_state=np.random.RandomState(0), **SMALL)
+    other = BReLUAttentionEncoder(random_state=1, **SMALL).fit(X)
+    np.testing.assert_array_equal(again.fit(X).attention_, encoder.attention_)
+    assert not np.array_equal(other.attention_, encoder.attention_)
 
 
 # --- Diagnostics ---------------------------------------------------------------

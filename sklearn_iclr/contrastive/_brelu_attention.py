@@ -83,6 +83,10 @@ def _magnitude_mask(weights, prune_ratio):
 def _attention_probs(tokens, attention, *, rescale=False):
     """``softmax_l(x_r^T A x_l)`` of every sample.
 
+    The softmax runs on a copy of the scores with the keys ``l`` as the
+    leading axis: numpy's reductions and broadcasts over a short last axis
+    pay their loop overhead once per row.
+
     With ``rescale``, for tokens of any magnitude (``transform``'s; the
     training tokens are at unit RMS norm): each sample's tokens are divided by
     a power of two ``c`` at least their largest entry, so the scores of the
@@ -93,19 +97,20 @@ def _attention_probs(tokens, attention, *, rescale=False):
     """
     if rescale:
         _, exponent = np.frexp(np.max(np.abs(tokens), axis=(1, 2)))
-        scale = np.ldexp(1.0, exponent)[:, None, None]
-        scaled = tokens / scale
+        scale = np.ldexp(1.0, exponent)[:, None]
+        scaled = tokens / scale[:, :, None]
     else:
         scaled = tokens
     scores = (scaled @ attention) @ scaled.transpose(0, 2, 1)
-    scores -= scores.max(axis=-1, keepdims=True)
+    by_key = np.ascontiguousarray(np.moveaxis(scores, -1, 0))
+    by_key -= by_key.max(axis=0)
     if rescale:
         with np.errstate(over="ignore"):
-            scores *= scale
-            scores *= scale
-    probs = np.exp(scores, out=scores)
-    probs /= probs.sum(axis=-1, keepdims=True)
-    return probs
+            by_key *= scale
+            by_key *= scale
+    np.exp(by_key, out=by_key)
+    by_key /= by_key.sum(axis=0)
+    return np.ascontiguousarray(np.moveaxis(by_key, 0, -1))
 
 
 def _forward(tokens, attention, weights, bias, *, rescale=False):
@@ -133,19 +138,20 @@ def _backward(grad_out, cache, weights, bias):
 
 
 def _log_softmax_rows(logits):
-    """``log softmax`` of every row, shifted by its (finite) maximum."""
+    """``log softmax`` of every row, shifted by its (finite) maximum, in place."""
     largest = logits.max(axis=1, keepdims=True)
     largest[~np.isfinite(largest)] = 0.0
-    shifted = logits - largest
-    return shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    logits -= largest
+    logits -= np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
+    return logits
 
 
 def infonce_stopgrad_loss(
-    anchors, positives, attention, weights, *, bias, temperature, alpha, keep=None
+    views, attention, weights, *, bias, temperature, alpha, keep=None
 ):
     """InfoNCE with a stop-gradient on the positive views, plus L2, and its gradient.
 
-    For a batch of ``B`` pairs, with ``f`` the masked encoder,
+    For a batch of ``B`` pairs ``(X_i, Y_i)``, with ``f`` the masked encoder,
     ``u_i = f(X_i)`` and ``v_j = StopGrad f(Y_j)``::
 
         L = (1/B) sum_i -log softmax_j(u_i . v_j / tau)_i
@@ -158,7 +164,9 @@ def infonce_stopgrad_loss(
 
     Parameters
     ----------
-    anchors, positives : ndarray of shape (B, n_tokens, token_dim)
+    views : ndarray of shape (2, B, n_tokens, token_dim)
+        The anchors ``X`` (``views[0]``) and their positives ``Y``
+        (``views[1]``), encoded in one pass.
     attention : ndarray of shape (token_dim, token_dim)
     weights : ndarray of shape (n_neurons, token_dim)
     bias, temperature, alpha : float
@@ -171,19 +179,25 @@ def infonce_stopgrad_loss(
     grad_attention : ndarray of shape (token_dim, token_dim)
     grad_weights : ndarray of shape (n_neurons, token_dim)
     """
-    h, cache = _forward(anchors, attention, weights, bias)
-    targets, _ = _forward(positives, attention, weights, bias)
+    n_pairs = views.shape[1]
+    outputs, cache = _forward(
+        views.reshape(-1, *views.shape[2:]), attention, weights, bias
+    )
+    h, targets = outputs[:n_pairs], outputs[n_pairs:]
     if keep is None:
-        logits = h @ targets.T / temperature
+        logits = h @ targets.T
     else:
-        logits = (h * keep) @ (targets * keep).T / temperature
+        logits = (h * keep) @ (targets * keep).T
+    logits /= temperature
     log_probs = _log_softmax_rows(logits)
-    n_pairs = len(h)
     loss = -np.trace(log_probs) / n_pairs
     loss += 0.5 * alpha * (np.sum(attention**2) + np.sum(weights**2))
-    probs = np.exp(log_probs)
-    grad_h = (probs @ targets - targets) / (temperature * n_pairs)
-    grad_attention, grad_weights = _backward(grad_h, cache, weights, bias)
+    probs = np.exp(log_probs, out=log_probs)
+    grad_h = probs @ targets
+    grad_h -= targets
+    grad_h /= temperature * n_pairs
+    anchors_cache = [array[:n_pairs] for array in cache]
+    grad_attention, grad_weights = _backward(grad_h, anchors_cache, weights, bias)
     return (
         float(loss),
         grad_attention + alpha * attention,
@@ -440,9 +454,13 @@ class BReLUAttentionEncoder(
         batch_size = resolve_batch_size(self.batch_size, n_samples)
         self._check_budget(n_samples)
         self.token_scale_ = _token_scale(tokens)
-        tokens = tokens / self.token_scale_
-        if positives is not None:
-            positives = positives / self.token_scale_
+        if positives is None:
+            tokens = tokens / self.token_scale_
+        else:
+            # Both views side by side: the pairs of a minibatch are one slice.
+            pairs = np.stack((tokens, positives))
+            pairs /= self.token_scale_
+            tokens = pairs[0]
         self.learning_rate_ = (
             auto_learning_rate(tokens, self.temperature)
             if self.learning_rate == "auto"
@@ -467,6 +485,14 @@ class BReLUAttentionEncoder(
             )
 
         record(0)
+        if positives is None:
+            # The views' Gaussian noise: ziggurat draws of a Generator on
+            # SFC64 (numpy's fastest bit generator), seeded by random_state.
+            # RandomState's Gaussian draws alone cost more than the dense
+            # products of the fit.
+            noise_rng = np.random.Generator(
+                np.random.SFC64(rng.randint(np.iinfo(np.int32).max))
+            )
         first_loss = None
         # One small product after the other: BLAS threads would spend more
         # CPU time synchronising than they save. Overflow on the way to a
@@ -481,15 +507,15 @@ class BReLUAttentionEncoder(
                 for start in range(0, n_samples - batch_size + 1, batch_size):
                     batch = order[start : start + batch_size]
                     if positives is None:
-                        views = tokens[batch]
-                        noise = self.noise_scale
-                        anchors = views + noise * rng.standard_normal(views.shape)
-                        pair = views + noise * rng.standard_normal(views.shape)
+                        views = noise_rng.standard_normal(
+                            (2, batch_size, *tokens.shape[1:])
+                        )
+                        views *= self.noise_scale
+                        views += tokens[batch]
                     else:
-                        anchors, pair = tokens[batch], positives[batch]
+                        views = np.take(pairs, batch, axis=1)
                     loss, grad_attention, grad_weights = infonce_stopgrad_loss(
-                        anchors,
-                        pair,
+                        views,
                         attention,
                         weights,
                         bias=self.brelu_bias,

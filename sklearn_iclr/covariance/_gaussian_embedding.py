@@ -1,5 +1,6 @@
 """A multivariate Gaussian model of embeddings: density, whitening, entropy, MI."""
 
+import functools
 import math
 
 import numpy as np
@@ -17,7 +18,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..metrics import gaussianity_report
 from ..utils import warn_user
 from ..utils._compat import HasMethods, StrOptions
-from ..utils._dask import any_dask, map_rows, reduce_blocks, validate_dask_data
+from ..utils._dask import (
+    _combine,
+    any_dask,
+    map_rows,
+    reduce_blocks,
+    validate_dask_data,
+)
 
 COVARIANCE_ESTIMATORS = {
     "empirical": EmpiricalCovariance,
@@ -29,6 +36,9 @@ RELATIVE_EIGENVALUE_FLOOR = 1e-12
 # A spread of the features' variances beyond which shrinkage toward a multiple
 # of the identity (Ledoit-Wolf, OAS) distorts the small-variance features.
 VARIANCE_SPREAD_WARNING = 1e4
+# Bytes of the row blocks whose moments an in-memory fit sums (a block's
+# centred copy is its only temporary of the data's size).
+BLOCK_BYTES = 2**21
 
 
 # Magnitudes whose squares (the covariance) stay normal float64 numbers.
@@ -77,14 +87,21 @@ def _check_largest(largest, name="X"):
         )
 
 
-def _fit_covariance(X, covariance):
-    """Fitted covariance estimator, mean, eigenvalues and eigenvectors."""
-    estimator = (
-        COVARIANCE_ESTIMATORS[covariance]()
-        if isinstance(covariance, str)
-        else clone(covariance)
-    )
-    estimator.fit(X)
+def _fit_covariance(X, covariance, normalize=None):
+    """Fitted covariance estimator, mean, eigenvalues and eigenvectors.
+
+    A named estimator comes from the moments of blocks of rows
+    (:func:`_named_covariance`, as on Dask input): no copy of ``X``. An
+    estimator object is cloned and fitted on the (normalised) rows.
+    """
+    if isinstance(covariance, str):
+        estimator = _named_covariance(
+            covariance, X.shape[1], _reduce_rows, X, normalize
+        )
+    else:
+        X = _normalize_rows(X, normalize)
+        _check_magnitude(X)
+        estimator = clone(covariance).fit(X)
     return _spectrum(estimator, covariance, X.shape[1])
 
 
@@ -157,27 +174,36 @@ def _block_centred_moments(X, normalize, location):
     return {"gram": Z.T @ Z, "quartic": squares @ squares}
 
 
-def _fit_covariance_dask(X, covariance, normalize):
-    """``_fit_covariance`` of a Dask array: two blockwise passes.
+def _reduce_rows(block_stats, X, *args):
+    """``reduce_blocks`` of an in-memory array: blocks of ``BLOCK_BYTES``, in order.
 
-    The first pass gives the mean (and the largest magnitude), the second the
-    Gram matrix of the centred rows and ``sum_i ||x_i - mean||^4``, from which
-    the three named estimators follow in closed form (as scikit-learn computes
-    them from the centred data).
+    The temporaries of ``block_stats`` (the centred rows) are a block's, never
+    a copy of ``X``.
     """
-    if not isinstance(covariance, str):
-        raise ValueError(
-            "Dask input supports covariance in "
-            f"{sorted(COVARIANCE_ESTIMATORS)} (computed blockwise), not an "
-            f"estimator object ({covariance!r}): it would need all rows in memory."
-        )
-    first = reduce_blocks(_block_sums, [X], ["X"], args=(normalize,))
+    n_rows = max(1, BLOCK_BYTES // (X.itemsize * X.shape[1]))
+    blocks = (X[start : start + n_rows] for start in range(0, len(X), n_rows))
+    return functools.reduce(_combine, (block_stats(block, *args) for block in blocks))
+
+
+def _reduce_dask(block_stats, X, *args):
+    return reduce_blocks(block_stats, [X], ["X"], args=args)
+
+
+def _named_covariance(covariance, n_features, reduce, X, normalize):
+    """A named covariance estimator, fitted from blockwise moments of the rows.
+
+    Two passes of ``reduce`` (:func:`_reduce_rows` or :func:`_reduce_dask`)
+    over ``X``: the mean (and the largest magnitude), then the Gram matrix of
+    the centred rows and ``sum_i ||x_i - mean||^4``. The three estimators
+    follow in closed form, as scikit-learn computes them from the centred
+    data: Ledoit-Wolf's shrinkage needs ``sum_i ||x_i - mean||^4`` (the sum
+    of the entries of ``(X_c^2)^T X_c^2``) besides the Gram matrix.
+    """
+    first = reduce(_block_sums, X, normalize)
     _check_largest(float(first["max_abs"]))
-    n_samples, n_features = first["count"], X.shape[1]
+    n_samples = first["count"]
     location = first["sum"] / n_samples
-    second = reduce_blocks(
-        _block_centred_moments, [X], ["X"], args=(normalize, location)
-    )
+    second = reduce(_block_centred_moments, X, normalize, location)
     emp_cov = second["gram"] / n_samples
     mu = np.trace(emp_cov) / n_features
     shrinkage = 0.0
@@ -187,8 +213,7 @@ def _fit_covariance_dask(X, covariance, normalize):
         den = (n_samples + 1) * (alpha - mu**2 / n_features)
         shrinkage = 1.0 if den == 0 else min(num / den, 1.0)
     elif covariance == "ledoit_wolf" and n_features > 1:
-        # Ledoit-Wolf's shrinkage from the centred Gram matrix and the sum of
-        # the rows' fourth powers (scikit-learn's ledoit_wolf_shrinkage).
+        # scikit-learn's ledoit_wolf_shrinkage, from the moments.
         trace = np.diag(emp_cov)
         delta_ = np.sum(emp_cov**2)
         beta = (second["quartic"] / n_samples - delta_) / (n_features * n_samples)
@@ -202,8 +227,19 @@ def _fit_covariance_dask(X, covariance, normalize):
     estimator._set_covariance(shrunk)
     if covariance != "empirical":
         estimator.shrinkage_ = shrinkage
-    _warn_on_variance_spread(estimator, covariance)
-    return _spectrum(estimator, covariance, n_features)
+    return estimator
+
+
+def _fit_covariance_dask(X, covariance, normalize):
+    """``_fit_covariance`` of a Dask array: two blockwise passes."""
+    if not isinstance(covariance, str):
+        raise ValueError(
+            "Dask input supports covariance in "
+            f"{sorted(COVARIANCE_ESTIMATORS)} (computed blockwise), not an "
+            f"estimator object ({covariance!r}): it would need all rows in memory."
+        )
+    estimator = _named_covariance(covariance, X.shape[1], _reduce_dask, X, normalize)
+    return _spectrum(estimator, covariance, X.shape[1])
 
 
 def _scaled_centred_rows(X, normalize, location):
@@ -287,7 +323,8 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         the data least, so output feature ``i`` still corresponds to input
         feature ``i``.
     covariance_estimator_ : estimator
-        The fitted covariance estimator.
+        The fitted covariance estimator (for a named ``covariance``, an
+        instance of the scikit-learn estimator that holds the estimate).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -303,7 +340,12 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
 
     Notes
     -----
-    ``mu`` and ``Sigma`` come from a scikit-learn covariance estimator.
+    A named ``covariance`` is computed from the moments of blocks of rows:
+    the mean, then the Gram matrix of the centred rows and the sum of their
+    squared norms, squared, from which scikit-learn's closed forms give the
+    estimate (Ledoit-Wolf's shrinkage included). These are the scikit-learn
+    estimator's numbers up to rounding, without a copy of the data, by the
+    same code on Dask input. An estimator object is fitted on the rows.
 
     References
     ----------
@@ -364,12 +406,10 @@ class GaussianEmbeddingModel(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
             )
         else:
             X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-            X = _normalize_rows(X, self.normalize)
-            _check_magnitude(X)
             estimator, location, eigenvalues, eigenvectors = _fit_covariance(
-                X, self.covariance
+                X, self.covariance, self.normalize
             )
-            _warn_on_variance_spread(estimator, self.covariance)
+        _warn_on_variance_spread(estimator, self.covariance)
         self.covariance_estimator_ = estimator
         self.location_ = location
         self.covariance_ = (eigenvectors * eigenvalues) @ eigenvectors.T

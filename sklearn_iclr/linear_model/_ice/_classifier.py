@@ -34,14 +34,13 @@ from ...utils.validation import (
 )
 from . import _kernel
 from ._cost_model import (
-    available_memory,
-    check_memory,
     chunk_seconds,
-    format_bytes,
+    kernel_bytes,
     linear_program_bytes,
     linear_program_entries,
-    sweep_seconds,
+    predict_sweep,
 )
+from ._memory import available_memory, check_memory, format_bytes
 from ._milp import milp_bytes, solve_milp
 from ._portfolio import MILP_RANK, Incumbent, race
 from ._search import (
@@ -52,6 +51,7 @@ from ._search import (
     count_examinations,
     exhaustive_chunks,
     exhaustive_chunks_bytes,
+    exhaustive_chunks_peak_bytes,
     scan_pencils,
 )
 from ._separator import max_margin_separator
@@ -69,6 +69,11 @@ _HEURISTIC_MEMORY_SHARE = 0.25
 # The MILP starts with the sweep when the sweep is predicted to take longer
 # than this many seconds, and after it otherwise (small fits never start it).
 _MILP_DELAY = 0.5
+# A sweep predicted to take at most this many reference seconds has the
+# CPU first: the MILP thread's nice value is raised by _MILP_NICENESS (a
+# tenth of the sweep's CPU weight where both wait for one core).
+_SWEEP_FIRST = 10.0
+_MILP_NICENESS = 10
 # Largest ratio of the total weight to the least positive weight: the least
 # weight is then about 45 units in the last place of the total (2^52 / 1e14).
 _MAX_WEIGHT_RATIO = 1e14
@@ -387,12 +392,15 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         Y = affine_coordinates(points)
         m, d = Y.shape
         labels, plane = _surrogate(Y, y, w)
-        incumbent = Incumbent(_cost(labels, y, w), labels)
         self._announce_compilation()
-        seconds = sweep_seconds(Y, y, w, incumbent.cost)
+        prediction = predict_sweep(Y, y, w, _cost(labels, y, w))
+        if prediction.labels is not None:  # the probe's sample found better
+            labels = prediction.labels
+        incumbent = Incumbent(_cost(labels, y, w), labels)
+        seconds = prediction.seconds
         per_chunk = _pencils_per_chunk(m, d, comb(m, d - 1), seconds)
         available = available_memory()
-        table = self._sweep_bytes(m, d, per_chunk)
+        table = self._sweep_bytes(m, d, per_chunk, prediction.nested_bytes)
         milp = None
         if self.solver != "sweep" and milp_bytes(m, d) <= available - table:
             milp = partial(solve_milp, Y, y, w, incumbent, MILP_RANK)
@@ -411,7 +419,10 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             chunks = exhaustive_chunks(m, d, per_chunk)
             sweep = partial(self._run, Y, y, w, chunks, incumbent, True, total)
             delay = 0.0 if seconds >= _MILP_DELAY else _MILP_DELAY
-            n_candidates, timings = race(sweep, milp, incumbent, milp_delay=delay)
+            niceness = _MILP_NICENESS if seconds <= _SWEEP_FIRST else 0
+            n_candidates, timings = race(
+                sweep, milp, incumbent, milp_delay=delay, milp_niceness=niceness
+            )
             return incumbent.labels, True, n_candidates, {**report, **timings}
         verdict = _sweep_verdict(
             m, d, seconds, table, available, self.max_candidates, self.solver
@@ -487,12 +498,13 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         optimal = incumbent.proved_by is not None
         return incumbent.labels, optimal, n_candidates, {**report, **timings}
 
-    def _sweep_bytes(self, m, d, per_chunk):
-        """Peak bytes of the exhaustive sweep's pencil tables: the chunks
-        in flight (two per job) and the enumeration's own table."""
+    def _sweep_bytes(self, m, d, per_chunk, nested_bytes):
+        """Peak bytes of the exhaustive sweep: the enumeration's pencil
+        tables, and per job two chunks in flight, the kernel's workspace and
+        the nested sub-problems' searches."""
         n_jobs = 1 if self.n_jobs is None else max(abs(self.n_jobs), 1)
-        in_flight = 2 * min(n_jobs, m) * per_chunk * max(d - 1, 1) * 8
-        return exhaustive_chunks_bytes(m, d, per_chunk) + in_flight
+        per_job = 2 * per_chunk * max(d - 1, 1) * 8 + kernel_bytes(m) + nested_bytes
+        return exhaustive_chunks_peak_bytes(m, d, per_chunk) + min(n_jobs, m) * per_job
 
     def _announce_compilation(self):
         if self.verbose and _kernel_compiles():

@@ -8,13 +8,16 @@ Time. The compiled sweep (``_kernel.scan``) pays, per chunk of pencils:
 * per pencil swept, the angle of every point, O(m) (a pencil skipped
   because it owns none of its planes, or because its forced-error bound
   reaches the incumbent, costs next to nothing);
-* per plane examined, its cost; and per call a fixed overhead.
+* per plane examined, its cost; and per call a fixed overhead;
+* per on-plane sub-problem (a plane through more than d points), the
+  interpreter's work of setting it up, whether it is searched or solved in
+  closed form.
 
 :func:`chunk_seconds` prices those counts with constants fitted by least
 squares to timed chunks of the suite's data (``python -m benchmarks ice
 --tables cost``). The counts of a whole search are not known in advance:
 pruning and the on-plane sub-problems (nested searches in dimension d - 1)
-depend on the data. :func:`sweep_seconds` therefore sweeps a random sample of
+depend on the data. :func:`predict_sweep` therefore sweeps a random sample of
 the prefixes (seeded: the same data give the same prediction) with the real
 kernel and bound, counts what it does, including the nested sub-problems it
 meets, and scales the counts to all prefixes. The prediction is deterministic
@@ -22,18 +25,27 @@ meets, and scales the counts to all prefixes. The prediction is deterministic
 what examinations alone miss: with D close to N the frames dominate (63 points
 in D = 60 make 2.4e6 examinations but 6e5 frames of 2e5 operations each).
 
-Memory. :func:`available_memory` is what this process may still allocate (the
-least of the system's available memory, the address-space limit and the
-cgroup limit); :func:`check_memory` refuses, before the allocation, a table
-that would not fit.
+Memory. The exhaustive search holds its pencil tables and the kernel's
+workspace, and so does each on-plane sub-problem it nests (a nested search
+of m points in dimension d holds ``search_bytes(m, d)``, and chains of them
+run 28 deep on 33 points in D = 30): the probe records the deepest chain it
+meets. The prediction is checked against the memory available
+(``_memory``) before the search starts.
 """
 
-import os
+from functools import lru_cache
 from math import comb
+from typing import NamedTuple
 
 import numpy as np
 
-from ._search import BATCH_ENTRIES, SearchControl, exhaustive_chunks, scan_pencils
+from ._search import (
+    BATCH_ENTRIES,
+    SearchControl,
+    exhaustive_chunks,
+    exhaustive_chunks_peak_bytes,
+    scan_pencils,
+)
 
 # Reference seconds (``sklearn_iclr.utils.estimate_seconds``) per unit of work
 # of the compiled sweep: least squares over timed kernel calls, converted by
@@ -44,6 +56,10 @@ FRAME_POINT = 4.0e-9  # per prefix, point and dimension
 SWEPT_POINT = 1.49e-8  # per swept pencil and point
 PLANE = 4.06e-8  # per plane examined
 CALL = 1.26e-5  # per call of the kernel
+# Per on-plane sub-problem, solved or closed-form (its coordinates, an SVD,
+# and the interpreter's work around it): 13 points in D = 10 meet 95,899 in
+# 13.4 CPU s of search, whose kernel calls take a few percent of it.
+SUB_PROBLEM = 1.4e-4
 
 # A sample of prefixes costing about this long is swept to predict a search
 # (at least MIN_SAMPLE prefixes, unless there are fewer) ...
@@ -65,8 +81,10 @@ LP_FEATURE_ENTRIES = 7.5
 LP_ROW_BYTES = 700
 LP_NONZERO_BYTES = 100
 
-# Allocations below this are not checked (the interpreter's own slack).
-CHECKED_BYTES = 256 * 2**20
+# The compiled kernel's memory per call: per point (its workspace) and fixed
+# (the buffer of tied candidates' constant part); see ``kernel_bytes``.
+KERNEL_POINT_BYTES = 1300
+KERNEL_CALL_BYTES = 24 * 4096
 
 
 def chunk_seconds(m, d, n_pencils, n_prefixes, n_skipped, n_examined):
@@ -112,15 +130,43 @@ def full_sweep_seconds(m, d):
     return chunk_seconds(m, d, comb(m, d - 1), n_prefixes, 0, comb(m, d)) - CALL
 
 
-def sweep_seconds(Y, y, w, bound):
-    """Predicted CPU seconds of the exhaustive search (one core).
+class SweepPrediction(NamedTuple):
+    """What :func:`predict_sweep` predicts of an exhaustive search.
+
+    Attributes
+    ----------
+    seconds : float
+        Reference seconds of one core.
+    nested_bytes : int
+        Peak bytes of the on-plane sub-problems' searches, nested in one
+        another (each holds its pencil tables and the kernel's workspace
+        while the sub-problems it meets run).
+    cost, labels : float and ndarray of shape (m,), or (bound, None)
+        The best labelling the sampled pencils found, when it beats the
+        bound; the search then starts from it, and ``seconds`` is predicted
+        with its cost as the bound.
+    """
+
+    seconds: float
+    nested_bytes: int
+    cost: float
+    labels: np.ndarray | None
+
+
+def predict_sweep(Y, y, w, bound):
+    """Predicted CPU seconds (one core) and nested memory of the exhaustive
+    search.
 
     Sweeps the pencils of a seeded random sample of prefixes with the real
     kernel, pruning rules and bound, and counts the frames, pencils and
     planes; the on-plane sub-problems it meets are predicted the same way
     (recursively, not solved). The counts are priced by
     :func:`chunk_seconds` and scaled to all prefixes. Small searches are
-    counted in full.
+    counted in full. The real search soon finds a labelling better than its
+    starting one and prunes with it: when the sample finds one, it is
+    returned and the prediction is made again with its cost as the bound
+    (with the starting bound alone, the random binary 24 x 12 table was
+    predicted 12 times its measured time).
 
     Parameters
     ----------
@@ -133,60 +179,125 @@ def sweep_seconds(Y, y, w, bound):
 
     Returns
     -------
-    seconds : float
+    prediction : SweepPrediction
     """
-    return _Probe().predict(Y, y, w, bound)
+    probe = _Probe()
+    seconds, nested_bytes = probe.predict(Y, y, w, bound, top=True)
+    cost, labels = probe.best
+    if labels is None:
+        return SweepPrediction(seconds, nested_bytes, float(bound), None)
+    # (The nested searches the first sample met still run before the
+    # search finds its better labelling: their memory counts.)
+    seconds, more_bytes = _Probe().predict(Y, y, w, cost)
+    return SweepPrediction(seconds, max(nested_bytes, more_bytes), cost, labels)
+
+
+def kernel_bytes(m):
+    """Bytes of one call of the compiled sweep on m points: its workspace
+    (``_kernel.workspace``, about 150 float64 per point) and its buffer of
+    tied candidates (three arrays of 4 m + 4096)."""
+    return KERNEL_CALL_BYTES + KERNEL_POINT_BYTES * m
+
+
+@lru_cache(maxsize=256)
+def search_bytes(m, d):
+    """Bytes a nested search of m points in dimension d holds while it runs
+    (besides the sub-problems it meets): its pencil tables and the kernel's
+    workspace."""
+    target = max(1, BATCH_ENTRIES // m)
+    return exhaustive_chunks_peak_bytes(m, d, target) + kernel_bytes(m)
+
+
+def chain_bytes(m, d):
+    """Bytes of the deepest chain of sub-problems a search of m points in
+    dimension d may nest: each on-plane sub-problem has at most one point
+    and one dimension less, and is searched only when it has more than its
+    dimension + 2 points (:func:`_search.solve_exact`)."""
+    total = 0
+    while d >= 2 and m > d + 2:
+        total += search_bytes(m, d)
+        m, d = m - 1, d - 1
+    return total
 
 
 class _Probe:
-    """The recursive sample behind :func:`sweep_seconds`.
+    """The recursive sample behind :func:`predict_sweep`.
 
     ``spent`` counts the predicted seconds of what the probe itself swept;
-    once it exceeds ``PROBE_LIMIT``, deeper sub-problems are priced by
-    :func:`full_sweep_seconds` (no pruning) instead of being sampled.
+    once it exceeds ``PROBE_LIMIT``, later sub-problems are priced as the
+    mean of the sampled ones of their shape (m, d), or where none was, by
+    :func:`full_sweep_seconds` (no pruning), and their memory by
+    :func:`chain_bytes`, instead of being sampled. ``best`` is the best
+    ``(cost, labels)`` the top-level sample found below its bound (labels
+    None when none).
     """
 
     def __init__(self):
         self.spent = 0.0
         self.control = SearchControl(estimate=self._nested)
-        self.nested_seconds = 0.0
+        self.nested_seconds, self.nested_bytes = 0.0, 0
+        self.best = (np.inf, None)
+        self.priced = {}  # (m, d): (seconds, count) of the sampled searches
 
-    def predict(self, Y, y, w, bound):
+    def predict(self, Y, y, w, bound, top=False):
+        """``(seconds, nested_bytes)`` of the search of ``Y``; the top level
+        lowers its bound to the best labelling its sample finds."""
         m, d = Y.shape
         if d < 2 or self.spent > PROBE_LIMIT:
-            return full_sweep_seconds(m, d) + CALL
+            if (m, d) in self.priced:  # as the sampled ones of its shape
+                total, count = self.priced[m, d]
+                return total / count, chain_bytes(m - 1, d - 1)
+            return full_sweep_seconds(m, d) + CALL, chain_bytes(m - 1, d - 1)
         # Sampling units: the prefixes (d >= 3), each with all its pencils,
         # or the single-point pencils (d = 2).
         n_units = comb(m - 1, d - 2) if d >= 3 else m
         per_unit = full_sweep_seconds(m, d) / n_units
         sample = max(MIN_SAMPLE, int(PROBE_SECONDS / max(per_unit, 1e-12)))
+        target = max(1, BATCH_ENTRIES // m)
         if sample >= n_units:  # small enough to count in full
-            chunks = exhaustive_chunks(m, d, max(1, BATCH_ENTRIES // m))
+            chunks = exhaustive_chunks(m, d, target)
             scale = 1.0
         else:
             rng = np.random.default_rng(0)
             chunks = (_unit_pencils(rng, m, d) for _ in range(sample))
             scale = n_units / sample
-        outer, self.nested_seconds = self.nested_seconds, 0.0
-        seconds = 0.0
+        outer = self.nested_seconds, self.nested_bytes
+        self.nested_seconds, self.nested_bytes = 0.0, 0
+        seconds, n_calls = 0.0, 0
         cache = {}
         for pencils in chunks:
-            stats = {}
-            *_, n_examined = scan_pencils(
+            stats, n_solved = {}, len(cache)
+            cost, _, labels, n_examined = scan_pencils(
                 Y, y, w, pencils, bound, cache, stats=stats, control=self.control
             )
+            if top and labels is not None and cost < bound:
+                bound, self.best = cost, (cost, labels)
             skipped = stats.get("pruned", 0) + stats.get("foreign", 0)
             chunk = chunk_seconds(
                 m, d, len(pencils), count_prefixes(pencils, d), skipped, n_examined
             )
+            # each on-plane sub-problem met (a new entry of the cache)
+            chunk += SUB_PROBLEM * (len(cache) - n_solved)
             self.spent += chunk
-            seconds += chunk
-        seconds += self.nested_seconds
-        self.nested_seconds = outer
-        return seconds * scale
+            seconds += chunk - CALL
+            n_calls += 1
+        if scale > 1:  # the search calls the kernel once per chunk, not per unit
+            n_calls = -(-comb(m, d - 1) // target)
+        seconds = seconds * scale + CALL * n_calls + self.nested_seconds * scale
+        total, count = self.priced.get((m, d), (0.0, 0))
+        self.priced[m, d] = (total + seconds, count + 1)
+        nested_bytes = self.nested_bytes
+        self.nested_seconds, self.nested_bytes = outer
+        return seconds, nested_bytes
 
     def _nested(self, Y, y, w, bound):
-        self.nested_seconds += self.predict(Y, y, w, bound)
+        m, d = Y.shape
+        seconds, nested_bytes = self.predict(Y, y, w, bound)
+        self.nested_seconds += seconds
+        # Its own sub-problems may nest as deep as they can (a sample of
+        # them misses the rare deep chains that the whole search meets).
+        nested_bytes = max(nested_bytes, chain_bytes(m - 1, d - 1))
+        self.nested_bytes = max(self.nested_bytes, search_bytes(m, d) + nested_bytes)
 
 
 def _unit_pencils(rng, m, d):
@@ -198,84 +309,3 @@ def _unit_pencils(rng, m, d):
     prefix = np.sort(rng.choice(m - 1, d - 2, replace=False))
     tails = np.arange(prefix[-1] + 1, m, dtype=np.int64)
     return np.column_stack([np.broadcast_to(prefix, (len(tails), d - 2)), tails])
-
-
-def available_memory():
-    """Bytes this process may still allocate: the least of the system's
-    available memory (``MemAvailable``), the address-space limit
-    (``RLIMIT_AS``, e.g. ``prlimit --as``) less the current address space,
-    and the cgroup's memory limit less its usage; ``inf`` where none is known
-    (not Linux)."""
-    limits = [np.inf, _address_space_left()]
-    meminfo = _read_fields("/proc/meminfo")
-    if "MemAvailable" in meminfo:
-        limits.append(meminfo["MemAvailable"] * 1024)
-    cgroup = _read_number("/sys/fs/cgroup/memory.max")
-    if cgroup is not None:
-        limits.append(cgroup - (_read_number("/sys/fs/cgroup/memory.current") or 0))
-    return max(min(limits), 0)
-
-
-def _address_space_left():
-    try:
-        import resource
-    except ImportError:  # not a Unix
-        return np.inf
-    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-    if soft == resource.RLIM_INFINITY:
-        return np.inf
-    return soft - _read_fields(f"/proc/{os.getpid()}/status").get("VmSize", 0) * 1024
-
-
-def _read_fields(path):
-    """``name: value kB`` lines as {name: int}; {} when unreadable."""
-    try:
-        with open(path) as file:
-            lines = file.readlines()
-    except OSError:
-        return {}
-    fields = {}
-    for line in lines:
-        name, _, rest = line.partition(":")
-        value = rest.split()
-        if value and value[0].isdigit():
-            fields[name] = int(value[0])
-    return fields
-
-
-def _read_number(path):
-    try:
-        with open(path) as file:
-            text = file.read().strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
-
-
-def format_bytes(n_bytes):
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
-        if n_bytes >= size:
-            return f"{n_bytes / size:.3g} {unit}"
-    return f"{n_bytes / 1024:.3g} KiB"
-
-
-def check_memory(n_bytes, what, advice):
-    """Refuse, before it is made, an allocation that would not fit.
-
-    Parameters
-    ----------
-    n_bytes : int
-        The allocation's size (those below ``CHECKED_BYTES`` always pass).
-    what : str
-        What would be allocated, for the message.
-    advice : str
-        What to change, for the message.
-    """
-    if n_bytes < CHECKED_BYTES:
-        return
-    available = available_memory()
-    if n_bytes > available:
-        raise ValueError(
-            f"{what} would need {format_bytes(n_bytes)} of memory; this process "
-            f"has {format_bytes(available)} available. {advice}"
-        )

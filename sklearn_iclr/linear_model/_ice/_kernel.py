@@ -515,7 +515,11 @@ def _slacks(work, m, rounding):
         slack[i] = rounding if angle[i] == np.inf else rounding / norm[i]
 
 
-@njit(cache=True, nogil=True)
+# Inlined into its callers by numba (as ``workspace``, and ``_dense_owned``):
+# Caesarian's pruned scan took 0.96-0.98x the time of the calls, alternating.
+# The small vectorised helpers are not: inlined, they lose their ``fastmath``
+# flags to the caller and their reductions are no longer vectorised (2.5x).
+@njit(cache=True, nogil=True, inline="always")
 def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
     """The pseudo-angle, its norm and the fold of every point about one
     pencil's axis, into ``work[0]``, ``work[7]`` and ``work[5]``.
@@ -562,11 +566,21 @@ def _angles(Z, ZT, pencil, d, work, prefix, projected, foreign, units):
         px, py, pz = projected[0], projected[1], projected[2]
         _pseudo_angles(px, py, pz, e1, e2, angle, norm, direction)
     n_swept = 0
-    least_norm = np.inf
     for i in range(m):
-        swept = angle[i] != np.inf
-        n_swept += swept
-        least_norm = min(least_norm, norm[i] if swept else np.inf)
+        n_swept += angle[i] != np.inf
+    # The least swept norm in four independent minima (the compiler does not
+    # vectorise a float minimum, and one chain of them waits on each step):
+    # Caesarian's pruned scan took 0.98x the time of one chain, alternating.
+    least_norm, least1, least2, least3 = np.inf, np.inf, np.inf, np.inf
+    quads = m - m % 4
+    for i in range(0, quads, 4):
+        least_norm = min(least_norm, norm[i] if angle[i] != np.inf else np.inf)
+        least1 = min(least1, norm[i + 1] if angle[i + 1] != np.inf else np.inf)
+        least2 = min(least2, norm[i + 2] if angle[i + 2] != np.inf else np.inf)
+        least3 = min(least3, norm[i + 3] if angle[i + 3] != np.inf else np.inf)
+    for i in range(quads, m):
+        least_norm = min(least_norm, norm[i] if angle[i] != np.inf else np.inf)
+    least_norm = min(min(least_norm, least1), min(least2, least3))
     # The largest bound, rounding / norm, of the least norm (division is
     # monotone, so this is the largest of the bounds ``_slacks`` writes).
     widest_slack = rounding / least_norm if n_swept > 0 else 0.0
@@ -722,7 +736,8 @@ def _near_weight(angle, weight, theta, reach):
     return near_weight
 
 
-@njit(cache=True, nogil=True)
+# Inlined into ``scan`` (see ``_angles``).
+@njit(cache=True, nogil=True, inline="always")
 def _dense_owned(signed_weight, last, n_swept, widest_slack, work, owork, oiwork):
     """``_sweep_owned`` without sorting, for up to ``DENSE_ELIGIBLE``
     eligible points: the plane of each eligible point is evaluated against

@@ -30,6 +30,7 @@ from math import comb
 import numpy as np
 
 from . import _kernel
+from ._memory import check_memory
 from ._tolerances import ANGLE_TOL, FLAT_TOL, RANK_TOL, ROUNDING
 
 # Entries (pencils x points) processed per vectorised batch.
@@ -656,8 +657,15 @@ def solve_exact(
         control.estimate(Y, y, w, min(bound, upper_bound))
         return (bound, constant) if bound < upper_bound else (upper_bound, None)
     # In chunks (memory), each searched below the best of the earlier ones.
+    target = max(1, BATCH_ENTRIES // len(Y))
+    check_memory(
+        exhaustive_chunks_bytes(len(Y), d, target),
+        f"The pencil tables of an on-plane sub-problem of {len(Y)} points in "
+        f"dimension {d}",
+        "Use fewer samples or features, or solver='milp'.",
+    )
     best_cost, best_labels, cache = min(bound, upper_bound), None, {}
-    for pencils in exhaustive_chunks(len(Y), d, max(1, BATCH_ENTRIES // len(Y))):
+    for pencils in exhaustive_chunks(len(Y), d, target):
         if control is not None:
             control.check()
         cost, _, labels, _ = scan_pencils(
@@ -708,7 +716,9 @@ def exhaustive_chunks_bytes(m, d, target):
     """Most bytes of index arrays :func:`exhaustive_chunks` holds at once:
     chunks of at most twice ``max(target, m)`` rows, held twice while one
     is assembled, and its tables of subsets (at most one per size, each of
-    at most ``max(target, m)`` rows).
+    at most ``max(target, m)`` rows). An upper bound, reached where the
+    tables of every size are full; :func:`exhaustive_chunks_peak_bytes`
+    counts the actual peak.
 
     Examples
     --------
@@ -718,6 +728,61 @@ def exhaustive_chunks_bytes(m, d, target):
     k = max(d - 1, 1)
     rows = min(max(target, m), comb(m, d - 1) if d > 1 else 1)
     return 8 * k * rows * (4 + k)
+
+
+def exhaustive_chunks_peak_bytes(m, d, target, max_blocks=4096):
+    """The peak bytes of index arrays :func:`exhaustive_chunks` holds, counted
+    by walking its blocks without building them: its tables of subsets (and
+    the table being built, twice its size while ``combinations_array`` runs),
+    the blocks of the chunk being assembled, and the chunk with its blocks
+    while the consumer holds it. Enumerations of more than ``max_blocks``
+    blocks get the upper bound :func:`exhaustive_chunks_bytes` instead.
+
+    Examples
+    --------
+    >>> exhaustive_chunks_peak_bytes(32, 29, 8192) / 2**20  # the bound: 56 MiB
+    9.01...
+    """
+    if d == 1:
+        return 0
+    k = d - 1
+    tables, parts, peak = {}, 0, 0
+    for n_block, (_, start, size) in enumerate(_blocks(m, k, target)):
+        if n_block == max_blocks:
+            return exhaustive_chunks_bytes(m, d, target)
+        n = m - start
+        if size not in tables or tables[size][0] < n:
+            rows = _table_rows(m, n, size, target)
+            building = 2 * comb(rows, size) * size
+            peak = max(peak, sum(t[1] for t in tables.values()) + parts + building)
+            tables[size] = (rows, comb(rows, size) * size)
+        parts += comb(n, size) * k
+        held = sum(t[1] for t in tables.values()) + parts
+        if parts >= target * k:  # the chunk is assembled next to its blocks
+            held += parts
+            parts = 0
+        peak = max(peak, held)
+    return 8 * max(peak, sum(t[1] for t in tables.values()) + 2 * parts)
+
+
+def _table_rows(m, n, k, target):
+    """The points of the table of k-subsets that serves the suffix of ``n``
+    points: the largest range of at most ``target`` subsets (or ``n``)."""
+    size = n
+    while size < m and comb(size + 1, k) <= target:
+        size += 1
+    return size
+
+
+def _blocks(m, k, target, prefix=(), start=0):
+    """``(prefix, start, k)`` of each block of :func:`exhaustive_chunks`: the
+    k-subsets of ``range(start, m)`` after ``prefix``, split by first element
+    until a run of them is small enough to take from a table."""
+    if k == 1 or comb(m - start, k) <= target:
+        yield prefix, start, k
+        return
+    for first in range(start, m - k + 1):
+        yield from _blocks(m, k - 1, target, (*prefix, first), first + 1)
 
 
 def exhaustive_chunks(m, d, target):
@@ -742,38 +807,23 @@ def exhaustive_chunks(m, d, target):
     if d == 1:
         yield np.zeros((1, 0), dtype=np.int64)
         return
+    # The k-subsets of range(start, m) are the last rows of the table of
+    # those of range(m - size, m), for any size >= m - start: one table per
+    # k, of the largest such range of at most ``target`` subsets.
     tables = {}
-
-    def suffix(start, k):
-        # The k-subsets of range(start, m) are the last rows of the table of
-        # those of range(m - size, m), for any size >= m - start: one table
-        # per k, of the largest such range of at most ``target`` subsets.
+    parts, size = [], 0
+    for prefix, start, k in _blocks(m, d - 1, target):
         n = m - start
         if k not in tables or tables[k][0] < n:
-            size = n
-            while size < m and comb(size + 1, k) <= target:
-                size += 1
-            tables[k] = (size, combinations_array(size, k) + (m - size))
+            rows = _table_rows(m, n, k, target)
+            tables[k] = (rows, combinations_array(rows, k) + (m - rows))
         table = tables[k][1]
-        return table[len(table) - comb(n, k) :]
-
-    def blocks(prefix, start, k):
-        # The k-subsets of range(start, m) after ``prefix``, by first element
-        # until a run of them is small enough to take from a table.
-        if k == 1 or comb(m - start, k) <= target:
-            rest = suffix(start, k)
-            head = np.broadcast_to(
-                np.array(prefix, dtype=np.int64), (len(rest), len(prefix))
-            )
-            yield np.concatenate([head, rest], axis=1)
-            return
-        for first in range(start, m - k + 1):
-            yield from blocks([*prefix, first], first + 1, k - 1)
-
-    parts, size = [], 0
-    for block in blocks([], 0, d - 1):
-        parts.append(block)
-        size += len(block)
+        rest = table[len(table) - comb(n, k) :]
+        head = np.broadcast_to(
+            np.array(prefix, dtype=np.int64), (len(rest), len(prefix))
+        )
+        parts.append(np.concatenate([head, rest], axis=1))
+        size += len(rest)
         if size >= target:
             yield np.concatenate(parts)
             parts, size = [], 0
