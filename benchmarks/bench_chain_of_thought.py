@@ -449,7 +449,7 @@ PAGE = {
         * **Threshold: met.** The greedy switch point is 0.326 at d = 25
           (1/3 - 0.007).
         * **Rounds against p: met with a steeper slope.** STaR's rounds to 0.95
-          are linear in ``log((1-p)/p)`` (R^2 0.98) with slope 2.43, against
+          are linear in ``log((1-p)/p)`` (R^2 0.99) with slope 2.56, against
           1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
           ``1/p`` instead (R^2 0.98-1.00).
         * **Speed of the RL rounds (issue #42): partly met.** Ten rounds at
