@@ -162,20 +162,22 @@ def real_data(quick, time_limit, names=None, brute=True):
         loaders = {name: loaders[name] for name in names}
     # Load the compiled kernels first: the ``compile`` table times that, and
     # here it would count in the first data set's CPU time.
-    ICEClassifier(search="exact").fit(*load_voicepath(return_X_y=True))
+    ICEClassifier(search="exact", solver="sweep").fit(*load_voicepath(return_X_y=True))
     for name, loader in loaders.items():
         X, y = loader(return_X_y=True)
         distinct = len(np.unique(X, axis=0))
         repeats = 1 if quick or name != "voicepath" else 3
         cpu = time.process_time()
         ice_s, ice = median_time(
-            lambda X=X, y=y: ICEClassifier(search="exact").fit(X, y),
+            lambda X=X, y=y: ICEClassifier(search="exact", solver="sweep").fit(X, y),
             repeats=repeats,
             warmup=0,
         )
         ice_cpu_s = (time.process_time() - cpu) / repeats
         ice2_s, _ = median_time(
-            lambda X=X, y=y: ICEClassifier(search="exact", n_jobs=2).fit(X, y),
+            lambda X=X, y=y: ICEClassifier(
+                search="exact", solver="sweep", n_jobs=2
+            ).fit(X, y),
             repeats=repeats,
             warmup=0,
         )
@@ -257,7 +259,9 @@ def scaling(quick):
             X, y = synthetic(n, d)
             cpu = time.process_time()
             seconds, clf = median_time(
-                lambda X=X, y=y: ICEClassifier(search="exact").fit(X, y),
+                lambda X=X, y=y: ICEClassifier(search="exact", solver="sweep").fit(
+                    X, y
+                ),
                 repeats=1,
                 warmup=0,
             )
@@ -744,7 +748,7 @@ def ties(quick, time_limit):
         cpu = time.process_time()
         seconds, clf = median_time(
             lambda n_jobs=n_jobs: ICEClassifier(
-                search="exact", n_jobs=n_jobs, max_candidates=10**10
+                search="exact", solver="sweep", n_jobs=n_jobs, max_candidates=10**10
             ).fit(X, y),
             repeats=1,
             warmup=0,
@@ -779,9 +783,9 @@ def big(quick, time_limit):
     X, y = integer_table(n, d, levels, seed=1)
     cpu = time.process_time()
     seconds, clf = median_time(
-        lambda: ICEClassifier(search="exact", n_jobs=2, max_candidates=10**11).fit(
-            X, y
-        ),
+        lambda: ICEClassifier(
+            search="exact", solver="sweep", n_jobs=2, max_candidates=10**11
+        ).fit(X, y),
         repeats=1,
         warmup=0,
     )
@@ -836,12 +840,14 @@ def dask_workers(quick):
             joblib.parallel_config(backend="dask"),
         ):
             seconds, clf = median_time(
-                lambda: ICEClassifier(search="exact").fit(X, y), repeats=3, warmup=1
+                lambda: ICEClassifier(search="exact", solver="sweep").fit(X, y),
+                repeats=3,
+                warmup=1,
             )
         joblib_s, _ = median_time(
-            lambda workers=workers: ICEClassifier(search="exact", n_jobs=workers).fit(
-                X, y
-            ),
+            lambda workers=workers: ICEClassifier(
+                search="exact", solver="sweep", n_jobs=workers
+            ).fit(X, y),
             repeats=3,
             warmup=1,
         )
