@@ -449,21 +449,24 @@ PAGE = {
         * **Threshold: met.** The greedy switch point is 0.326 at d = 25
           (1/3 - 0.007).
         * **Rounds against p: met with a steeper slope.** STaR's rounds to 0.95
-          are linear in ``log((1-p)/p)`` (R^2 0.98) with slope 2.43, against
+          are linear in ``log((1-p)/p)`` (R^2 0.99) with slope 2.56, against
           1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
           ``1/p`` instead (R^2 0.98-1.00).
-        * **Speed of the RL rounds (issue #42): missed.** Ten rounds at d = 30,
-          n = 20000 take 4.0 times the dense products they need for STaR, 4.9
-          for REINFORCE and 5.2 for GRPO (load 12 on 2 cores), against a
-          target of 3. The floor now counts only those products: the former
-          one counted five per policy-gradient position where two are needed
-          (against it the rounds now take 2.2x). The rounds read one table of
-          next-token laws per model, per (prompt, previous token) cell, and
-          the per-token loops are numba kernels: a whole fit is 2.7x
-          (REINFORCE, GRPO) and 1.4x (STaR) cheaper than the former code in
-          the same run, with the same seeded responses. What remains is per
-          sampled token; the uniform draws alone cost about one floor of a
-          policy-gradient round.
+        * **Speed of the RL rounds (issue #42): partly met.** Ten rounds at
+          d = 30, n = 20000 take 3.3 times the dense products they need for
+          STaR, 3.5 for REINFORCE and 2.9 for GRPO (load 3 on 2 cores), against
+          a target of 3; three full runs of the same code gave 3.1-3.5, 2.9-3.8
+          and 2.6-3.6, the spread being mostly the timing of the products
+          themselves. Against the former code in the same run (alternating,
+          medians of 3, load 3-4) the rounds take 0.85 (STaR), 0.57
+          (REINFORCE) and 0.61 (GRPO) of its CPU time: sampling draws 32-bit
+          uniforms from numpy's SFC64 generator (seeded fits draw other
+          responses than before) in one branch-free kernel call per block, the
+          tokens of every position are counted in one pass, the logits are
+          tabulated without divisions, and the rounds reuse their tables and
+          count buffer instead of faulting in new memory (26000 -> 600 page
+          faults over ten REINFORCE rounds). What remains past the products
+          is per sampled token: the draws, the table read, the count.
     """,
     "sections": [
         {
@@ -533,15 +536,15 @@ PAGE = {
                 policy-gradient position, three of them the same logits
                 formed again (by the gradient, greedy decoding and the
                 response law): 2.5 times the products the rounds need. What
-                the products leave is per sampled token, 4.8e6 per round: the
-                uniform draws alone (numpy's ``RandomState``, kept so that
-                seeded fits draw the same responses) cost about as much as the
-                floor of a policy-gradient round; then a table read and two
-                comparisons (numba), and the weighted count that feeds the
-                gradient (numba). A STaR round spends most of its time in the
-                likelihood evaluations: per cell a log, a division and the
-                residual (numba), the ``exp`` of the shifted logits (numpy),
-                and L-BFGS-B's own work.
+                the products leave is per sampled token, 4.8e6 per round: a
+                32-bit uniform draw (two per output of numpy's SFC64
+                generator), a table read and two comparisons without branches
+                (numba), and the weighted count that feeds the gradient
+                (numba, every position in one pass over the responses). A
+                STaR round spends most of its time in the likelihood
+                evaluations: per cell a log, a division and the residual
+                (numba), the ``exp`` of the shifted logits (numpy), and
+                L-BFGS-B's own work.
             """,
             "figures": [
                 {

@@ -38,7 +38,6 @@ def chains(draw):
         "prompts": prompts,
         "weights": weights,
         "t": draw(st.integers(0, n_positions - 1)),
-        "uniforms": rng.random_sample(n_rows),
     }
 
 
@@ -59,27 +58,22 @@ def test_tabulate_logits_equals_the_reference(chain):
 
 @settings(max_examples=100, deadline=None)
 @given(chain=chains())
-def test_extend_responses_equals_the_reference(chain):
-    n_rows = len(chain["prompts"])
-    alive0 = np.flatnonzero(chain["lengths"] >= chain["t"])
+def test_sample_responses_equals_the_reference(chain):
+    n_rows, n_positions = chain["sequences"].shape
+    rng = np.random.RandomState(n_rows)
+    proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, chain["halves"].shape[1]))
+    proba = np.ascontiguousarray(proba.transpose(0, 3, 1, 2))
+    bits = rng.randint(2**32, size=(n_positions, n_rows), dtype=np.uint32)
     results = []
-    for f in (_kernel.extend_responses, _kernel.extend_responses_reference):
-        sequences = chain["sequences"].copy()
-        alive = np.zeros(n_rows, dtype=np.intp)
-        alive[: len(alive0)] = alive0
-        kept = f(
-            chain["proba"],
-            chain["prompts"],
-            alive,
-            len(alive0),
-            chain["uniforms"],
-            sequences,
-            chain["t"],
-        )
-        results.append((kept, alive[:kept], sequences))
-    assert results[0][0] == results[1][0]
-    np.testing.assert_array_equal(results[0][1], results[1][1])
-    np.testing.assert_array_equal(results[0][2], results[1][2])
+    for f in (_kernel.sample_responses, _kernel.sample_responses_reference):
+        sequences = np.zeros_like(chain["sequences"])
+        lengths = np.full(n_rows, -1, dtype=np.intp)
+        f(proba, chain["prompts"], bits, sequences, lengths)
+        results.append((sequences, lengths))
+    (sequences, lengths), (ref_sequences, ref_lengths) = results
+    np.testing.assert_array_equal(sequences, ref_sequences)
+    np.testing.assert_array_equal(lengths, ref_lengths)
+    np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
 
 
 @settings(max_examples=100, deadline=None)
@@ -91,25 +85,29 @@ def test_decode_greedy_equals_the_reference(chain):
     results = []
     for f in (_kernel.decode_greedy, _kernel.decode_greedy_reference):
         sequences = np.zeros_like(chain["sequences"])
-        f(greedy.astype(np.int8), chain["prompts"], sequences)
-        results.append(sequences)
-    np.testing.assert_array_equal(*results)
+        lengths = np.full(len(sequences), -1, dtype=np.intp)
+        f(greedy.astype(np.int8), chain["prompts"], sequences, lengths)
+        results.append((sequences, lengths))
+    (sequences, lengths), (ref_sequences, ref_lengths) = results
+    np.testing.assert_array_equal(sequences, ref_sequences)
+    np.testing.assert_array_equal(lengths, ref_lengths)
+    np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
 
 
 @settings(max_examples=100, deadline=None)
 @given(chain=chains())
 def test_count_tokens_and_gradient_halves_equal_the_references(chain):
-    columns = np.ascontiguousarray(chain["sequences"].T)
     n = chain["halves"].shape[1]
+    n_positions = chain["sequences"].shape[1]
     results = []
     for count, halves_of in (
         (_kernel.count_tokens, _kernel.gradient_halves),
         (_kernel.count_tokens_reference, _kernel.gradient_halves_reference),
     ):
-        counts, halves = np.zeros((3, 2, n)), np.zeros((6, n))
-        args = (chain["lengths"], chain["prompts"], chain["weights"], chain["t"])
-        count(columns, *args, counts)
-        halves_of(counts, chain["proba"], chain["first"], halves)
+        counts, halves = np.zeros((n_positions, 3, 2, n)), np.zeros((6, n))
+        args = (chain["lengths"], chain["prompts"], chain["weights"])
+        count(chain["sequences"], *args, counts)
+        halves_of(counts[chain["t"]], chain["proba"], chain["first"], halves)
         results.append((counts, halves))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-12)
@@ -141,17 +139,15 @@ def test_likelihood_terms_equal_the_reference_and_scipy(chain):
 
 
 def test_kernels_sample_the_documented_law():
-    # extend_responses draws -1 below p_-1, +1 below p_-1 + p_+1, else EOS:
+    # sample_responses draws -1 below p_-1, +1 below p_-1 + p_+1, else EOS:
     # the empirical law of 100000 draws of one cell is within 5 standard
     # errors of proba.
-    proba = np.array([0.2, 0.5, 0.3]).reshape(3, 1, 1).repeat(2, axis=1)
+    proba = np.array([0.2, 0.5, 0.3]).reshape(1, 3, 1, 1).repeat(2, axis=2)
     n = 100_000
     sequences = np.zeros((n, 1), dtype=np.int8)
-    alive = np.arange(n)
-    uniforms = np.random.RandomState(0).random_sample(n)
-    kept = _kernel.extend_responses(
-        proba, np.zeros(n, np.intp), alive, n, uniforms, sequences, 0
-    )
+    lengths = np.zeros(n, dtype=np.intp)
+    bits = np.random.RandomState(0).randint(2**32, size=(1, n), dtype=np.uint32)
+    _kernel.sample_responses(proba, np.zeros(n, np.intp), bits, sequences, lengths)
     share = [np.mean(sequences[:, 0] == -1), np.mean(sequences[:, 0] == 1)]
     np.testing.assert_allclose(share, [0.2, 0.5], atol=5 * np.sqrt(0.25 / n))
-    assert kept == np.count_nonzero(sequences)
+    np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))

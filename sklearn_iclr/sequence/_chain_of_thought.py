@@ -17,9 +17,9 @@ from ._kernel import (
     EOS,
     count_tokens,
     decode_greedy,
-    extend_responses,
     gradient_halves,
     likelihood_terms,
+    sample_responses,
     tabulate_logits,
 )
 
@@ -28,9 +28,9 @@ from ._kernel import (
 # tokens in {-1, +1}, padded with 0 after the last token (0 stands for EOS).
 # A cell (s, j) is the prompt j after the previous token -1 (s = 0) or +1
 # (s = 1); at the first position both rows hold the previous value 0.
-# Responses sampled together, position by position: fixes the order of the
-# uniform draws (block by block, then position by position).
-SAMPLING_BLOCK = 1 << 15
+# Responses sampled together: their random draws (one per position) fit in
+# cache.
+SAMPLING_BLOCK = 1 << 12
 
 # Arrays of logits, probabilities and counts are token-major, (3, ...): numpy
 # reduces a leading axis of 3 as three contiguous slabs, where a trailing axis
@@ -59,30 +59,27 @@ def _answers(sequences, lengths):
     return sequences[np.arange(len(sequences)), lengths - 1]
 
 
-def _position_counts(X1, sequences, prompts, weights):
+def _position_counts(X1, sequences, lengths, prompts, weights, counts):
     """Per position: the prompts that reach it and their target counts.
 
     A row's likelihood at a position depends on it only through its prompt,
-    its previous token and its target token, so the rows are summed into
-    ``counts[v, s, j]`` (:func:`~._kernel.count_tokens`), normalised to sum
-    1. Yields ``(X1 of those prompts, its transpose, counts)`` per position,
-    or None where no row reaches it.
+    its previous token and its target token, so the rows (of positive
+    ``weights``) are summed into ``counts[t, v, s, j]``
+    (:func:`~._kernel.count_tokens`; ``counts`` is a buffer of shape
+    ``(n_positions, 3, 2, n_prompts)``), normalised to sum 1 per position.
+    Yields ``(X1 of those prompts, its transpose, counts[t])`` per position
+    ``t``, or None where no row reaches it.
     """
-    lengths = _lengths(sequences)
-    columns = np.ascontiguousarray(sequences.T)
-    counts = np.empty((3, 2, X1.shape[0]))
-    for t in range(sequences.shape[1]):
-        reach = lengths >= t
-        if not reach.any():
+    counts.fill(0.0)
+    count_tokens(sequences, lengths, prompts, weights, counts)
+    for position in counts:
+        total = position.sum()
+        if total == 0:
             yield None
             continue
-        counts.fill(0.0)
-        count_tokens(
-            columns, lengths, prompts, weights / weights[reach].sum(), t, counts
-        )
-        used = np.flatnonzero(counts.any(axis=(0, 1)))
+        used = np.flatnonzero(position.any(axis=(0, 1)))
         X_used = X1[used]
-        yield X_used, np.ascontiguousarray(X_used.T), counts[:, :, used]
+        yield X_used, np.ascontiguousarray(X_used.T), position[:, :, used] / total
 
 
 def _likelihood_gradient(X1, X1T, coef, counts, first):
@@ -111,7 +108,7 @@ def _nll_and_grad(flat, X1, X1T, counts, alpha, first):
     return loss, (grad + alpha * coef).ravel()
 
 
-def _policy_tables(X1, coef, temperature):
+def _policy_tables(X1, coef, temperature, out=None):
     """Every position's next-token law, per (previous token, prompt) cell.
 
     Returns ``(greedy, proba)``: ``greedy[t, s, j]`` is the index of the
@@ -119,48 +116,59 @@ def _policy_tables(X1, coef, temperature):
     ``X1[j]``, and ``proba[t, v, s, j]`` the probability of token
     ``v`` there at ``temperature`` (None when it is 0). One product per
     position; sampling, the policy gradient and the round's record all read
-    these tables.
+    these tables. A position's table is finished (``exp``, normalised) while
+    it is still in cache. ``out``, the tables of a former call of the same
+    shapes, are overwritten (no new memory to fault in).
     """
     n_positions, n_prompts = coef.shape[0], X1.shape[0]
     X1T = np.ascontiguousarray(X1.T)
-    greedy = np.empty((n_positions, 2, n_prompts), dtype=np.int8)
-    proba = np.empty((n_positions if temperature > 0 else 0, 3, 2, n_prompts))
+    shape = (n_positions, 3, 2, n_prompts)
+    greedy = np.empty(shape[:1] + shape[2:], dtype=np.int8) if out is None else out[0]
+    if temperature == 0:
+        proba = np.empty((0, *shape[1:]))  # no logits are written
+    else:
+        proba = np.empty(shape) if out is None else out[1]
+    norm = np.empty((2, n_prompts))
     for t in range(n_positions):
         halves = _prompt_logits(X1T, coef[t])
         shifted = proba[t] if temperature > 0 else proba
         tabulate_logits(halves, t == 0, temperature, greedy[t], shifted)
-    if temperature == 0:
-        return greedy, None
-    e = np.exp(proba, out=proba)
-    e /= e.sum(axis=1, keepdims=True)
-    return greedy, proba
+        if temperature > 0:
+            e = np.exp(shifted, out=shifted)
+            e /= np.sum(e, axis=0, out=norm)
+    return greedy, (proba if temperature > 0 else None)
 
 
 def _sample(tables, prompts, rng):
-    """Responses to the prompts ``prompts`` (columns of ``tables``).
+    """Responses to the prompts ``prompts`` (columns of ``tables``), and
+    their lengths.
 
-    Greedy when the tables hold no probabilities; otherwise every alive
-    response draws one uniform per position, in blocks of ``SAMPLING_BLOCK``.
+    Greedy when the tables hold no probabilities; otherwise every response
+    draws one uniform 32-bit integer per position, in blocks of
+    ``SAMPLING_BLOCK`` responses, two from each 64-bit output of numpy's SFC64
+    bit generator seeded by ``rng`` (the fastest of numpy's generators).
     """
     greedy, proba = tables
     n_rows, n_positions = len(prompts), greedy.shape[0]
     sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
+    lengths = np.empty(n_rows, dtype=np.intp)
     if proba is None:
-        decode_greedy(greedy, prompts, sequences)
-        return sequences
+        decode_greedy(greedy, prompts, sequences, lengths)
+        return sequences, lengths
+    bit_generator = np.random.SFC64(rng.randint(2**32, size=4, dtype=np.uint64))
     for start in range(0, n_rows, SAMPLING_BLOCK):
         block = slice(start, start + SAMPLING_BLOCK)
-        out, block_prompts = sequences[block], prompts[block]
-        alive = np.arange(len(out))
-        n_alive = len(out)
-        for t in range(n_positions):
-            uniforms = rng.random_sample(n_alive)
-            n_alive = extend_responses(
-                proba[t], block_prompts, alive, n_alive, uniforms, out, t
-            )
-            if n_alive == 0:
-                break
-    return sequences
+        block_prompts = prompts[block]
+        size = n_positions * len(block_prompts)
+        bits = bit_generator.random_raw((size + 1) // 2).view(np.uint32)[:size]
+        sample_responses(
+            proba,
+            block_prompts,
+            bits.reshape(n_positions, -1),
+            sequences[block],
+            lengths[block],
+        )
+    return sequences, lengths
 
 
 def _response_law(proba):
@@ -180,8 +188,7 @@ def _response_law(proba):
 
 def _round_record(r, tables, y_signed, n_kept):
     """``history_[r]`` from the tables of the model after round ``r``."""
-    greedy = _sample((tables[0], None), np.arange(len(y_signed)), None)
-    lengths = _lengths(greedy)
+    greedy, lengths = _sample((tables[0], None), np.arange(len(y_signed)), None)
     law = _response_law(tables[1])
     correct = np.where(y_signed > 0, law[:, 1], law[:, 0])
     length_pmf = law.sum(axis=1).mean(axis=1)
@@ -442,12 +449,16 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         n_samples, n_features = X1.shape[0], X1.shape[1] - 1
         shape = (n_features, 3, 2 * (n_features + 1))
         self.loss_curve_ = []
+        # the token counts of pretraining and of every round, one buffer
+        counts = np.empty((n_features, 3, 2, n_samples))
         coef, self.n_iter_ = self._maximise_likelihood(
             X1,
             demos,
+            _lengths(demos),
             np.arange(n_samples),
             np.ones(n_samples),
             np.zeros(shape),
+            counts,
             trace=self.loss_curve_,
         )
         self.pretrained_coef_ = coef.copy()
@@ -457,9 +468,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         self.history_ = [_round_record(0, tables, y_signed, n_kept=0)]
         for r in range(1, n_rounds + 1):
             tic = time.perf_counter()
-            n_kept = self._rl_round(X1, y_signed, tables, rng)
-            del tables  # the former model's tables go before the new ones come
-            tables = _policy_tables(X1, self.chain_coef_, self.temperature)
+            n_kept = self._rl_round(X1, y_signed, tables, rng, counts)
+            # the new model's tables overwrite the former model's
+            tables = _policy_tables(X1, self.chain_coef_, self.temperature, tables)
             self.history_.append(_round_record(r, tables, y_signed, n_kept))
             if self.verbose > 0:
                 rec = self.history_[-1]
@@ -536,7 +547,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         """``[1, X / scale_]``: the prompt part of every position's features."""
         return np.hstack([np.ones((X.shape[0], 1)), X / self.scale_])
 
-    def _maximise_likelihood(self, X1, demos, prompts, weights, coef0, trace=None):
+    def _maximise_likelihood(
+        self, X1, demos, lengths, prompts, weights, coef0, counts, trace=None
+    ):
         """Penalised maximum likelihood, one independent L-BFGS fit per position.
 
         ``trace`` receives the total objective after every iteration, with a
@@ -544,7 +557,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         """
         coef = np.zeros_like(coef0)
         traces, n_iter = [], 0
-        for t, item in enumerate(_position_counts(X1, demos, prompts, weights)):
+        for t, item in enumerate(
+            _position_counts(X1, demos, lengths, prompts, weights, counts)
+        ):
             if item is None:  # no demonstration reaches position t: W = 0
                 continue
             curve = []
@@ -576,14 +591,14 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             )
         return coef, n_iter
 
-    def _rl_round(self, X1, y_signed, tables, rng):
-        """One round from the current model's ``tables``; returns the number
-        of responses STaR kept (0 for the policy-gradient methods)."""
+    def _rl_round(self, X1, y_signed, tables, rng, counts):
+        """One round from the current model's ``tables`` (``counts``: a
+        buffer for the token counts); returns the number of responses STaR
+        kept (0 for the policy-gradient methods)."""
         n_samples = X1.shape[0]
         k = self.samples_per_prompt
         prompts = np.repeat(np.arange(n_samples), k)
-        responses = _sample(tables, prompts, rng)
-        lengths = _lengths(responses)
+        responses, lengths = _sample(tables, prompts, rng)
         rewards = _answers(responses, lengths) == y_signed[prompts]
         rewards = rewards.astype(np.float64)
         if self.rl == "star":
@@ -598,9 +613,11 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             coef, _ = self._maximise_likelihood(
                 X1,
                 responses[kept],
+                lengths[kept],
                 prompts[kept],
                 np.ones(int(kept.sum())),
                 self.chain_coef_,
+                counts,
             )
             self.chain_coef_ = coef
             return int(kept.sum())
@@ -617,12 +634,14 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             ).ravel()
         self.chain_coef_ = self.chain_coef_ + self.learning_rate * (
             self._policy_gradient(
-                X1, tables[1], prompts, responses, lengths, advantages
+                X1, tables[1], prompts, responses, lengths, advantages, counts
             )
         )
         return 0
 
-    def _policy_gradient(self, X1, proba, prompts, responses, lengths, advantages):
+    def _policy_gradient(
+        self, X1, proba, prompts, responses, lengths, advantages, counts
+    ):
         """``mean_i A_i grad log pi_T(response_i)`` at the sampling temperature.
 
         The sum over responses of ``A_i grad log pi_T`` is minus the gradient
@@ -632,13 +651,11 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         """
         n_positions, h = self.chain_coef_.shape[0], X1.shape[1]
         grad = np.empty_like(self.chain_coef_)
-        columns = np.ascontiguousarray(responses.T)
-        counts = np.empty((3, 2, X1.shape[0]))
+        counts.fill(0.0)
+        count_tokens(responses, lengths, prompts, advantages, counts)
         halves = np.empty((6, X1.shape[0]))
         for t in range(n_positions):
-            counts.fill(0.0)
-            count_tokens(columns, lengths, prompts, advantages, t, counts)
-            gradient_halves(counts, proba[t], t == 0, halves)
+            gradient_halves(counts[t], proba[t], t == 0, halves)
             products = halves @ X1
             grad[t, :, :h] = products[:3]
             grad[t, :, h:] = products[3:]
@@ -700,7 +717,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"temperature must be a number >= 0, got {temperature!r}.")
         rng = check_random_state(random_state)
         tables = _policy_tables(self._design(X), self.chain_coef_, float(temperature))
-        return _sample(tables, np.arange(X.shape[0]), rng)
+        return _sample(tables, np.arange(X.shape[0]), rng)[0]
 
     def predict(self, X):
         """The answers (last tokens) of the greedy responses.

@@ -8,11 +8,13 @@ left per sampled token is a table read, and that is what these kernels do:
 
 * :func:`tabulate_logits`: per cell, the greedy token and the logits at a
   temperature shifted by their maximum (whose ``exp`` numpy then takes);
-* :func:`extend_responses`: one position of a block of sampled responses,
-  from the uniform draws of the responses still alive;
-* :func:`decode_greedy`: every position of the greedy responses;
-* :func:`count_tokens`: the weighted counts of one position's tokens per cell,
-  the data of the likelihood gradient;
+* :func:`sample_responses`: every position of a block of sampled responses
+  (and their lengths), from one uniform 32-bit draw per response and
+  position;
+* :func:`decode_greedy`: every position of the greedy responses (and their
+  lengths);
+* :func:`count_tokens`: the weighted counts of every position's tokens per
+  cell, the data of the likelihood gradient;
 * :func:`gradient_halves`: from those counts and the position's law, the
   per-prompt residuals that one product by the prompts turns into the
   gradient;
@@ -31,6 +33,7 @@ from numba import njit
 
 EOS = 2
 SIGNS = (-1.0, 1.0)
+BITS_SCALE = 2.0**32  # random 32-bit integers per unit of a uniform draw
 
 
 def _previous(sequences, rows, t):
@@ -47,26 +50,26 @@ def tabulate_logits(halves, first, temperature, greedy, shifted):
     ``halves`` stacks ``a`` (rows 0-2) over ``b`` (rows 3-5); ``y_s`` is
     ``SIGNS[s]``, or 0 at the ``first`` position, where EOS is barred.
     Writes ``greedy[s, j]``, the first index of the largest logit, and, when
-    ``temperature > 0``, ``shifted[v, s, j] = z_v / temperature - max_v z_v /
-    temperature``.
+    ``temperature > 0``, ``shifted[v, s, j] = (z_v - max_v z_v) *
+    (1 / temperature)``.
     """
-    z = np.empty(3)
+    inverse = 1.0 / temperature if temperature > 0 else 0.0
     for s in range(2):
         sign = 0.0 if first else SIGNS[s]
         for j in range(halves.shape[1]):
-            for v in range(3):
-                z[v] = halves[v, j] + sign * halves[3 + v, j]
-            if first:
-                z[EOS] = -np.inf
-            best = 0
-            for v in range(1, 3):
-                if z[v] > z[best]:
-                    best = v
+            z0 = halves[0, j] + sign * halves[3, j]
+            z1 = halves[1, j] + sign * halves[4, j]
+            z2 = -np.inf if first else halves[2, j] + sign * halves[5, j]
+            best, top = 0, z0
+            if z1 > top:
+                best, top = 1, z1
+            if z2 > top:
+                best, top = 2, z2
             greedy[s, j] = best
             if temperature > 0:
-                top = z[best] / temperature
-                for v in range(3):
-                    shifted[v, s, j] = z[v] / temperature - top
+                shifted[0, s, j] = (z0 - top) * inverse
+                shifted[1, s, j] = (z1 - top) * inverse
+                shifted[2, s, j] = (z2 - top) * inverse
 
 
 def tabulate_logits_reference(halves, first, temperature, greedy, shifted):
@@ -77,103 +80,117 @@ def tabulate_logits_reference(halves, first, temperature, greedy, shifted):
         z[EOS] = -np.inf
     greedy[...] = z.argmax(axis=0)
     if temperature > 0:
-        z = z / temperature
-        shifted[...] = z - z.max(axis=0)
+        shifted[...] = (z - z.max(axis=0)) * (1.0 / temperature)
 
 
 @njit(cache=True)
-def extend_responses(proba, prompts, alive, n_alive, uniforms, sequences, t):
-    """Draw token ``t`` of the responses ``alive[:n_alive]``.
+def sample_responses(proba, prompts, bits, sequences, lengths):
+    """Sampled responses and their lengths: ``proba[t, v, s, j]`` is the law
+    of token ``v`` at position ``t`` after ``SIGNS[s]`` for prompt ``j``.
 
-    Response ``i`` (a row of ``sequences``, answering ``prompts[i]``) draws -1
-    when ``uniforms[m] < p_{-1}``, +1 when below ``p_{-1} + p_{+1}``, else EOS,
-    ``m`` being its rank in ``alive``. The responses that draw a token are
-    compacted to the front of ``alive``, in order; returns their number.
+    At position ``t``, response ``i`` (a row of ``sequences``, answering
+    ``prompts[i]``) draws the uniform ``u = bits[t, i] / 2**32`` (``bits``:
+    random 32-bit integers) and the token -1 when ``u < p_{-1}``, +1 when
+    below ``p_{-1} + p_{+1}``, else EOS, which ends it: ``lengths[i] = t``.
+    The responses go position by position, so that one position's law is
+    read at a time.
     """
-    kept = 0
-    for m in range(n_alive):
-        i = alive[m]
-        s = 1 if t > 0 and sequences[i, t - 1] > 0 else 0
-        j = prompts[i]
-        below = proba[0, s, j]
-        if uniforms[m] < below:
-            sequences[i, t] = -1
-        elif uniforms[m] < below + proba[1, s, j]:
-            sequences[i, t] = 1
-        else:
-            continue
-        alive[kept] = i
-        kept += 1
-    return kept
+    n_positions = proba.shape[0]
+    lengths[:] = n_positions
+    for t in range(n_positions):
+        for i in range(prompts.shape[0]):
+            if lengths[i] < n_positions:  # ended before t
+                continue
+            s = 1 if t > 0 and sequences[i, t - 1] > 0 else 0
+            j = prompts[i]
+            below = proba[t, 0, s, j] * BITS_SCALE
+            # branch-free: the draws are what a branch predictor cannot guess
+            plus = bits[t, i] >= below
+            ends = bits[t, i] >= below + proba[t, 1, s, j] * BITS_SCALE
+            sequences[i, t] = (2 * plus - 1) * (1 - ends)
+            if ends:
+                lengths[i] = t
 
 
-def extend_responses_reference(proba, prompts, alive, n_alive, uniforms, sequences, t):
-    """:func:`extend_responses` in numpy."""
-    rows = alive[:n_alive]
-    s = _previous(sequences, rows, t)
-    j = prompts[rows]
-    below = proba[0, s, j]
-    u = uniforms[:n_alive]
-    go = u < below + proba[1, s, j]
-    sequences[rows[go], t] = np.where(u[go] < below[go], -1, 1)
-    kept = int(go.sum())
-    alive[:kept] = rows[go]
-    return kept
+def sample_responses_reference(proba, prompts, bits, sequences, lengths):
+    """:func:`sample_responses` in numpy, one position at a time."""
+    alive = np.arange(len(prompts))
+    lengths[:] = proba.shape[0]
+    for t in range(proba.shape[0]):
+        s, j, u = (
+            _previous(sequences, alive, t),
+            prompts[alive],
+            bits[t, alive] / BITS_SCALE,
+        )
+        below = proba[t, 0, s, j]
+        go = u < below + proba[t, 1, s, j]
+        lengths[alive[~go]] = t
+        sequences[alive[go], t] = np.where(u[go] < below[go], -1, 1)
+        alive = alive[go]
 
 
 @njit(cache=True)
-def decode_greedy(greedy, prompts, sequences):
-    """Greedy responses: ``greedy[t, s, j]`` is the token index chosen at
-    position ``t`` after ``SIGNS[s]`` for prompt ``j``."""
+def decode_greedy(greedy, prompts, sequences, lengths):
+    """Greedy responses and their lengths: ``greedy[t, s, j]`` is the token
+    index chosen at position ``t`` after ``SIGNS[s]`` for prompt ``j``."""
     n_positions = greedy.shape[0]
     for i in range(prompts.shape[0]):
         j = prompts[i]
         s = 0
+        lengths[i] = n_positions
         for t in range(n_positions):
             v = greedy[t, s, j]
             if v == EOS:
+                lengths[i] = t
                 break
             sequences[i, t] = 2 * v - 1
             s = v
 
 
-def decode_greedy_reference(greedy, prompts, sequences):
+def decode_greedy_reference(greedy, prompts, sequences, lengths):
     """:func:`decode_greedy` in numpy, one position at a time."""
     alive = np.arange(len(prompts))
+    lengths[:] = greedy.shape[0]
     for t in range(greedy.shape[0]):
         v = greedy[t, _previous(sequences, alive, t), prompts[alive]]
+        lengths[alive[v == EOS]] = t
         alive = alive[v != EOS]
         sequences[alive, t] = 2 * v[v != EOS] - 1
 
 
 @njit(cache=True)
-def count_tokens(columns, lengths, prompts, weights, t, counts):
-    """Add ``weights[i]`` to ``counts[v, s, prompts[i]]`` for every row ``i``
-    that reaches position ``t`` (``lengths[i] >= t``) with a non-zero weight,
-    ``v`` its token index there (EOS at ``t == lengths[i]``) and ``s`` its
-    previous token's cell row. ``columns`` holds the sequences one position
-    per row (``sequences.T``, contiguous). Rows are added in order."""
-    for i in range(columns.shape[1]):
-        if lengths[i] < t or weights[i] == 0:
+def count_tokens(sequences, lengths, prompts, weights, counts):
+    """Add ``weights[i]`` to ``counts[t, v, s, prompts[i]]`` for every row
+    ``i`` with a non-zero weight and every position ``t <= lengths[i]`` it
+    reaches, ``v`` its token index there (EOS at ``t == lengths[i]``) and ``s``
+    its previous token's cell row. One pass over the rows, in order."""
+    n_positions = counts.shape[0]
+    for i in range(sequences.shape[0]):
+        weight = weights[i]
+        if weight == 0:
             continue
-        s = 1 if t > 0 and columns[t - 1, i] > 0 else 0
-        if t == lengths[i]:
-            v = EOS
-        else:
-            v = 1 if columns[t, i] > 0 else 0
-        counts[v, s, prompts[i]] += weights[i]
+        j = prompts[i]
+        s = 0
+        for t in range(min(lengths[i] + 1, n_positions)):
+            if t == lengths[i]:
+                counts[t, EOS, s, j] += weight
+            else:
+                v = 1 if sequences[i, t] > 0 else 0
+                counts[t, v, s, j] += weight
+                s = v
 
 
-def count_tokens_reference(columns, lengths, prompts, weights, t, counts):
-    """:func:`count_tokens` in numpy (a weighted ``bincount``)."""
-    sequences = columns.T
-    rows = np.flatnonzero((lengths >= t) & (weights != 0))
-    tokens = sequences[rows, t]
-    v = np.where(tokens == 0, EOS, (tokens > 0).astype(np.intp))
-    cell = (v * 2 + _previous(sequences, rows, t)) * counts.shape[2] + prompts[rows]
-    counts += np.bincount(cell, weights=weights[rows], minlength=counts.size).reshape(
-        counts.shape
-    )
+def count_tokens_reference(sequences, lengths, prompts, weights, counts):
+    """:func:`count_tokens` in numpy (a weighted ``bincount`` per position)."""
+    shape = counts.shape[1:]
+    for t in range(counts.shape[0]):
+        rows = np.flatnonzero((lengths >= t) & (weights != 0))
+        tokens = sequences[rows, t]
+        v = np.where(tokens == 0, EOS, (tokens > 0).astype(np.intp))
+        cell = (v * 2 + _previous(sequences, rows, t)) * shape[2] + prompts[rows]
+        counts[t] += np.bincount(
+            cell, weights=weights[rows], minlength=counts[t].size
+        ).reshape(shape)
 
 
 @njit(cache=True)
