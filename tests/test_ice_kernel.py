@@ -194,6 +194,16 @@ def test_exhaustive_chunks_enumerate_every_pencil_once_in_order(m, d, target):
     np.testing.assert_array_equal(np.concatenate(chunks), expected)
 
 
+def test_exhaustive_chunks_small_tables_are_not_shared():
+    """A small enumeration (one chunk, from the kept table of its shape) gives
+    each caller its own array: writing to it leaves the next one intact."""
+    first = next(exhaustive_chunks(8, 3, 1000))
+    expected = np.array(list(itertools.combinations(range(8), 2)))
+    np.testing.assert_array_equal(first, expected)
+    first[:] = -1
+    np.testing.assert_array_equal(next(exhaustive_chunks(8, 3, 1000)), expected)
+
+
 @pytest.mark.parametrize("d", [2, 3, 4])
 def test_general_position_examines_every_candidate(d):
     rng = np.random.default_rng(d)

@@ -258,8 +258,7 @@ class _Probe:
             chunks = exhaustive_chunks(m, d, target)
             scale = 1.0
         else:
-            rng = np.random.default_rng(0)
-            chunks = (_unit_pencils(rng, m, d) for _ in range(sample))
+            chunks = _sampled_chunks(m, d, sample, target)
             scale = n_units / sample
         outer = self.nested_seconds, self.nested_bytes
         self.nested_seconds, self.nested_bytes = 0.0, 0
@@ -300,6 +299,32 @@ class _Probe:
         self.nested_bytes = max(self.nested_bytes, search_bytes(m, d) + nested_bytes)
 
 
+def _sampled_chunks(m, d, sample, target):
+    """The pencils of ``sample`` random sampling units (seeded), in chunks of
+    whole units of about ``target`` pencils: one kernel call each, as the
+    search makes, rather than one per unit (whose set-up would cost more
+    than the sweep of a unit's few pencils). The sample is drawn once per
+    shape (:func:`predict_sweep` probes twice); callers get copies."""
+    return [chunk.copy() for chunk in _drawn_chunks(m, d, sample, target)]
+
+
+# (A sample is priced at about PROBE_SECONDS, at least SWEPT_POINT * m per
+# pencil: at most 1.3e6 / m pencils, 11 MB of indices, each kept sample.)
+@lru_cache(maxsize=8)
+def _drawn_chunks(m, d, sample, target):
+    rng = np.random.default_rng(0)
+    chunks, parts, size = [], [], 0
+    for _ in range(sample):
+        parts.append(_unit_pencils(rng, m, d))
+        size += len(parts[-1])
+        if size >= target:
+            chunks.append(np.concatenate(parts))
+            parts, size = [], 0
+    if parts:
+        chunks.append(np.concatenate(parts))
+    return tuple(chunks)
+
+
 def _unit_pencils(rng, m, d):
     """The pencils of a random sampling unit: a single point (d = 2), or a
     prefix (a (d - 2)-subset of the first m - 1 points) and every point after
@@ -307,5 +332,7 @@ def _unit_pencils(rng, m, d):
     if d == 2:
         return np.array([[rng.integers(m)]], dtype=np.int64)
     prefix = np.sort(rng.choice(m - 1, d - 2, replace=False))
-    tails = np.arange(prefix[-1] + 1, m, dtype=np.int64)
-    return np.column_stack([np.broadcast_to(prefix, (len(tails), d - 2)), tails])
+    pencils = np.empty((m - 1 - prefix[-1], d - 1), dtype=np.int64)
+    pencils[:, :-1] = prefix
+    pencils[:, -1] = np.arange(prefix[-1] + 1, m)
+    return pencils

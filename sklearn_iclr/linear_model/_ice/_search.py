@@ -25,6 +25,7 @@ angle lie on one plane together: their optimal labelling is the recursive
 sub-problem, solved once per on-plane set and cached.
 """
 
+from functools import lru_cache
 from math import comb
 
 import numpy as np
@@ -35,6 +36,10 @@ from ._tolerances import ANGLE_TOL, FLAT_TOL, RANK_TOL, ROUNDING
 
 # Entries (pencils x points) processed per vectorised batch.
 BATCH_ENTRIES = 1 << 18
+_TINY = np.finfo(float).tiny
+# Pencil tables of at most this many entries are built once per shape and
+# kept (128 of them, 4 MiB at most).
+SMALL_TABLE = 4096
 
 
 class SearchCancelled(Exception):
@@ -144,17 +149,23 @@ def affine_coordinates(X, max_dim=None):
     >>> affine_coordinates(np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])).ravel()
     array([-1.,  0.,  1.])
     """
-    centred = X - X.mean(axis=0)
     if len(X) < 2:
         return np.zeros((len(X), 0))
+    centred = X - X.sum(axis=0) / len(X)
     _, singular, vt = np.linalg.svd(centred, full_matrices=False)
     scale = singular[0] if singular.size else 0.0
-    rank = int(np.sum(singular > RANK_TOL * max(scale, np.finfo(float).tiny)))
+    rank = np.count_nonzero(singular > RANK_TOL * max(scale, _TINY))
     if max_dim is not None:
         rank = min(rank, max_dim)
     Y = centred @ vt[:rank].T
     low, high = Y.min(axis=0), Y.max(axis=0)
-    return 2.0 * (Y - low) / (high - low) - 1.0
+    # 2 (Y - low) / (high - low) - 1, in place (nested sub-problems call
+    # this hundreds of times on a few points each)
+    Y -= low
+    Y *= 2.0
+    Y /= high - low
+    Y -= 1.0
+    return Y
 
 
 def _pencil_bases(Z, pencils, d):
@@ -481,7 +492,9 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune, cont
     through exactly d points and the tied planes that may beat it; their
     on-plane sub-problems are solved here, cheapest off-plane cost first."""
     m, d = X.shape
-    Z = np.ascontiguousarray(np.column_stack([X, np.ones(m)]))
+    Z = np.empty((m, d + 1))
+    Z[:, :d] = X
+    Z[:, d] = 1.0
     signed_weight = np.ascontiguousarray(y * w, dtype=np.float64)
     pencils = np.ascontiguousarray(pencils, dtype=np.int64).reshape(len(pencils), -1)
     best_cost, best_key, sub_labels = float(upper_bound), None, None
@@ -785,6 +798,13 @@ def _blocks(m, k, target, prefix=(), start=0):
         yield from _blocks(m, k - 1, target, (*prefix, first), first + 1)
 
 
+@lru_cache(maxsize=128)
+def _small_table(n, k):
+    """``combinations_array(n, k)`` of at most ``SMALL_TABLE`` entries, kept
+    for the many on-plane sub-problems of one shape (callers get a copy)."""
+    return combinations_array(n, k)
+
+
 def exhaustive_chunks(m, d, target):
     """All (d - 1)-subsets of ``range(m)``, lexicographic, in chunks.
 
@@ -807,6 +827,10 @@ def exhaustive_chunks(m, d, target):
     if d == 1:
         yield np.zeros((1, 0), dtype=np.int64)
         return
+    n_pencils = comb(m, d - 1)
+    if n_pencils <= target and n_pencils * (d - 1) <= SMALL_TABLE:  # sub-problems
+        yield _small_table(m, d - 1).copy()
+        return
     # The k-subsets of range(start, m) are the last rows of the table of
     # those of range(m - size, m), for any size >= m - start: one table per
     # k, of the largest such range of at most ``target`` subsets.
@@ -819,10 +843,10 @@ def exhaustive_chunks(m, d, target):
             tables[k] = (rows, combinations_array(rows, k) + (m - rows))
         table = tables[k][1]
         rest = table[len(table) - comb(n, k) :]
-        head = np.broadcast_to(
-            np.array(prefix, dtype=np.int64), (len(rest), len(prefix))
-        )
-        parts.append(np.concatenate([head, rest], axis=1))
+        block = np.empty((len(rest), d - 1), dtype=np.int64)
+        block[:, : len(prefix)] = prefix
+        block[:, len(prefix) :] = rest
+        parts.append(block)
         size += len(rest)
         if size >= target:
             yield np.concatenate(parts)
