@@ -56,6 +56,25 @@ def test_tabulate_logits_equals_the_reference(chain):
     np.testing.assert_array_equal(shifted, ref_shifted)
 
 
+def _assert_same_responses(kernels, like, *inputs):
+    """The kernel and its reference write the same responses and lengths.
+
+    Each of ``kernels`` is called as ``f(*inputs, sequences, lengths)`` on
+    fresh outputs shaped like ``like``; the lengths must also count the
+    written tokens.
+    """
+    results = []
+    for f in kernels:
+        sequences = np.zeros_like(like)
+        lengths = np.full(len(like), -1, dtype=np.intp)
+        f(*inputs, sequences, lengths)
+        results.append((sequences, lengths))
+    (sequences, lengths), (ref_sequences, ref_lengths) = results
+    np.testing.assert_array_equal(sequences, ref_sequences)
+    np.testing.assert_array_equal(lengths, ref_lengths)
+    np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
+
+
 @settings(max_examples=100, deadline=None)
 @given(chain=chains())
 def test_sample_responses_equals_the_reference(chain):
@@ -64,16 +83,13 @@ def test_sample_responses_equals_the_reference(chain):
     proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, chain["halves"].shape[1]))
     proba = np.ascontiguousarray(proba.transpose(0, 3, 1, 2))
     bits = rng.randint(2**32, size=(n_positions, n_rows), dtype=np.uint32)
-    results = []
-    for f in (_kernel.sample_responses, _kernel.sample_responses_reference):
-        sequences = np.zeros_like(chain["sequences"])
-        lengths = np.full(n_rows, -1, dtype=np.intp)
-        f(proba, chain["prompts"], bits, sequences, lengths)
-        results.append((sequences, lengths))
-    (sequences, lengths), (ref_sequences, ref_lengths) = results
-    np.testing.assert_array_equal(sequences, ref_sequences)
-    np.testing.assert_array_equal(lengths, ref_lengths)
-    np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
+    _assert_same_responses(
+        (_kernel.sample_responses, _kernel.sample_responses_reference),
+        chain["sequences"],
+        proba,
+        chain["prompts"],
+        bits,
+    )
 
 
 @settings(max_examples=100, deadline=None)
@@ -82,16 +98,12 @@ def test_decode_greedy_equals_the_reference(chain):
     n_positions = chain["sequences"].shape[1]
     rng = np.random.RandomState(len(chain["prompts"]))
     greedy = rng.randint(3, size=(n_positions, 2, chain["halves"].shape[1]))
-    results = []
-    for f in (_kernel.decode_greedy, _kernel.decode_greedy_reference):
-        sequences = np.zeros_like(chain["sequences"])
-        lengths = np.full(len(sequences), -1, dtype=np.intp)
-        f(greedy.astype(np.int8), chain["prompts"], sequences, lengths)
-        results.append((sequences, lengths))
-    (sequences, lengths), (ref_sequences, ref_lengths) = results
-    np.testing.assert_array_equal(sequences, ref_sequences)
-    np.testing.assert_array_equal(lengths, ref_lengths)
-    np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
+    _assert_same_responses(
+        (_kernel.decode_greedy, _kernel.decode_greedy_reference),
+        chain["sequences"],
+        greedy.astype(np.int8),
+        chain["prompts"],
+    )
 
 
 @settings(max_examples=100, deadline=None)
