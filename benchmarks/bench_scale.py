@@ -597,47 +597,44 @@ PAGE = {
         The anchors (one read of a chunk, and the in-memory fit of 1e6 rows)
         are timed in the same run; ratios are of rows per CPU second.
 
-        * **Per CPU second (LSTDQ, #42): missed out of core.** The in-memory
-          fit got faster in this run (its residual pass no longer forms an
-          ``n x 64`` temporary: 7.0e5 rows per CPU second against 3.9e5 in
-          the previous run), the Dask fit less. With the data in the
-          workers' memory the Dask fit does 0.89 (one worker) and 0.53 (two)
-          of the in-memory fit. Out of core it reads every block twice:
-          resampled, 0.44 (one worker) and 0.31 (two) at n = 1e7 (0.74 and
-          0.52 of reading the data once and fitting them in memory);
-          generated, 0.24 and 0.19 (a read costs about the in-memory fit).
-          Against the previous run the workers' CPU per row fell 18%
-          (resampled, one worker, 1e7: 31.9 s against 39.0 s) and 23%
-          (persisted, 1e6).
-        * **Where the CPU goes** (one worker, resampled, per row): the
-          in-memory fit and standard error 1.14 microseconds; a Dask block's
-          read plus sums 1.26, read plus residuals 0.97 (CPU time in one
-          process, with the workers' allocator setting); the workers report
-          3.2 (n = 1e7) to 3.6 (n = 1e6). The rest: the idle background, 0.03
-          CPU seconds per wall second, which a loaded machine stretches (0.5
-          microseconds per row here, ``idle_cpu_s``); distributed's
-          statistical profiler, 7-9% (measured with it off); system time,
-          25-30% of the workers' CPU, mostly page faults (distributed starts
-          workers with ``MALLOC_TRIM_THRESHOLD_=65536``, so every freed block
-          goes back to the OS). The client process
-          (scheduler, nannies, memory sampler) burns another 0.05-0.065 CPU
-          seconds per wall second, 11 s for 1e7 rows here
+        * **Per CPU second (LSTDQ, #42): missed.** On a quiet machine (load
+          0.4-1.9) the in-memory fit and standard error run at 9.1e5 rows per
+          CPU second. With the data in the workers' memory the Dask fit does
+          0.87 of that on one worker and 0.37 on two (n = 1e6: two workers
+          spend 3.0 CPU s where one spends 1.3, a cost this run does not
+          explain). Out of core it reads every block twice: resampled, 0.41
+          (one worker) and 0.35 (two) at n = 1e7, 0.62 and 0.53 of reading the
+          data once and fitting them in memory; generated, 0.25 and 0.26 (a
+          read costs about the in-memory fit). An earlier run at load 9-14
+          gave 0.89 / 0.53 (persisted) and 0.44 / 0.31 (resampled, 1e7)
+          against a slower in-memory anchor (7.0e5 rows per CPU second).
+        * **Where the CPU goes** (one worker, resampled, per row, measured at
+          load 6-10): the in-memory fit and standard error 1.14
+          microseconds; a Dask block's read plus sums 1.26, read plus
+          residuals 0.97 (CPU time in one process, with the workers'
+          allocator setting); the workers report 3.2 (n = 1e7) to 3.6 (n =
+          1e6). The rest: the idle background, 0.03 CPU seconds per wall
+          second per worker (``idle_cpu_s``); distributed's statistical
+          profiler, 7-9% (measured with it off); system time, 25-30% of the
+          workers' CPU, mostly page faults (distributed starts workers with
+          ``MALLOC_TRIM_THRESHOLD_=65536``, so every freed block goes back to
+          the OS). The client process (scheduler, nannies, memory sampler)
+          burns 0.05-0.065 CPU seconds per wall second
           (``vs_in_memory_with_client`` counts it). One pass is not possible
           exactly: the standard error's residuals need the final ``theta``,
           and accumulating them for any ``theta`` takes a ``d^4`` tensor per
           block.
-        * **Load.** This run shared the 2-core box (load average 9-14): wall
-          times stretch five to six times the CPU times, and two workers are
-          no faster than one (speed-up 0.71-0.96).
+        * **Speed-up of two workers over one** (quiet machine): 1.42
+          (resampled, 1e7), 1.79 (generated, 1e7); at 1e6 rows the fixed
+          costs dominate (0.73-1.55).
         * **Memory: met.** Worker memory stays flat from 1e6 to 1e7 rows:
-          474 -> 459 MB (one worker) and 578 -> 627 MB (two), resampled.
+          472 -> 457 MB (one worker) and 551 -> 547 MB (two), resampled.
         * **1e8 x 64 out of core: made, memory bounded.** On 1 and 2 workers
           (resampled source, load 1.6-2.9): 322 s and 210 s, a speed-up of
           1.53; worker peaks 522 and 606 MB for 51 GB read; 0.59 and 0.54 of
           the in-memory fit per CPU second (0.81 and 0.74 of reading once
           plus the in-memory fit), measured before the faster residual pass
-          and not rerun (at this load it would take half an hour). Its own
-          section below.
+          and not rerun. Its own section below.
         * **The ridge** (#28's run, generated source): 0.17 of its in-memory
           fit per CPU second; not rerun with the new sources.
         * **Partitioning: met.** The rounded outputs are bit-identical to the
