@@ -604,8 +604,9 @@ PAGE = {
           spend 3.0 CPU s where one spends 1.3; in a separate check each of
           the two received about 245 MiB during the fit, distributed's
           transfer counters: persisting places block i of ``X`` and of
-          ``X_next`` on different workers, so the fit moves half the data). Out of core it reads every block twice: resampled, 0.41
-          (one worker) and 0.35 (two) at n = 1e7, 0.62 and 0.53 of reading the
+          ``X_next`` on different workers, so the fit moves half the data).
+          Out of core it reads every block twice: resampled, 0.41 (one
+          worker) and 0.35 (two) at n = 1e7, 0.62 and 0.53 of reading the
           data once and fitting them in memory; generated, 0.25 and 0.26 (a
           read costs about the in-memory fit). An earlier run at load 9-14
           gave 0.89 / 0.53 (persisted) and 0.44 / 0.31 (resampled, 1e7)
