@@ -13,7 +13,8 @@
      (``da.random.default_rng``): out of core too, but each read costs about
      as much as the fit itself;
    * ``persisted``: the resampled blocks computed once and held in the
-     workers' memory (``client.persist``, not timed), for n up to
+     workers' memory, block i of every array on one worker
+     (:func:`persist_together`, not timed), for n up to
      ``--persist-up-to``: the fit alone.
 
    LSTDQ reads every block twice (the sums, then the TD residuals of the
@@ -339,12 +340,52 @@ def _cluster(n_workers):
         )
 
 
+def _parts(*blocks):
+    return blocks
+
+
+def persist_together(client, arrays):
+    """``arrays`` held in the workers' memory, block i of each on one worker.
+
+    Persisting the arrays one by one lets the scheduler place block i of
+    ``X`` and of ``X_next`` on different workers, and the fit then moves
+    half the data between them. Here one task per block gathers the blocks
+    of every array (before the timing), and the arrays are rebuilt from its
+    parts, which the fit reads where they lie.
+    """
+    import dask
+    import dask.array as da
+    from distributed import wait
+
+    per_array = [array.to_delayed().ravel() for array in arrays]
+    together = client.persist(
+        [dask.delayed(_parts)(*blocks) for blocks in zip(*per_array, strict=True)]
+    )
+    wait(together)
+    rebuilt = []
+    for j, array in enumerate(arrays):
+        rebuilt.append(
+            da.concatenate(
+                [
+                    da.from_delayed(
+                        parts[j],
+                        shape=(rows,) + array.shape[1:],
+                        dtype=array.dtype,
+                        meta=np.empty((0,) + array.shape[1:], dtype=array.dtype),
+                    )
+                    for parts, rows in zip(together, array.chunks[0], strict=True)
+                ]
+            )
+        )
+    return tuple(rebuilt)
+
+
 def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
     """One row per n and worker count: the fit on the cluster, timed.
 
     ``clusters`` maps a worker count to ``(cluster, idle CPU rate)``.
     """
-    from distributed import Client, wait
+    from distributed import Client
 
     rows, walls = [], {}
     workers = sorted(clusters)
@@ -355,8 +396,7 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
             with Client(cluster) as client:
                 arrays = data(n, d, chunk)
                 if source == "persisted":
-                    arrays = client.persist(list(arrays))
-                    wait(arrays)
+                    arrays = persist_together(client, arrays)
                 load_start = os.getloadavg()[0]
                 before = client.run(_worker_usage).values()
                 pids = [os.getpid()] + [pid for _, pid in before]
@@ -598,19 +638,20 @@ PAGE = {
         are timed in the same run; ratios are of rows per CPU second.
 
         * **Per CPU second (LSTDQ, #42): missed.** On a quiet machine (load
-          0.4-1.9) the in-memory fit and standard error run at 9.1e5 rows per
+          0.6-2.0) the in-memory fit and standard error run at 9.4e5 rows per
           CPU second. With the data in the workers' memory the Dask fit does
-          0.87 of that on one worker and 0.37 on two (n = 1e6: two workers
-          spend 3.0 CPU s where one spends 1.3; in a separate check each of
-          the two received about 245 MiB during the fit, distributed's
-          transfer counters: persisting places block i of ``X`` and of
-          ``X_next`` on different workers, so the fit moves half the data).
-          Out of core it reads every block twice: resampled, 0.41 (one
-          worker) and 0.35 (two) at n = 1e7, 0.62 and 0.53 of reading the
-          data once and fitting them in memory; generated, 0.25 and 0.26 (a
-          read costs about the in-memory fit). An earlier run at load 9-14
-          gave 0.89 / 0.53 (persisted) and 0.44 / 0.31 (resampled, 1e7)
-          against a slower in-memory anchor (7.0e5 rows per CPU second).
+          0.71 of that on one worker and 0.57 on two (n = 1e6). The persisted
+          source holds block i of ``X``, ``y`` and ``X_next`` on one worker
+          (``persist_together``); persisted one array at a time, as in the
+          former run, block i of ``X`` and of ``X_next`` landed on different
+          workers, each of two workers received about 245 MiB during the fit,
+          and two workers did 0.37. Out of core it reads every block twice:
+          resampled, 0.40 (one worker) and 0.35 (two) at n = 1e7, 0.62 and
+          0.55 of reading the data once and fitting them in memory;
+          generated, 0.25 and 0.25 (a read costs about the in-memory fit). An
+          earlier run at load 9-14 gave 0.89 / 0.53 (persisted) and 0.44 /
+          0.31 (resampled, 1e7) against a slower in-memory anchor (7.0e5 rows
+          per CPU second).
         * **Where the CPU goes** (one worker, resampled, per row, measured at
           load 6-10): the in-memory fit and standard error 1.14
           microseconds; a Dask block's read plus sums 1.26, read plus
@@ -627,11 +668,11 @@ PAGE = {
           exactly: the standard error's residuals need the final ``theta``,
           and accumulating them for any ``theta`` takes a ``d^4`` tensor per
           block.
-        * **Speed-up of two workers over one** (quiet machine): 1.42
-          (resampled, 1e7), 1.79 (generated, 1e7); at 1e6 rows the fixed
-          costs dominate (0.73-1.55).
+        * **Speed-up of two workers over one** (quiet machine): 1.45
+          (resampled, 1e7), 1.68 (generated, 1e7); at 1e6 rows the fixed
+          costs dominate (1.0-1.57).
         * **Memory: met.** Worker memory stays flat from 1e6 to 1e7 rows:
-          472 -> 457 MB (one worker) and 551 -> 547 MB (two), resampled.
+          472 -> 454 MB (one worker) and 539 -> 525 MB (two), resampled.
         * **1e8 x 64 out of core: made, memory bounded.** On 1 and 2 workers
           (resampled source, load 1.6-2.9): 322 s and 210 s, a speed-up of
           1.53; worker peaks 522 and 606 MB for 51 GB read; 0.59 and 0.54 of
