@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import tracemalloc
+import warnings
 from math import comb
 
 import joblib
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
+from sklearn.datasets import load_diabetes
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
@@ -366,7 +368,8 @@ def test_highs_proves_first_where_the_sweep_is_hopeless():
     both conflicts, recursively) take hours, HiGHS proves the optimum in
     milliseconds; the portfolio returns HiGHS's proof and stops the sweep."""
     X, y = _midpoint_conflicts(31, 30)
-    clf = ICEClassifier(max_candidates=10**15).fit(X, y)
+    with pytest.warns(UserWarning, match="MILP runs beside it"):
+        clf = ICEClassifier(max_candidates=10**15).fit(X, y)
     assert clf.optimal_ and clf.portfolio_["proved_by"] == "milp"
     assert clf.weighted_error_ == clf.n_errors_ == 2
     assert clf.portfolio_["sweep_seconds"] is not None  # it ran, and stopped
@@ -500,6 +503,7 @@ def test_milp_alone_without_a_proof_in_the_budget():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread nice")
 @pytest.mark.parametrize("predicted, niced", [(1.0, True), (1e4, False)])
+@pytest.mark.filterwarnings("ignore:ICEClassifier. the exact sweep")
 def test_milp_thread_yields_to_a_sweep_predicted_short(monkeypatch, predicted, niced):
     """On a loaded machine the two threads of the portfolio share the
     process's CPU: the 1000 x 3 tied grid's sweep waited 31 s for a CPU next
@@ -736,6 +740,19 @@ def test_diabetes_advice_fits_in_memory_or_is_refused_up_front(budget):
     assert verdict[0] in ("scanning", "refused"), out.stdout
     if verdict[0] == "scanning":
         assert int(verdict[1]) < 2**28
+
+
+def test_a_search_admitted_by_a_huge_budget_is_announced_before_it_starts():
+    """``max_candidates=10**30`` admits the exact sweep of binarized diabetes,
+    predicted at about 1e8 days: it used to start silently (a hang to the
+    user). The warning comes first; as an error here, nothing runs."""
+    X, y = load_diabetes(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        with pytest.raises(UserWarning, match="predicted to take .* days"):
+            ICEClassifier(search="exact", max_candidates=10**30).fit(
+                X, y > np.median(y)
+            )
 
 
 def test_kernel_compilation_is_announced(monkeypatch, capsys):

@@ -74,6 +74,9 @@ _MILP_DELAY = 0.5
 # tenth of the sweep's CPU weight where both wait for one core).
 _SWEEP_FIRST = 10.0
 _MILP_NICENESS = 10
+# An exact search predicted longer than this many reference seconds (the
+# package's default max_work) is announced with a warning before it starts.
+_LONG_SEARCH = 3600.0
 # Largest ratio of the total weight to the least positive weight: the least
 # weight is then about 45 units in the last place of the total (2^52 / 1e14).
 _MAX_WEIGHT_RATIO = 1e14
@@ -415,6 +418,20 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 flush=True,
             )
         if self.solver != "milp" and seconds <= budget and table <= available:
+            if seconds > _LONG_SEARCH:
+                warn_user(
+                    f"ICEClassifier: the exact sweep of {m} points in dimension "
+                    f"{d} is predicted to take {format_duration(seconds)}, which "
+                    f"max_candidates={self.max_candidates:.3g} admits. Lower "
+                    "max_candidates (search='auto' then runs a heuristic), or "
+                    "use fewer samples, features or a lower degree."
+                    + (
+                        " HiGHS's MILP runs beside it and may prove the optimum sooner."
+                        if milp is not None
+                        else ""
+                    ),
+                    UserWarning,
+                )
             total = count_examinations(m, d)
             chunks = exhaustive_chunks(m, d, per_chunk)
             sweep = partial(self._run, Y, y, w, chunks, incumbent, True, total)
