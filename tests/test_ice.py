@@ -3,6 +3,7 @@
 import os
 import pickle
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -501,30 +502,127 @@ def test_milp_alone_without_a_proof_in_the_budget():
         ICEClassifier(solver="milp", search="exact", max_candidates=4 * 10**6).fit(X, y)
 
 
+def _nice(thread_id=None):
+    return os.getpriority(os.PRIO_PROCESS, thread_id or threading.get_native_id())
+
+
+def _predicting(seconds):
+    def predict(*args):
+        return _cost_model.SweepPrediction(seconds, 0, np.inf, None)
+
+    return predict
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread nice")
-@pytest.mark.parametrize("predicted, niced", [(1.0, True), (1e4, False)])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("predicted, niced", [(1.0, "milp"), (1e4, "sweep")])
 @pytest.mark.filterwarnings("ignore:ICEClassifier. the exact sweep")
-def test_milp_thread_yields_to_a_sweep_predicted_short(monkeypatch, predicted, niced):
+def test_the_method_predicted_to_lose_is_niced(monkeypatch, predicted, niced, n_jobs):
     """On a loaded machine the two threads of the portfolio share the
-    process's CPU: the 1000 x 3 tied grid's sweep waited 31 s for a CPU next
-    to HiGHS (6.6 s alone). A sweep predicted short has the CPU first."""
-    priorities = {}
+    process's CPU (the 1000 x 3 tied grid's sweep waited 31 s for a CPU next
+    to HiGHS, 6.6 s alone): a sweep predicted short has the CPU first, one
+    predicted long leaves it to HiGHS. The caller's priority never changes,
+    and no thread outlives the fit."""
+    priorities = {"sweep": set()}
+    scan_chunk = _classifier._scan_chunk
 
     def milp(Y, y, w, incumbent, rank, time_limit=np.inf):
-        thread = threading.get_native_id()
-        priorities["milp"] = os.getpriority(os.PRIO_PROCESS, thread)
+        priorities["milp"] = _nice()
         incumbent.stop.wait(60)
         return _milp.MilpResult("stopped", 0.0)
 
-    def predict(*args):
-        return _cost_model.SweepPrediction(predicted, 0, np.inf, None)
+    def sweep(*args):
+        priorities["sweep"].add(_nice())
+        return scan_chunk(*args)
 
     monkeypatch.setattr(_classifier, "solve_milp", milp)
-    monkeypatch.setattr(_classifier, "predict_sweep", predict)
+    monkeypatch.setattr(_classifier, "predict_sweep", _predicting(predicted))
+    monkeypatch.setattr(_classifier, "_scan_chunk", sweep)
+    monkeypatch.setattr(_classifier, "_EXAMINATIONS_PER_CHUNK", 3000)
     X, y = _chunked_problem()
-    ICEClassifier(search="exact", max_candidates=10**12).fit(X, y)
-    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    assert (priorities["milp"] > main) == niced
+    caller, threads = _nice(), set(threading.enumerate())
+    clf = ICEClassifier(search="exact", max_candidates=10**12, n_jobs=n_jobs)
+    assert clf.fit(X, y).portfolio_["proved_by"] == "sweep"
+    assert _nice() == caller and set(threading.enumerate()) == threads
+    # every chunk, in whichever joblib thread, ran at the sweep's priority
+    (sweep_nice,) = priorities["sweep"]
+    assert (sweep_nice > caller) == (niced == "sweep")
+    assert (priorities["milp"] > caller) == (niced == "milp")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread nice")
+@pytest.mark.filterwarnings("ignore:ICEClassifier. the exact sweep")
+def test_a_sweep_in_worker_processes_is_never_niced(monkeypatch):
+    """Worker processes started from a niced thread would keep its priority
+    after the fit (loky's are reused): under a process backend the sweep
+    stays in the calling thread, unniced."""
+    monkeypatch.setattr(_classifier, "predict_sweep", _predicting(1e4))
+    monkeypatch.setattr(_classifier, "solve_milp", _milp_never_proves)
+    X, y = _chunked_problem()
+    sweep_alone = ICEClassifier(solver="sweep").fit(X, y)
+    with joblib.parallel_config(backend="loky"):
+        assert not _classifier._sweeps_in_process()
+        clf = ICEClassifier(search="exact", max_candidates=10**12, n_jobs=2)
+        clf.fit(X, y)
+    assert clf.portfolio_["proved_by"] == "sweep"
+    np.testing.assert_array_equal(clf.coef_, sweep_alone.coef_)
+    with joblib.parallel_config(backend="threading"):
+        assert _classifier._sweeps_in_process()
+    assert _classifier._sweeps_in_process()  # the default: threads
+
+
+def _milp_never_proves(Y, y, w, incumbent, rank, time_limit=np.inf):
+    incumbent.stop.wait(60)
+    return _milp.MilpResult("stopped", 0.0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread nice")
+@pytest.mark.parametrize("winner", ["sweep", "milp"])
+@pytest.mark.filterwarnings("ignore:ICEClassifier. the exact sweep")
+def test_a_niced_sweep_proves_or_yields_with_the_same_model(monkeypatch, winner):
+    """A sweep predicted long runs niced in its own thread: it still proves
+    the optimum when HiGHS cannot, and stops when HiGHS proves first; the
+    model is the sweep's own either way."""
+    X, y = _chunked_problem()
+    alone = ICEClassifier(solver="sweep").fit(X, y)
+    monkeypatch.setattr(_classifier, "predict_sweep", _predicting(1e4))
+    if winner == "sweep":
+        monkeypatch.setattr(_classifier, "solve_milp", _milp_never_proves)
+    else:
+        scan_chunk = _classifier._scan_chunk
+
+        def after_highs(Y, labels, w, pencils, bound, exhaustive, stop):
+            stop.wait(120)
+            return scan_chunk(Y, labels, w, pencils, bound, exhaustive, stop)
+
+        monkeypatch.setattr(_classifier, "_scan_chunk", after_highs)
+    clf = ICEClassifier(search="exact", max_candidates=10**12).fit(X, y)
+    assert clf.optimal_ and clf.portfolio_["proved_by"] == winner
+    assert clf.weighted_error_ == alone.weighted_error_
+    if winner == "sweep":
+        np.testing.assert_array_equal(clf.coef_, alone.coef_)
+    assert not _milp_threads()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread nice")
+@pytest.mark.filterwarnings("ignore:ICEClassifier. the exact sweep")
+def test_interrupting_a_niced_sweep_stops_both_methods(monkeypatch):
+    """Ctrl-C reaches the caller, which waits for the niced sweep's thread:
+    the fit raises KeyboardInterrupt at once and both threads end."""
+    scan_chunk = _classifier._scan_chunk
+
+    def interrupted(*args):
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        return scan_chunk(*args)
+
+    monkeypatch.setattr(_classifier, "predict_sweep", _predicting(1e4))
+    monkeypatch.setattr(_classifier, "solve_milp", _milp_never_proves)
+    monkeypatch.setattr(_classifier, "_scan_chunk", interrupted)
+    X, y = _chunked_problem()
+    threads = set(threading.enumerate())
+    with pytest.raises(KeyboardInterrupt):
+        ICEClassifier(search="exact", max_candidates=10**12).fit(X, y)
+    assert set(threading.enumerate()) == threads
 
 
 def test_small_fits_never_start_highs():

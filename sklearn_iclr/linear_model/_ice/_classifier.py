@@ -7,6 +7,8 @@ from math import ceil, comb
 from numbers import Integral
 
 import numpy as np
+from joblib import parallel_config
+from joblib.parallel import get_active_backend
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
@@ -70,10 +72,9 @@ _HEURISTIC_MEMORY_SHARE = 0.25
 # than this many seconds, and after it otherwise (small fits never start it).
 _MILP_DELAY = 0.5
 # A sweep predicted to take at most this many reference seconds has the
-# CPU first: the MILP thread's nice value is raised by _MILP_NICENESS (a
-# tenth of the sweep's CPU weight where both wait for one core).
+# CPU first (the MILP's thread is niced); a longer one yields it to HiGHS
+# (its own thread is niced) where it runs in this process (see _portfolio).
 _SWEEP_FIRST = 10.0
-_MILP_NICENESS = 10
 # An exact search predicted longer than this many reference seconds (the
 # package's default max_work) is announced with a warning before it starts.
 _LONG_SEARCH = 3600.0
@@ -436,9 +437,14 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             chunks = exhaustive_chunks(m, d, per_chunk)
             sweep = partial(self._run, Y, y, w, chunks, incumbent, True, total)
             delay = 0.0 if seconds >= _MILP_DELAY else _MILP_DELAY
-            niceness = _MILP_NICENESS if seconds <= _SWEEP_FIRST else 0
+            niced = None
+            if milp is not None and seconds <= _SWEEP_FIRST:
+                niced = "milp"
+            elif milp is not None and _sweeps_in_process():
+                niced = "sweep"
+                sweep = _in_parallel_config(sweep)
             n_candidates, timings = race(
-                sweep, milp, incumbent, milp_delay=delay, milp_niceness=niceness
+                sweep, milp, incumbent, milp_delay=delay, niced=niced
             )
             return incumbent.labels, True, n_candidates, {**report, **timings}
         verdict = _sweep_verdict(
@@ -733,6 +739,27 @@ def _scan_chunk(Y, y, w, pencils, bound, exhaustive, stop):
         Y, y, w, pencils, bound, exhaustive=exhaustive, control=SearchControl(stop)
     )
     return cost, labels, n_examined
+
+
+def _sweeps_in_process():
+    """Whether the sweep's joblib backend runs it in this process, in the
+    thread that calls it or threads that this one starts and ends: nicing
+    that thread then cannot outlast the fit (the workers of a process
+    backend, started from a niced thread, would keep its priority)."""
+    backend, _ = get_active_backend(prefer="threads")
+    return getattr(backend, "uses_threads", False)
+
+
+def _in_parallel_config(sweep):
+    """``sweep`` to run in another thread with this thread's joblib backend
+    (``parallel_config`` holds it per thread)."""
+    backend, _ = get_active_backend(prefer="threads")
+
+    def run():
+        with parallel_config(backend=backend):
+            return sweep()
+
+    return run
 
 
 def _no_sweep():

@@ -18,12 +18,16 @@ portfolio runs both and returns the first proof, sharing what each finds:
 The MILP runs in a thread: HiGHS releases the GIL while it works, so two
 cores are used, the incumbent is shared memory, and stopping it takes one
 callback (no process to start, feed or kill). On a machine whose cores are
-all busy, though, the threads of one process share its CPU: the sweep then
+all busy, though, the threads of one process share its CPU: each method then
 runs at half its pace, however little HiGHS holds the GIL (1000 x 3 tied
 grid, load 4.6: the sweep's thread ran 7.5 s, as alone, but waited 31 s
-for a CPU, against 6.6 s alone). Where the cost model predicts the sweep
-to end soon, the MILP thread is therefore niced: it takes a free core
-fully, and a busy one's CPU only as far as the sweep leaves it.
+for a CPU, against 6.6 s alone). So the method the cost model expects to
+lose runs *niced*: it takes a free core fully, and a busy one's CPU only as
+far as the other leaves it. A sweep predicted to end soon niced the MILP's
+thread; one predicted long is niced itself, in a thread of its own (started
+here and ended with the race, with the joblib threads it starts), so that
+the caller's priority never changes. Nicing cannot be undone without
+privileges, which is why no thread that outlives the race is ever niced.
 
 Ties between equal costs go to the lower *rank*: the starting labelling
 (-1), then the sweep's chunks in order, then the MILP. So when the sweep
@@ -131,26 +135,34 @@ class Incumbent:
         self.stop.set()
 
 
-def race(sweep, milp, incumbent, *, milp_delay=0.0, milp_niceness=0, sweep_proves=True):
-    """Run ``sweep`` here and ``milp`` in a thread until the first proof.
+# Added to the nice value of the thread of the method expected to lose: a
+# tenth of the other's CPU weight where both wait for one core.
+NICENESS = 10
+
+
+def race(sweep, milp, incumbent, *, milp_delay=0.0, niced=None, sweep_proves=True):
+    """Run ``sweep`` and ``milp`` side by side until the first proof.
 
     Parameters
     ----------
     sweep : callable
         ``sweep() -> (n_candidates, finished)``; reads and offers to
         ``incumbent`` and returns early, unfinished, once ``incumbent.stop``
-        is set.
+        is set. It runs in the calling thread, unless it is niced.
     milp : callable or None
-        ``milp() -> MilpResult``; None runs the sweep alone.
+        ``milp() -> MilpResult``, run in a thread; None runs the sweep alone.
     incumbent : Incumbent
     milp_delay : float, default=0.0
         Seconds the MILP waits before it starts (it never starts when the
         sweep ends first): small searches pay nothing for it.
-    milp_niceness : int, default=0
-        Added to the MILP thread's nice value (Linux; elsewhere ignored).
-        With a free core for each thread it changes nothing; on a loaded
-        machine the process's threads share its CPU, and a niced MILP leaves
-        the sweep most of it.
+    niced : {"sweep", "milp"} or None, default=None
+        The method whose thread runs with its nice value raised by
+        ``NICENESS`` (Linux; elsewhere ignored). A niced sweep runs in a
+        thread of its own, so ``sweep`` must then do its work in this process
+        (its own threads, started from that thread, are niced with it).
+        With a free core for each thread nicing changes nothing; on a loaded
+        machine the process's threads share its CPU, and the niced one takes
+        only what the other leaves.
     sweep_proves : bool, default=True
         Whether a finished sweep is a proof. False for the heuristic: the
         MILP then runs on, to its proof or its time limit.
@@ -164,30 +176,54 @@ def race(sweep, milp, incumbent, *, milp_delay=0.0, milp_niceness=0, sweep_prove
         ``"milp_seconds"`` (wall; None when the MILP never started).
     """
     outcome = {}
-    thread = None
+    threads = []
     if milp is not None:
 
         def run_milp():
-            if milp_niceness:
-                _renice_this_thread(milp_niceness)
+            if niced == "milp":
+                _renice_this_thread(NICENESS)
             if not incumbent.stop.wait(milp_delay):
                 outcome["milp"] = milp()
 
-        thread = threading.Thread(target=run_milp, name="ICEClassifier MILP")
-        thread.start()
+        threads.append(threading.Thread(target=run_milp, name="ICEClassifier MILP"))
+    swept = threading.Event()
+    if niced == "sweep":
+
+        def run_sweep():
+            _renice_this_thread(NICENESS)
+            try:
+                outcome["sweep"] = sweep()
+            except BaseException as error:  # raised again in the caller
+                outcome["sweep"] = error
+            finally:
+                swept.set()
+
+        threads.append(threading.Thread(target=run_sweep, name="ICEClassifier sweep"))
     start = time.perf_counter()
     finished = False
     try:
-        n_candidates, finished = sweep()
+        for thread in threads:
+            thread.start()
+        if niced == "sweep":
+            # (Not join(): a KeyboardInterrupt there would mark the thread
+            # ended while it still runs, and the join below would not wait.)
+            swept.wait()
+            if isinstance(outcome["sweep"], BaseException):
+                raise outcome["sweep"]
+            n_candidates, finished = outcome["sweep"]
+        else:
+            n_candidates, finished = sweep()
         sweep_seconds = time.perf_counter() - start
         if finished and sweep_proves:
             incumbent.prove("sweep")
     finally:
         # The heuristic's end is no proof: the MILP goes on to its own end.
+        # (An interrupt or an error stops both.)
         if not finished or sweep_proves:
             incumbent.stop.set()
-        if thread is not None:
-            thread.join()
+        for thread in threads:
+            if thread.ident is not None:  # started
+                thread.join()
         incumbent.stop.set()
     result = outcome.get("milp")
     if result is not None and result.status == "error":
