@@ -571,6 +571,34 @@ def test_a_sweep_in_worker_processes_is_never_niced(monkeypatch):
     assert _classifier._sweeps_in_process()  # the default: threads
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread nice")
+def test_highs_yields_to_a_niced_sweep_after_its_predicted_time():
+    """The bet on HiGHS is bounded: once HiGHS has spent the sweep's
+    predicted CPU time without a proof, its thread drops to the lowest
+    priority, below the niced sweep's (unless the caller runs niced 9 or
+    more already)."""
+    incumbent = _portfolio.Incumbent(1.0, np.ones(2, dtype=np.int8))
+    seen = {}
+
+    def busy_milp():
+        seen["milp"] = threading.get_native_id()
+        while not incumbent.stop.is_set():  # burns CPU, holding the GIL
+            pass
+        return _milp.MilpResult("stopped", 0.0)
+
+    def sweep():
+        while "milp" not in seen or _nice(seen["milp"]) < 19:
+            incumbent.stop.wait(0.01)
+        seen["sweep"] = _nice()
+        return 0, True
+
+    _, report = _portfolio.race(
+        sweep, busy_milp, incumbent, niced="sweep", milp_yields_after=0.05
+    )
+    assert report["proved_by"] == "sweep"
+    assert seen["sweep"] == min(_nice() + _portfolio.NICENESS, 19)
+
+
 def _milp_never_proves(Y, y, w, incumbent, rank, time_limit=np.inf):
     incumbent.stop.wait(60)
     return _milp.MilpResult("stopped", 0.0)
@@ -730,6 +758,28 @@ def test_nested_sub_problems_memory_is_predicted():
     prediction = _cost_model.predict_sweep(Y, y, np.ones(len(y)), np.inf)
     assert prediction.nested_bytes >= _cost_model.search_bytes(32, 29)
     assert prediction.nested_bytes >= _cost_model.chain_bytes(32, 29)
+
+
+def test_nested_chains_the_probe_does_not_meet_are_bounded():
+    """63 points in D = 60: the probe's sample meets no on-plane sub-problem
+    (10 MiB predicted), the search nests them a point and a dimension
+    smaller each, down to dimension 2 (204 MiB at 120 s): the prediction
+    bounds the nested memory by the deepest chain the shape allows."""
+    X, y = _midpoint_conflicts(61, 60)
+    met = []
+
+    def sub_problem(*args):
+        met.append(args)
+
+    Y = _search.affine_coordinates(X[np.lexsort(X.T[::-1])])
+    y = np.where(y[np.lexsort(X.T[::-1])] > 0, 1, -1).astype(np.int8)
+    m, d = Y.shape
+    prediction = _cost_model.predict_sweep(Y, y, np.ones(m), 2.0)
+    probe = _cost_model._Probe()
+    probe.control = _search.SearchControl(estimate=sub_problem)
+    probe.predict(Y, y, np.ones(m), 2.0)
+    assert not met  # the sample meets no sub-problem ...
+    assert prediction.nested_bytes >= _cost_model.chain_bytes(m - 1, d - 1) > 2**29
 
 
 def test_nested_search_tables_are_checked_before_allocation(monkeypatch):

@@ -73,7 +73,8 @@ _HEURISTIC_MEMORY_SHARE = 0.25
 _MILP_DELAY = 0.5
 # A sweep predicted to take at most this many reference seconds has the
 # CPU first (the MILP's thread is niced); a longer one yields it to HiGHS
-# (its own thread is niced) where it runs in this process (see _portfolio).
+# (its own thread is niced) where it runs in this process (see _portfolio),
+# until HiGHS has used as much CPU as the sweep was predicted to take.
 _SWEEP_FIRST = 10.0
 # An exact search predicted longer than this many reference seconds (the
 # package's default max_work) is announced with a warning before it starts.
@@ -444,7 +445,12 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 niced = "sweep"
                 sweep = _in_parallel_config(sweep)
             n_candidates, timings = race(
-                sweep, milp, incumbent, milp_delay=delay, niced=niced
+                sweep,
+                milp,
+                incumbent,
+                milp_delay=delay,
+                niced=niced,
+                milp_yields_after=seconds,
             )
             return incumbent.labels, True, n_candidates, {**report, **timings}
         verdict = _sweep_verdict(

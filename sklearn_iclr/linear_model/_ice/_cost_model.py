@@ -28,9 +28,13 @@ in D = 60 make 2.4e6 examinations but 6e5 frames of 2e5 operations each).
 Memory. The exhaustive search holds its pencil tables and the kernel's
 workspace, and so does each on-plane sub-problem it nests (a nested search
 of m points in dimension d holds ``search_bytes(m, d)``, and chains of them
-run 28 deep on 33 points in D = 30): the probe records the deepest chain it
-meets. The prediction is checked against the memory available
-(``_memory``) before the search starts.
+run 28 deep on 33 points in D = 30). A sample cannot tell how deep the
+chains go: on 63 points in D = 60 the probe meets no sub-problem, while the
+search nests one in another, each a point and a dimension smaller, down to
+dimension 2. The nested memory is therefore bounded from the shape alone, by
+the deepest chain the search may nest (:func:`chain_bytes`), or the deepest
+the probe meets where that is more. The prediction is checked against the
+memory available (``_memory``) before the search starts.
 """
 
 from functools import lru_cache
@@ -140,7 +144,8 @@ class SweepPrediction(NamedTuple):
     nested_bytes : int
         Peak bytes of the on-plane sub-problems' searches, nested in one
         another (each holds its pencil tables and the kernel's workspace
-        while the sub-problems it meets run).
+        while the sub-problems it meets run): a bound, the deepest chain
+        that m points in dimension d may nest.
     cost, labels : float and ndarray of shape (m,), or (bound, None)
         The best labelling the sampled pencils found, when it beats the
         bound; the search then starts from it, and ``seconds`` is predicted
@@ -183,6 +188,8 @@ def predict_sweep(Y, y, w, bound):
     """
     probe = _Probe()
     seconds, nested_bytes = probe.predict(Y, y, w, bound, top=True)
+    # (The sample may meet no sub-problem where the search nests deep ones.)
+    nested_bytes = max(nested_bytes, chain_bytes(Y.shape[0] - 1, Y.shape[1] - 1))
     cost, labels = probe.best
     if labels is None:
         return SweepPrediction(seconds, nested_bytes, float(bound), None)

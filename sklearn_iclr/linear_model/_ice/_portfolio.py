@@ -23,11 +23,13 @@ runs at half its pace, however little HiGHS holds the GIL (1000 x 3 tied
 grid, load 4.6: the sweep's thread ran 7.5 s, as alone, but waited 31 s
 for a CPU, against 6.6 s alone). So the method the cost model expects to
 lose runs *niced*: it takes a free core fully, and a busy one's CPU only as
-far as the other leaves it. A sweep predicted to end soon niced the MILP's
+far as the other leaves it. A sweep predicted to end soon nices the MILP's
 thread; one predicted long is niced itself, in a thread of its own (started
 here and ended with the race, with the joblib threads it starts), so that
-the caller's priority never changes. Nicing cannot be undone without
-privileges, which is why no thread that outlives the race is ever niced.
+the caller's priority never changes: nicing cannot be undone without
+privileges, so no thread that outlives the race is ever niced. The bet on
+HiGHS is bounded: once HiGHS has used as much CPU as the sweep was predicted
+to take, its thread is niced below the sweep's.
 
 Ties between equal costs go to the lower *rank*: the starting labelling
 (-1), then the sweep's chunks in order, then the MILP. So when the sweep
@@ -138,9 +140,20 @@ class Incumbent:
 # Added to the nice value of the thread of the method expected to lose: a
 # tenth of the other's CPU weight where both wait for one core.
 NICENESS = 10
+# How often the caller of a niced sweep looks at HiGHS's CPU time.
+_POLL_SECONDS = 0.1
 
 
-def race(sweep, milp, incumbent, *, milp_delay=0.0, niced=None, sweep_proves=True):
+def race(
+    sweep,
+    milp,
+    incumbent,
+    *,
+    milp_delay=0.0,
+    niced=None,
+    milp_yields_after=np.inf,
+    sweep_proves=True,
+):
     """Run ``sweep`` and ``milp`` side by side until the first proof.
 
     Parameters
@@ -163,6 +176,11 @@ def race(sweep, milp, incumbent, *, milp_delay=0.0, niced=None, sweep_proves=Tru
         With a free core for each thread nicing changes nothing; on a loaded
         machine the process's threads share its CPU, and the niced one takes
         only what the other leaves.
+    milp_yields_after : float, default=inf
+        With a niced sweep: CPU seconds after which HiGHS, still without a
+        proof, yields the CPU in turn (its thread is niced to the lowest
+        priority, below the sweep's). The bet on HiGHS then costs the sweep
+        at most about that long, where the sweep wins after all.
     sweep_proves : bool, default=True
         Whether a finished sweep is a proof. False for the heuristic: the
         MILP then runs on, to its proof or its time limit.
@@ -176,7 +194,7 @@ def race(sweep, milp, incumbent, *, milp_delay=0.0, niced=None, sweep_proves=Tru
         ``"milp_seconds"`` (wall; None when the MILP never started).
     """
     outcome = {}
-    threads = []
+    threads, milp_thread = [], None
     if milp is not None:
 
         def run_milp():
@@ -185,7 +203,8 @@ def race(sweep, milp, incumbent, *, milp_delay=0.0, niced=None, sweep_proves=Tru
             if not incumbent.stop.wait(milp_delay):
                 outcome["milp"] = milp()
 
-        threads.append(threading.Thread(target=run_milp, name="ICEClassifier MILP"))
+        milp_thread = threading.Thread(target=run_milp, name="ICEClassifier MILP")
+        threads.append(milp_thread)
     swept = threading.Event()
     if niced == "sweep":
 
@@ -207,6 +226,11 @@ def race(sweep, milp, incumbent, *, milp_delay=0.0, niced=None, sweep_proves=Tru
         if niced == "sweep":
             # (Not join(): a KeyboardInterrupt there would mark the thread
             # ended while it still runs, and the join below would not wait.)
+            if milp_thread is not None and milp_yields_after < np.inf:
+                while not swept.wait(_POLL_SECONDS):
+                    if _thread_cpu_seconds(milp_thread) > milp_yields_after:
+                        _renice(milp_thread, 19)
+                        break
             swept.wait()
             if isinstance(outcome["sweep"], BaseException):
                 raise outcome["sweep"]
@@ -239,6 +263,28 @@ def race(sweep, milp, incumbent, *, milp_delay=0.0, niced=None, sweep_proves=Tru
         "milp_seconds": None if result is None else result.seconds,
     }
     return n_candidates, report
+
+
+def _thread_cpu_seconds(thread):
+    """CPU seconds a running thread has used (Linux; 0 elsewhere or once it
+    has ended)."""
+    try:
+        with open(f"/proc/self/task/{thread.native_id}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, TypeError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _renice(thread, nice):
+    """Set a running thread's nice value (Linux; never lowered)."""
+    if not sys.platform.startswith("linux") or not thread.is_alive():
+        return
+    try:
+        if os.getpriority(os.PRIO_PROCESS, thread.native_id) < nice:
+            os.setpriority(os.PRIO_PROCESS, thread.native_id, nice)
+    except OSError:  # not permitted here, or ended meanwhile
+        pass
 
 
 def _renice_this_thread(increment):
