@@ -763,23 +763,19 @@ def test_nested_sub_problems_memory_is_predicted():
 def test_nested_chains_the_probe_does_not_meet_are_bounded():
     """63 points in D = 60: the probe's sample meets no on-plane sub-problem
     (10 MiB predicted), the search nests them a point and a dimension
-    smaller each, down to dimension 2 (204 MiB at 120 s): the prediction
-    bounds the nested memory by the deepest chain the shape allows."""
+    smaller each, down to dimension 2 (204 MiB at 120 s): where the sample
+    meets none, the nested memory is bounded by the deepest chain the shape
+    allows."""
     X, y = _midpoint_conflicts(61, 60)
-    met = []
-
-    def sub_problem(*args):
-        met.append(args)
-
-    Y = _search.affine_coordinates(X[np.lexsort(X.T[::-1])])
-    y = np.where(y[np.lexsort(X.T[::-1])] > 0, 1, -1).astype(np.int8)
+    order = np.lexsort(X.T[::-1])
+    Y = _search.affine_coordinates(X[order])
+    y = np.where(y[order] > 0, 1, -1).astype(np.int8)
     m, d = Y.shape
-    prediction = _cost_model.predict_sweep(Y, y, np.ones(m), 2.0)
     probe = _cost_model._Probe()
-    probe.control = _search.SearchControl(estimate=sub_problem)
     probe.predict(Y, y, np.ones(m), 2.0)
-    assert not met  # the sample meets no sub-problem ...
-    assert prediction.nested_bytes >= _cost_model.chain_bytes(m - 1, d - 1) > 2**29
+    assert probe.n_sub_problems == 0
+    prediction = _cost_model.predict_sweep(Y, y, np.ones(m), 2.0)
+    assert prediction.nested_bytes == _cost_model.chain_bytes(m - 1, d - 1) > 2**29
 
 
 def test_nested_search_tables_are_checked_before_allocation(monkeypatch):

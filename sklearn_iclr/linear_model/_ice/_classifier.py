@@ -135,7 +135,11 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
     solver : {"portfolio", "sweep", "milp"}, default="portfolio"
         ``"portfolio"`` races the sweep and HiGHS and returns the first proof
         (HiGHS starts after half a second, at once when the sweep is
-        predicted to take longer). ``"sweep"`` runs the sweep alone: its
+        predicted to take longer). On Linux the method the cost model
+        expects to lose runs in a thread of lower priority (niced; the
+        caller's own priority never changes), so that on a busy machine it
+        takes only the CPU the other leaves; a sweep in worker processes
+        (loky, Dask) is not niced. ``"sweep"`` runs the sweep alone: its
         model does not depend on ``n_jobs``, the joblib backend or timing.
         ``"milp"`` runs HiGHS alone, for the budget's time. A proof by HiGHS
         covers the boundaries of margin at least 1e-6 on features scaled to

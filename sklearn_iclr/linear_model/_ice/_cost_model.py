@@ -28,13 +28,14 @@ in D = 60 make 2.4e6 examinations but 6e5 frames of 2e5 operations each).
 Memory. The exhaustive search holds its pencil tables and the kernel's
 workspace, and so does each on-plane sub-problem it nests (a nested search
 of m points in dimension d holds ``search_bytes(m, d)``, and chains of them
-run 28 deep on 33 points in D = 30). A sample cannot tell how deep the
-chains go: on 63 points in D = 60 the probe meets no sub-problem, while the
-search nests one in another, each a point and a dimension smaller, down to
-dimension 2. The nested memory is therefore bounded from the shape alone, by
-the deepest chain the search may nest (:func:`chain_bytes`), or the deepest
-the probe meets where that is more. The prediction is checked against the
-memory available (``_memory``) before the search starts.
+run 28 deep on 33 points in D = 30): the probe records the deepest chain it
+meets, each searched sub-problem's own sub-problems counted as deep as they
+may nest (:func:`chain_bytes`). Where its sample meets no sub-problem at all
+it tells nothing of them: on 63 points in D = 60 the search nests one in
+another, each a point and a dimension smaller, down to dimension 2. The
+nested memory is then bounded from the shape alone, by the deepest chain the
+search may nest. The prediction is checked against the memory available
+(``_memory``) before the search starts.
 """
 
 from functools import lru_cache
@@ -144,8 +145,9 @@ class SweepPrediction(NamedTuple):
     nested_bytes : int
         Peak bytes of the on-plane sub-problems' searches, nested in one
         another (each holds its pencil tables and the kernel's workspace
-        while the sub-problems it meets run): a bound, the deepest chain
-        that m points in dimension d may nest.
+        while the sub-problems it meets run): the deepest chain the probe
+        meets, or where it meets no sub-problem, the deepest that m points
+        in dimension d may nest.
     cost, labels : float and ndarray of shape (m,), or (bound, None)
         The best labelling the sampled pencils found, when it beats the
         bound; the search then starts from it, and ``seconds`` is predicted
@@ -188,8 +190,8 @@ def predict_sweep(Y, y, w, bound):
     """
     probe = _Probe()
     seconds, nested_bytes = probe.predict(Y, y, w, bound, top=True)
-    # (The sample may meet no sub-problem where the search nests deep ones.)
-    nested_bytes = max(nested_bytes, chain_bytes(Y.shape[0] - 1, Y.shape[1] - 1))
+    if not probe.n_sub_problems:  # the search may still nest deep chains
+        nested_bytes = chain_bytes(Y.shape[0] - 1, Y.shape[1] - 1)
     cost, labels = probe.best
     if labels is None:
         return SweepPrediction(seconds, nested_bytes, float(bound), None)
@@ -241,6 +243,7 @@ class _Probe:
 
     def __init__(self):
         self.spent = 0.0
+        self.n_sub_problems = 0  # met, at any depth
         self.control = SearchControl(estimate=self._nested)
         self.nested_seconds, self.nested_bytes = 0.0, 0
         self.best = (np.inf, None)
@@ -284,6 +287,7 @@ class _Probe:
             )
             # each on-plane sub-problem met (a new entry of the cache)
             chunk += SUB_PROBLEM * (len(cache) - n_solved)
+            self.n_sub_problems += len(cache) - n_solved
             self.spent += chunk
             seconds += chunk - CALL
             n_calls += 1
