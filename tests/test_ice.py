@@ -599,6 +599,32 @@ def test_highs_yields_to_a_niced_sweep_after_its_predicted_time():
     assert seen["sweep"] == min(_nice() + _portfolio.NICENESS, 19)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread nice")
+@pytest.mark.parametrize("busy", [True, False])
+def test_on_a_busy_machine_the_sweep_waits_for_highs_bet(monkeypatch, busy):
+    """With every core taken, a niced sweep still holds the GIL while it
+    waits for a CPU, and HiGHS's callbacks wait for it: the sweep is held
+    between its chunks until HiGHS has used the sweep's predicted CPU time
+    (on a free machine it runs at once, niced)."""
+    monkeypatch.setattr(_portfolio, "_machine_is_busy", lambda: busy)
+    incumbent = _portfolio.Incumbent(1.0, np.ones(2, dtype=np.int8))
+    seen = {}
+
+    def busy_milp():
+        seen["milp"] = threading.current_thread()
+        while not incumbent.stop.is_set():
+            pass
+        return _milp.MilpResult("stopped", 0.0)
+
+    def sweep():
+        incumbent.wait_turn()  # as before each chunk
+        seen["milp cpu"] = _portfolio._thread_cpu_seconds(seen["milp"])
+        return 0, True
+
+    _portfolio.race(sweep, busy_milp, incumbent, niced="sweep", milp_yields_after=0.2)
+    assert (seen["milp cpu"] > 0.2) == busy
+
+
 def _milp_never_proves(Y, y, w, incumbent, rank, time_limit=np.inf):
     incumbent.stop.wait(60)
     return _milp.MilpResult("stopped", 0.0)

@@ -564,6 +564,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         def tasks():
             # Each chunk reads the incumbent's bound when it is dispatched.
             for k, pencils in enumerate(chunks):
+                incumbent.wait_turn()
                 if incumbent.stop.is_set():
                     return
                 bound = incumbent.bound_for(rank + k)
