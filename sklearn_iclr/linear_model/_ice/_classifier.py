@@ -522,10 +522,15 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             UserWarning,
         )
         heuristic = partial(self._heuristic, Y, y, w, incumbent, plane, budget)
+        # HiGHS alone can prove the optimum: the heuristic yields it the CPU,
+        # and on a busy machine a round's time too.
+        niced = "sweep" if milp is not None and _sweeps_in_process() else None
         n_candidates, timings = race(
-            heuristic,
+            heuristic if niced is None else _in_parallel_config(heuristic),
             None if milp is None else partial(milp, time_limit=budget),
             incumbent,
+            niced=niced,
+            milp_yields_after=budget / _HEURISTIC_ROUNDS,
             sweep_proves=False,
         )
         optimal = incumbent.proved_by is not None

@@ -189,8 +189,10 @@ def race(
     milp_yields_after : float, default=inf
         With a niced sweep: CPU seconds after which HiGHS, still without a
         proof, yields the CPU in turn (its thread is niced to the lowest
-        priority, below the sweep's). The bet on HiGHS then costs the sweep
-        at most about that long, where the sweep wins after all.
+        priority, below the sweep's; not for the heuristic). The bet on HiGHS
+        then costs the sweep at most about that long, where the sweep wins
+        after all. On a busy machine the sweep waits between its chunks
+        until then.
     sweep_proves : bool, default=True
         Whether a finished sweep is a proof. False for the heuristic: the
         MILP then runs on, to its proof or its time limit.
@@ -244,7 +246,8 @@ def race(
                         _thread_cpu_seconds(milp_thread) > milp_yields_after
                         or not milp_thread.is_alive()
                     ):
-                        _renice(milp_thread, 19)
+                        if sweep_proves:  # (else HiGHS alone can prove)
+                            _renice(milp_thread, 19)
                         break
             incumbent.turn.set()
             swept.wait()
