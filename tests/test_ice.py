@@ -523,6 +523,7 @@ def test_the_method_predicted_to_lose_is_niced(monkeypatch, predicted, niced, n_
     to HiGHS, 6.6 s alone): a sweep predicted short has the CPU first, one
     predicted long leaves it to HiGHS. The caller's priority never changes,
     and no thread outlives the fit."""
+    _free_machine(monkeypatch)
     priorities = {"sweep": set()}
     scan_chunk = _classifier._scan_chunk
 
@@ -556,6 +557,7 @@ def test_a_sweep_in_worker_processes_is_never_niced(monkeypatch):
     """Worker processes started from a niced thread would keep its priority
     after the fit (loky's are reused): under a process backend the sweep
     stays in the calling thread, unniced."""
+    _free_machine(monkeypatch)
     monkeypatch.setattr(_classifier, "predict_sweep", _predicting(1e4))
     monkeypatch.setattr(_classifier, "solve_milp", _milp_never_proves)
     X, y = _chunked_problem()
@@ -625,6 +627,11 @@ def test_on_a_busy_machine_the_sweep_waits_for_highs_bet(monkeypatch, busy):
     assert (seen["milp cpu"] > 0.2) == busy
 
 
+def _free_machine(monkeypatch):
+    # the MILP stubs sleep: on a busy machine the sweep would wait for them
+    monkeypatch.setattr(_portfolio, "_machine_is_busy", lambda: False)
+
+
 def _milp_never_proves(Y, y, w, incumbent, rank, time_limit=np.inf):
     incumbent.stop.wait(60)
     return _milp.MilpResult("stopped", 0.0)
@@ -637,6 +644,7 @@ def test_a_niced_sweep_proves_or_yields_with_the_same_model(monkeypatch, winner)
     """A sweep predicted long runs niced in its own thread: it still proves
     the optimum when HiGHS cannot, and stops when HiGHS proves first; the
     model is the sweep's own either way."""
+    _free_machine(monkeypatch)
     X, y = _chunked_problem()
     alone = ICEClassifier(solver="sweep").fit(X, y)
     monkeypatch.setattr(_classifier, "predict_sweep", _predicting(1e4))
@@ -663,6 +671,7 @@ def test_a_niced_sweep_proves_or_yields_with_the_same_model(monkeypatch, winner)
 def test_interrupting_a_niced_sweep_stops_both_methods(monkeypatch):
     """Ctrl-C reaches the caller, which waits for the niced sweep's thread:
     the fit raises KeyboardInterrupt at once and both threads end."""
+    _free_machine(monkeypatch)
     scan_chunk = _classifier._scan_chunk
 
     def interrupted(*args):
