@@ -138,8 +138,10 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         predicted to take longer). On Linux the method the cost model
         expects to lose runs in a thread of lower priority (niced; the
         caller's own priority never changes), so that on a busy machine it
-        takes only the CPU the other leaves; a sweep in worker processes
-        (loky, Dask) is not niced. ``"sweep"`` runs the sweep alone: its
+        takes only the CPU the other leaves; there a sweep predicted long
+        also waits until HiGHS has used as much CPU as the sweep was
+        predicted to take. A sweep in worker processes (loky, Dask) is
+        neither niced nor held. ``"sweep"`` runs the sweep alone: its
         model does not depend on ``n_jobs``, the joblib backend or timing.
         ``"milp"`` runs HiGHS alone, for the budget's time. A proof by HiGHS
         covers the boundaries of margin at least 1e-6 on features scaled to
