@@ -15,10 +15,11 @@ from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils.validation import check_binary_target
 from ._kernel import (
     EOS,
+    cell_likelihood,
+    cell_logits,
     count_tokens,
     decode_greedy,
     gradient_halves,
-    likelihood_terms,
     sample_responses,
     tabulate_logits,
 )
@@ -60,50 +61,57 @@ def _answers(sequences, lengths):
 
 
 def _position_counts(X1, sequences, lengths, prompts, weights, counts):
-    """Per position: the prompts that reach it and their target counts.
+    """Per position: the prompts that reach it and their counted cells.
 
     A row's likelihood at a position depends on it only through its prompt,
     its previous token and its target token, so the rows (of positive
     ``weights``) are summed into ``counts[t, v, s, j]``
     (:func:`~._kernel.count_tokens`; ``counts`` is a buffer of shape
     ``(n_positions, 3, 2, n_prompts)``), normalised to sum 1 per position.
-    Yields ``(X1 of those prompts, its transpose, counts[t])`` per position
-    ``t``, or None where no row reaches it.
+    Yields, per position ``t``, None where no row reaches it, else ``(X1 of
+    those prompts, its transpose, cells)``: ``cells = (cell_prev,
+    cell_prompt, cell_counts)`` lists the cells ``(s, j)`` that hold a count
+    (``s`` major, ``j`` indexing those prompts) and their counts ``(3,
+    n_cells)``.
     """
     counts.fill(0.0)
     count_tokens(sequences, lengths, prompts, weights, counts)
     for position in counts:
-        total = position.sum()
-        if total == 0:
+        occupied = position.sum(axis=0) != 0
+        used = np.flatnonzero(occupied.any(axis=0))
+        if used.size == 0:
             yield None
             continue
-        used = np.flatnonzero(position.any(axis=(0, 1)))
+        cell_prev, cell_prompt = np.nonzero(occupied[:, used])
+        cell_counts = position[:, cell_prev, used[cell_prompt]] / position.sum()
         X_used = X1[used]
-        yield X_used, np.ascontiguousarray(X_used.T), position[:, :, used] / total
+        cells = (cell_prev, cell_prompt, cell_counts)
+        yield X_used, np.ascontiguousarray(X_used.T), cells
 
 
-def _likelihood_gradient(X1, X1T, coef, counts, first):
+def _likelihood_gradient(X1, X1T, coef, cells, first):
     """Negative log-likelihood of the counted tokens and its weight gradient.
 
-    ``counts`` as :func:`_position_counts` gives them (any real weights); the
-    logits of cell ``(s, j)`` are ``a_j + y_s b_j``. The gradient of ``-log
-    softmax`` is ``softmax - onehot`` times the features ``[x1, y_prev x1]``,
-    summed per prompt and previous token (:func:`~._kernel.likelihood_terms`)
-    before one product by ``X1``.
+    ``cells`` as :func:`_position_counts` gives them; the logits of cell
+    ``(s, j)`` are ``a_j + y_s b_j``. The gradient of ``-log softmax`` is
+    ``softmax - onehot`` times the features ``[x1, y_prev x1]``, summed per
+    prompt and previous token (:func:`~._kernel.cell_likelihood`) before one
+    product by ``X1``.
     """
-    n_prompts = X1.shape[0]
-    shifted, residual = np.empty((3, 2, n_prompts)), np.empty((6, n_prompts))
-    greedy = np.empty((2, n_prompts), dtype=np.int8)  # unused here
-    tabulate_logits(_prompt_logits(X1T, coef), first, 1.0, greedy, shifted)
-    loss = likelihood_terms(shifted, np.exp(shifted), counts, first, residual)
+    cell_prev, cell_prompt, counts = cells
+    shifted, residual = np.empty(counts.shape), np.empty((6, X1.shape[0]))
+    cell_logits(_prompt_logits(X1T, coef), cell_prev, cell_prompt, first, shifted)
+    loss = cell_likelihood(
+        shifted, np.exp(shifted), counts, cell_prev, cell_prompt, first, residual
+    )
     products = residual @ X1
     return loss, np.hstack([products[:3], products[3:]])
 
 
-def _nll_and_grad(flat, X1, X1T, counts, alpha, first):
+def _nll_and_grad(flat, X1, X1T, cells, alpha, first):
     """Weighted next-token cross-entropy of one position plus the L2 penalty."""
     coef = flat.reshape(3, -1)
-    loss, grad = _likelihood_gradient(X1, X1T, coef, counts, first)
+    loss, grad = _likelihood_gradient(X1, X1T, coef, cells, first)
     loss += 0.5 * alpha * float(flat @ flat)
     return loss, (grad + alpha * coef).ravel()
 

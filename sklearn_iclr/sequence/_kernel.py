@@ -18,9 +18,10 @@ left per sampled token is a table read, and that is what these kernels do:
 * :func:`gradient_halves`: from those counts and the position's law, the
   per-prompt residuals that one product by the prompts turns into the
   gradient;
-* :func:`likelihood_terms`: the same from the position's shifted logits and
-  their ``exp``, with the negative log-likelihood of the counts (the
-  likelihood fits' objective).
+* :func:`cell_logits` and :func:`cell_likelihood`: the likelihood fits'
+  objective, the negative log-likelihood of the counts in the cells that
+  hold one, and its residuals, from the shifted logits of those cells and
+  their ``exp`` (which numpy takes between the two).
 
 Each has a numpy reference (``*_reference``), the oracle of the kernels' tests
 (which also run with ``NUMBA_DISABLE_JIT=1``).
@@ -219,47 +220,84 @@ def gradient_halves_reference(counts, proba, first, halves):
 
 
 @njit(cache=True)
-def likelihood_terms(shifted, exp_shifted, counts, first, residual):
-    """Negative log-likelihood of ``counts`` under the logits ``z`` of
-    :func:`tabulate_logits` (``shifted`` at temperature 1, and its ``exp``).
+def cell_logits(halves, cell_prev, cell_prompt, first, shifted):
+    """The logits of the listed cells at temperature 1, shifted by their
+    maximum: cell ``c`` is the prompt ``j = cell_prompt[c]`` after the
+    previous token ``SIGNS[cell_prev[c]]``, and ``shifted[v, c] = z_v -
+    max_u z_u`` with ``z = a_j + y b_j`` as in :func:`tabulate_logits`.
 
-    Cell ``(s, j)`` contributes ``sum_v counts[v, s, j] (log sum_u exp z_u -
-    z_v)``. Writes into ``residual`` the :func:`gradient_halves` of the
-    softmax of ``z`` with the sign flipped (``softmax * total - counts``: the
-    gradient's coefficients); empty cells are skipped.
+    The likelihood fits list only the cells that hold a count: a prompt of
+    the demonstrations or of the kept responses mostly reaches a position
+    after one previous token, not both.
+    """
+    for c in range(cell_prompt.shape[0]):
+        j = cell_prompt[c]
+        sign = 0.0 if first else SIGNS[cell_prev[c]]
+        z0 = halves[0, j] + sign * halves[3, j]
+        z1 = halves[1, j] + sign * halves[4, j]
+        z2 = -np.inf if first else halves[2, j] + sign * halves[5, j]
+        top = max(z0, z1, z2)
+        shifted[0, c] = z0 - top
+        shifted[1, c] = z1 - top
+        shifted[2, c] = z2 - top
+
+
+def cell_logits_reference(halves, cell_prev, cell_prompt, first, shifted):
+    """:func:`cell_logits` in numpy."""
+    signs = np.zeros(2) if first else np.array(SIGNS)
+    z = halves[:3, cell_prompt] + signs[cell_prev] * halves[3:, cell_prompt]
+    if first:
+        z[EOS] = -np.inf
+    shifted[...] = z - z.max(axis=0)
+
+
+@njit(cache=True)
+def cell_likelihood(
+    shifted, exp_shifted, counts, cell_prev, cell_prompt, first, residual
+):
+    """Negative log-likelihood of ``counts[v, c]`` (token ``v`` in cell ``c``
+    of :func:`cell_logits`) under those logits (``shifted``, and its ``exp``).
+
+    Cell ``c`` contributes ``sum_v counts[v, c] (log sum_u exp z_u - z_v)``.
+    Writes into ``residual`` the :func:`gradient_halves` of the softmax of
+    ``z`` with the sign flipped (``softmax * total - counts``, summed per
+    prompt: the gradient's coefficients).
     """
     n_tokens = EOS if first else 3
     residual[:] = 0.0
     loss = 0.0
-    for s in range(2):
-        sign = 0.0 if first else SIGNS[s]
-        for j in range(shifted.shape[2]):
-            total = counts[0, s, j] + counts[1, s, j] + counts[2, s, j]
-            if total == 0:
-                continue
-            norm = 0.0
-            for v in range(n_tokens):
-                norm += exp_shifted[v, s, j]
-            log_norm = math.log(norm)
-            for v in range(n_tokens):
-                count = counts[v, s, j]
-                if count != 0:
-                    loss += count * (log_norm - shifted[v, s, j])
-                r = exp_shifted[v, s, j] / norm * total - count
-                residual[v, j] += r
-                residual[3 + v, j] += sign * r
+    for c in range(cell_prompt.shape[0]):
+        j = cell_prompt[c]
+        sign = 0.0 if first else SIGNS[cell_prev[c]]
+        total = counts[0, c] + counts[1, c] + counts[2, c]
+        norm = 0.0
+        for v in range(n_tokens):
+            norm += exp_shifted[v, c]
+        log_norm = math.log(norm)
+        for v in range(n_tokens):
+            count = counts[v, c]
+            if count != 0:
+                loss += count * (log_norm - shifted[v, c])
+            r = exp_shifted[v, c] / norm * total - count
+            residual[v, j] += r
+            residual[3 + v, j] += sign * r
     return loss
 
 
-def likelihood_terms_reference(shifted, exp_shifted, counts, first, residual):
-    """:func:`likelihood_terms` in numpy."""
+def cell_likelihood_reference(
+    shifted, exp_shifted, counts, cell_prev, cell_prompt, first, residual
+):
+    """:func:`cell_likelihood` in numpy."""
     n_tokens = EOS if first else 3
-    signs = np.zeros((2, 1)) if first else np.array(SIGNS)[:, None]
+    signs = np.zeros(2) if first else np.array(SIGNS)
     z = shifted[:n_tokens]
     log_norm = np.log(exp_shifted[:n_tokens].sum(axis=0))
     target = counts[:n_tokens]
     r = np.exp(z - log_norm) * counts.sum(axis=0) - target
     residual[:] = 0.0
-    residual[:n_tokens] = r.sum(axis=1)
-    residual[3 : 3 + n_tokens] = (signs * r).sum(axis=1)
+    for v in range(n_tokens):
+        residual[v] = np.bincount(cell_prompt, r[v], residual.shape[1])
+        residual[3 + v] = np.bincount(
+            cell_prompt, signs[cell_prev] * r[v], residual.shape[1]
+        )
     return float(np.sum(target * (log_norm - z)))
