@@ -15,11 +15,13 @@ from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils.validation import check_binary_target
 from ._kernel import (
     EOS,
+    advance_record,
     cell_likelihood,
     cell_logits,
     count_tokens,
     decode_greedy,
-    gradient_halves,
+    normalise_table,
+    policy_residuals,
     sample_responses,
     tabulate_logits,
 )
@@ -38,9 +40,9 @@ SAMPLING_BLOCK = 1 << 12
 # of 3 would cost a strided reduction per row.
 
 
-def _prompt_logits(X1T, weights):
+def _prompt_logits(X1T, weights, out=None):
     """Per prompt, the halves ``a = W_a X1^T`` (rows 0-2) over ``b = W_b X1^T``
-    (rows 3-5).
+    (rows 3-5), written into ``out`` when given.
 
     A position's features are ``phi = [x1, y_prev x1]`` with ``y_prev`` in
     ``{-1, 0, +1}``, so its logits are ``a + y_prev b``: one product of the
@@ -48,7 +50,7 @@ def _prompt_logits(X1T, weights):
     ``(6, d + 1)`` weights.
     """
     h = X1T.shape[0]
-    return np.vstack([weights[:, :h], weights[:, h:]]) @ X1T
+    return np.matmul(np.vstack([weights[:, :h], weights[:, h:]]), X1T, out=out)
 
 
 def _lengths(sequences):
@@ -76,6 +78,7 @@ def _position_counts(X1, sequences, lengths, prompts, weights, counts):
     """
     counts.fill(0.0)
     count_tokens(sequences, lengths, prompts, weights, counts)
+    X1T = None  # of all the prompts, made once for the positions all reach
     for position in counts:
         occupied = position.sum(axis=0) != 0
         used = np.flatnonzero(occupied.any(axis=0))
@@ -84,9 +87,14 @@ def _position_counts(X1, sequences, lengths, prompts, weights, counts):
             continue
         cell_prev, cell_prompt = np.nonzero(occupied[:, used])
         cell_counts = position[:, cell_prev, used[cell_prompt]] / position.sum()
-        X_used = X1[used]
         cells = (cell_prev, cell_prompt, cell_counts)
-        yield X_used, np.ascontiguousarray(X_used.T), cells
+        if used.size < len(X1):
+            X_used = X1[used]
+            yield X_used, np.ascontiguousarray(X_used.T), cells
+            continue
+        if X1T is None:
+            X1T = np.ascontiguousarray(X1.T)
+        yield X1, X1T, cells
 
 
 def _likelihood_gradient(X1, X1T, coef, cells, first):
@@ -116,34 +124,36 @@ def _nll_and_grad(flat, X1, X1T, cells, alpha, first):
     return loss, (grad + alpha * coef).ravel()
 
 
-def _policy_tables(X1, coef, temperature, out=None):
+def _policy_tables(X1T, coef, temperature, out=None, record=None):
     """Every position's next-token law, per (previous token, prompt) cell.
 
     Returns ``(greedy, proba)``: ``greedy[t, s, j]`` is the index of the
     largest logit of position ``t`` in the cell ``(s, j)`` of the prompt
-    ``X1[j]``, and ``proba[t, v, s, j]`` the probability of token
+    ``X1T[:, j]``, and ``proba[t, v, s, j]`` the probability of token
     ``v`` there at ``temperature`` (None when it is 0). One product per
     position; sampling, the policy gradient and the round's record all read
-    these tables. A position's table is finished (``exp``, normalised) while
-    it is still in cache. ``out``, the tables of a former call of the same
-    shapes, are overwritten (no new memory to fault in).
+    these tables. A position's table is finished (``exp``, normalised) and
+    read by ``record`` (a :class:`_Record`, if given) while it is still in
+    cache. ``out``, the tables of a former call of the same shapes, are
+    overwritten (no new memory to fault in).
     """
-    n_positions, n_prompts = coef.shape[0], X1.shape[0]
-    X1T = np.ascontiguousarray(X1.T)
+    n_positions, n_prompts = coef.shape[0], X1T.shape[1]
+    X1T = np.ascontiguousarray(X1T)
     shape = (n_positions, 3, 2, n_prompts)
     greedy = np.empty(shape[:1] + shape[2:], dtype=np.int8) if out is None else out[0]
     if temperature == 0:
         proba = np.empty((0, *shape[1:]))  # no logits are written
     else:
         proba = np.empty(shape) if out is None else out[1]
-    norm = np.empty((2, n_prompts))
+    halves = np.empty((6, n_prompts))
     for t in range(n_positions):
-        halves = _prompt_logits(X1T, coef[t])
+        _prompt_logits(X1T, coef[t], out=halves)
         shifted = proba[t] if temperature > 0 else proba
         tabulate_logits(halves, t == 0, temperature, greedy[t], shifted)
         if temperature > 0:
-            e = np.exp(shifted, out=shifted)
-            e /= np.sum(e, axis=0, out=norm)
+            normalise_table(np.exp(shifted, out=shifted))
+        if record is not None:
+            record.advance(proba[t], greedy[t], t, t == n_positions - 1)
     return greedy, (proba if temperature > 0 else None)
 
 
@@ -194,21 +204,37 @@ def _response_law(proba):
     return law
 
 
-def _round_record(r, tables, y_signed, n_kept):
-    """``history_[r]`` from the tables of the model after round ``r``."""
-    greedy, lengths = _sample((tables[0], None), np.arange(len(y_signed)), None)
-    law = _response_law(tables[1])
-    correct = np.where(y_signed > 0, law[:, 1], law[:, 0])
-    length_pmf = law.sum(axis=1).mean(axis=1)
-    return {
-        "round": r,
-        "greedy_accuracy": float(np.mean(_answers(greedy, lengths) == y_signed)),
-        "median_length": float(np.median(lengths)),
-        "expected_reward": float(correct.sum(axis=0).mean()),
-        "long_share": float(1.0 - length_pmf[0]),
-        "sampled_median_length": int(np.searchsorted(np.cumsum(length_pmf), 0.5)) + 1,
-        "n_kept": n_kept,
-    }
+class _Record:
+    """A model's row of ``history_`` on the training prompts, built position
+    by position (:func:`~._kernel.advance_record`) as :func:`_policy_tables`
+    finishes each position's law."""
+
+    def __init__(self, y_signed, n_positions):
+        self.y_signed = y_signed
+        self.walk = np.zeros((3, len(y_signed)), dtype=np.intp)
+        self.walk[1] = n_positions
+        self.alive = np.empty((2, len(y_signed)))
+        self.reward = np.zeros(len(y_signed))
+        self.mass = np.zeros(n_positions)
+
+    def advance(self, proba, greedy, t, last):
+        """Read position ``t`` (``last``: the last one) of the model's law."""
+        terms = (self.walk, self.alive, self.reward, self.mass)
+        advance_record(proba, greedy, t, last, self.y_signed, *terms)
+
+    def row(self, r, n_kept):
+        """``history_[r]``, once every position has been read."""
+        length_pmf = self.mass / len(self.y_signed)
+        return {
+            "round": r,
+            "greedy_accuracy": float(np.mean(self.walk[2] == self.y_signed)),
+            "median_length": float(np.median(self.walk[1])),
+            "expected_reward": float(self.reward.mean()),
+            "long_share": float(1.0 - length_pmf[0]),
+            "sampled_median_length": int(np.searchsorted(np.cumsum(length_pmf), 0.5))
+            + 1,
+            "n_kept": n_kept,
+        }
 
 
 def _recorder(curve):
@@ -472,14 +498,19 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         self.pretrained_coef_ = coef.copy()
         self.chain_coef_ = coef
         rng = check_random_state(self.random_state)
-        tables = _policy_tables(X1, coef, self.temperature)
-        self.history_ = [_round_record(0, tables, y_signed, n_kept=0)]
+        X1T = np.ascontiguousarray(X1.T)
+        record = _Record(y_signed, n_features)
+        tables = _policy_tables(X1T, coef, self.temperature, record=record)
+        self.history_ = [record.row(0, n_kept=0)]
         for r in range(1, n_rounds + 1):
             tic = time.perf_counter()
             n_kept = self._rl_round(X1, y_signed, tables, rng, counts)
             # the new model's tables overwrite the former model's
-            tables = _policy_tables(X1, self.chain_coef_, self.temperature, tables)
-            self.history_.append(_round_record(r, tables, y_signed, n_kept))
+            record = _Record(y_signed, n_features)
+            tables = _policy_tables(
+                X1T, self.chain_coef_, self.temperature, tables, record
+            )
+            self.history_.append(record.row(r, n_kept))
             if self.verbose > 0:
                 rec = self.history_[-1]
                 print(
@@ -659,12 +690,11 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         """
         n_positions, h = self.chain_coef_.shape[0], X1.shape[1]
         grad = np.empty_like(self.chain_coef_)
-        counts.fill(0.0)
-        count_tokens(responses, lengths, prompts, advantages, counts)
-        halves = np.empty((6, X1.shape[0]))
+        # the residuals of every position, in the count buffer's memory
+        halves = counts.reshape(n_positions, 6, X1.shape[0])
+        policy_residuals(responses, lengths, prompts, advantages, proba, halves)
         for t in range(n_positions):
-            gradient_halves(counts[t], proba[t], t == 0, halves)
-            products = halves @ X1
+            products = halves[t] @ X1
             grad[t, :, :h] = products[:3]
             grad[t, :, h:] = products[3:]
         return grad / (self.temperature * len(responses))
@@ -696,7 +726,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 f"temperature must be > 0, got {temperature!r}; use generate(X) "
                 "for the greedy responses."
             )
-        tables = _policy_tables(self._design(X), self.chain_coef_, float(temperature))
+        tables = _policy_tables(self._design(X).T, self.chain_coef_, float(temperature))
         return np.ascontiguousarray(_response_law(tables[1]).transpose(2, 0, 1))
 
     def generate(self, X, temperature=0.0, random_state=None):
@@ -724,7 +754,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         if not (isinstance(temperature, Real) and temperature >= 0):
             raise ValueError(f"temperature must be a number >= 0, got {temperature!r}.")
         rng = check_random_state(random_state)
-        tables = _policy_tables(self._design(X), self.chain_coef_, float(temperature))
+        tables = _policy_tables(self._design(X).T, self.chain_coef_, float(temperature))
         return _sample(tables, np.arange(X.shape[0]), rng)[0]
 
     def predict(self, X):

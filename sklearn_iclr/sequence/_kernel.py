@@ -8,6 +8,9 @@ left per sampled token is a table read, and that is what these kernels do:
 
 * :func:`tabulate_logits`: per cell, the greedy token and the logits at a
   temperature shifted by their maximum (whose ``exp`` numpy then takes);
+* :func:`normalise_table`: the position's law from that ``exp``;
+* :func:`advance_record`: the greedy response and the law of the sampled
+  response's length and answer, one position further (the round's record);
 * :func:`sample_responses`: every position of a block of sampled responses
   (and their lengths), from one uniform 32-bit draw per response and
   position;
@@ -15,9 +18,9 @@ left per sampled token is a table read, and that is what these kernels do:
   lengths);
 * :func:`count_tokens`: the weighted counts of every position's tokens per
   cell, the data of the likelihood gradient;
-* :func:`gradient_halves`: from those counts and the position's law, the
-  per-prompt residuals that one product by the prompts turns into the
-  gradient;
+* :func:`policy_residuals`: the same counts, one prompt at a time, turned
+  at once into every position's per-prompt residuals under the position's
+  law, which one product by the prompts turns into the policy gradient;
 * :func:`cell_logits` and :func:`cell_likelihood`: the likelihood fits'
   objective, the negative log-likelihood of the counts in the cells that
   hold one, and its residuals, from the shifted logits of those cells and
@@ -82,6 +85,87 @@ def tabulate_logits_reference(halves, first, temperature, greedy, shifted):
     greedy[...] = z.argmax(axis=0)
     if temperature > 0:
         shifted[...] = (z - z.max(axis=0)) * (1.0 / temperature)
+
+
+@njit(cache=True)
+def normalise_table(table):
+    """Divide ``table[v, s, j]`` (the ``exp`` of a position's shifted
+    logits) by its sum over ``v``: the position's next-token law."""
+    for s in range(table.shape[1]):
+        for j in range(table.shape[2]):
+            norm = table[0, s, j] + table[1, s, j] + table[2, s, j]
+            table[0, s, j] /= norm
+            table[1, s, j] /= norm
+            table[2, s, j] /= norm
+
+
+def normalise_table_reference(table):
+    """:func:`normalise_table` in numpy."""
+    table /= table.sum(axis=0)
+
+
+@njit(cache=True)
+def advance_record(proba, greedy, t, last, y_signed, walk, alive, reward, mass):
+    """Take the record of a model one position further, from the position's
+    law ``proba[v, s, j]`` and greedy tokens ``greedy[s, j]`` (``t``: its
+    index, ``last``: whether it is the last).
+
+    Per prompt ``j`` of the answer ``y_signed[j]``:
+
+    * the greedy response: ``walk[0, j]`` is the cell row of its previous
+      token (-1 once it has ended), ``walk[1, j]`` its length (start: the
+      number of positions), ``walk[2, j]`` its last token;
+    * the law of the sampled response (the forward recursion of
+      :meth:`~sklearn_iclr.sequence.ChainOfThoughtClassifier.response_proba`):
+      ``alive[v, j]``, the probability that it goes on after the token
+      ``SIGNS[v]`` (the last written), is turned into the probability that it
+      ends here (``mass[t - 1]`` sums it over the prompts, ``reward[j]`` over
+      the positions where the token is ``y_signed[j]``) and that it goes on.
+    """
+    for j in range(proba.shape[2]):
+        s = walk[0, j]
+        if s >= 0:
+            v = greedy[s, j]
+            if v == EOS:
+                walk[0, j], walk[1, j] = -1, t
+            else:
+                walk[0, j], walk[2, j] = v, 2 * v - 1
+        answer = 1 if y_signed[j] > 0 else 0
+        if t == 0:
+            on0, on1 = proba[0, 0, j], proba[1, 0, j]
+        else:
+            end0, end1 = alive[0, j] * proba[EOS, 0, j], alive[1, j] * proba[EOS, 1, j]
+            reward[j] += end1 if answer else end0
+            mass[t - 1] += end0 + end1
+            on0 = alive[0, j] * proba[0, 0, j] + alive[1, j] * proba[0, 1, j]
+            on1 = alive[0, j] * proba[1, 0, j] + alive[1, j] * proba[1, 1, j]
+        alive[0, j], alive[1, j] = on0, on1
+        if last:  # the response ends after the last position
+            reward[j] += on1 if answer else on0
+            mass[t] += on0 + on1
+
+
+def advance_record_reference(
+    proba, greedy, t, last, y_signed, walk, alive, reward, mass
+):
+    """:func:`advance_record` in numpy."""
+    going = np.flatnonzero(walk[0] >= 0)
+    v = greedy[walk[0, going], going]
+    walk[1, going[v == EOS]] = t
+    walk[0, going[v == EOS]] = -1
+    walk[0, going[v != EOS]] = v[v != EOS]
+    walk[2, going[v != EOS]] = 2 * v[v != EOS] - 1
+    answer = (y_signed > 0).astype(np.intp)
+    if t == 0:
+        alive[...] = proba[:EOS, 0]
+    else:
+        end = alive * proba[EOS]
+        reward += end[answer, np.arange(len(answer))]
+        mass[t - 1] += end.sum()
+        alive[...] = np.einsum("sj,vsj->vj", alive, proba[:EOS])
+    if last:
+        reward += alive[answer, np.arange(len(answer))]
+        mass[t] += alive.sum()
 
 
 @njit(cache=True)
@@ -195,28 +279,58 @@ def count_tokens_reference(sequences, lengths, prompts, weights, counts):
 
 
 @njit(cache=True)
-def gradient_halves(counts, proba, first, halves):
-    """Per prompt ``j``, the residuals ``r[v, s] = counts[v, s, j] - proba[v,
-    s, j] * sum_v counts[v, s, j]`` summed over the previous token, plain
-    (``halves[v, j]``) and times its value ``y_s`` (``halves[3 + v, j]``; 0 at
-    the ``first`` position): the coefficients of ``[x1, y_prev x1]`` in minus
-    the likelihood gradient."""
-    for j in range(counts.shape[2]):
-        total0 = counts[0, 0, j] + counts[1, 0, j] + counts[2, 0, j]
-        total1 = counts[0, 1, j] + counts[1, 1, j] + counts[2, 1, j]
-        for v in range(3):
-            r0 = counts[v, 0, j] - proba[v, 0, j] * total0
-            r1 = counts[v, 1, j] - proba[v, 1, j] * total1
-            halves[v, j] = r0 + r1
-            halves[3 + v, j] = 0.0 if first else SIGNS[0] * r0 + SIGNS[1] * r1
+def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
+    """Per position ``t`` and prompt ``j``, the residuals ``r[v, s] =
+    counts[t, v, s, j] - proba[t, v, s, j] * sum_v counts[t, v, s, j]``
+    summed over the previous token, plain (``halves[t, v, j]``) and times its
+    value ``y_s`` (``halves[t, 3 + v, j]``; 0 at the first position): the
+    coefficients of ``[x1, y_prev x1]`` in minus the likelihood gradient of
+    the counts, which are taken as :func:`count_tokens` takes them (in the
+    same order) one prompt at a time.
+
+    The rows must come sorted by prompt, as the responses of a round do: the
+    counts of one prompt then fit in a buffer of ``(n_positions, 3, 2)``
+    instead of a table of every cell, and each residual is written once.
+    """
+    n_positions, n_prompts, n_rows = proba.shape[0], proba.shape[3], len(prompts)
+    for i in range(1, n_rows):
+        if prompts[i] < prompts[i - 1]:
+            raise ValueError("policy_residuals needs the rows sorted by prompt.")
+    local = np.empty((n_positions, 3, 2))
+    i = 0
+    for j in range(n_prompts):
+        local[:] = 0.0
+        while i < n_rows and prompts[i] == j:
+            weight = weights[i]
+            if weight != 0:
+                s = 0
+                for t in range(min(lengths[i] + 1, n_positions)):
+                    if t == lengths[i]:
+                        local[t, EOS, s] += weight
+                    else:
+                        v = 1 if sequences[i, t] > 0 else 0
+                        local[t, v, s] += weight
+                        s = v
+            i += 1
+        for t in range(n_positions):
+            total0 = local[t, 0, 0] + local[t, 1, 0] + local[t, 2, 0]
+            total1 = local[t, 0, 1] + local[t, 1, 1] + local[t, 2, 1]
+            for v in range(3):
+                r0 = local[t, v, 0] - proba[t, v, 0, j] * total0
+                r1 = local[t, v, 1] - proba[t, v, 1, j] * total1
+                halves[t, v, j] = r0 + r1
+                halves[t, 3 + v, j] = 0.0 if t == 0 else SIGNS[0] * r0 + SIGNS[1] * r1
 
 
-def gradient_halves_reference(counts, proba, first, halves):
-    """:func:`gradient_halves` in numpy."""
-    residual = counts - proba * counts.sum(axis=0)
-    signs = np.zeros((2, 1)) if first else np.array(SIGNS)[:, None]
-    halves[:3] = residual.sum(axis=1)
-    halves[3:] = (signs * residual).sum(axis=1)
+def policy_residuals_reference(sequences, lengths, prompts, weights, proba, halves):
+    """:func:`policy_residuals` in numpy (from :func:`count_tokens_reference`)."""
+    counts = np.zeros(proba.shape)
+    count_tokens_reference(sequences, lengths, prompts, weights, counts)
+    residual = counts - proba * counts.sum(axis=1, keepdims=True)
+    signs = np.array(SIGNS)[:, None]
+    halves[:, :3] = residual.sum(axis=2)
+    halves[:, 3:] = (signs * residual).sum(axis=2)
+    halves[0, 3:] = 0.0
 
 
 @njit(cache=True)
@@ -259,9 +373,9 @@ def cell_likelihood(
     of :func:`cell_logits`) under those logits (``shifted``, and its ``exp``).
 
     Cell ``c`` contributes ``sum_v counts[v, c] (log sum_u exp z_u - z_v)``.
-    Writes into ``residual`` the :func:`gradient_halves` of the softmax of
-    ``z`` with the sign flipped (``softmax * total - counts``, summed per
-    prompt: the gradient's coefficients).
+    Writes into ``residual`` the residuals of :func:`policy_residuals` for
+    the softmax of ``z``, with the sign flipped (``softmax * total -
+    counts``, summed per prompt: the gradient's coefficients).
     """
     n_tokens = EOS if first else 3
     residual[:] = 0.0
