@@ -285,6 +285,21 @@ def test_sequences_with_bad_tokens(small, row, match):
         ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=seqs)
 
 
+def test_sequences_first_faulty_row_is_reported(small):
+    # all rows are checked at once; the message names the first faulty row,
+    # in an array as in a ragged list
+    X, y, seqs = small
+    seqs = seqs.copy()
+    seqs[7] = [2, 0, 0, 0]
+    seqs[3] = [1, 0, 1, 0]
+    for demos in (seqs, [s[: 1 + np.flatnonzero(s).max()] for s in seqs]):
+        with pytest.raises(ValueError, match=r"sequences\[3\] is broken"):
+            ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=demos)
+    seqs[3] = [1, 0, 0, 0]
+    with pytest.raises(ValueError, match=r"sequences\[7\] holds the token 2;"):
+        ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=list(seqs))
+
+
 def test_sequences_whose_answer_is_not_the_label(small):
     X, y, seqs = small
     with pytest.raises(ValueError, match="not their label"):

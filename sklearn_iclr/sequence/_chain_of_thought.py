@@ -528,48 +528,42 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 "in {0, 1}. Demonstrations are chains of thought over the bits; "
                 "binarize X first (or fit without sequences)."
             )
-        if getattr(sequences, "ndim", None) == 2:  # array or DataFrame
-            rows = list(np.asarray(sequences))
-        elif hasattr(sequences, "__len__") and not isinstance(sequences, str):
-            rows = [np.asarray(s).ravel() for s in sequences]
-        else:
+        tokens, rows = self._token_array(sequences)
+        if len(tokens) != n_samples:
             raise ValueError(
-                "sequences must be a 2-D array of tokens or a list of 1-D token "
-                f"sequences, got {type(sequences).__name__}."
-            )
-        if len(rows) != n_samples:
-            raise ValueError(
-                f"sequences holds {len(rows)} demonstrations but X has {n_samples} "
+                f"sequences holds {len(tokens)} demonstrations but X has {n_samples} "
                 "rows; give one demonstration per row of X."
             )
-        demos = np.zeros((n_samples, n_features), dtype=np.int8)
-        for i, row in enumerate(rows):
-            row = np.asarray(row)
-            if row.size and not np.issubdtype(row.dtype, np.number):
-                raise ValueError(
-                    f"sequences[{i}] holds non-numeric tokens ({row.dtype}); tokens "
-                    "are -1 and +1, with 0 for EOS and padding."
-                )
-            if not np.all(np.isin(row, (-1, 0, 1))):
+        # every row checked at once; the first row with a fault is reported
+        nonzero = tokens != 0
+        lengths = np.count_nonzero(nonzero, axis=1)
+        bad_token = ~np.isin(tokens, (-1, 0, 1))
+        broken = np.any(nonzero[:, 1:] & ~nonzero[:, :-1], axis=1)
+        faults = bad_token.any(axis=1) | (lengths == 0) | broken
+        faults |= lengths > n_features
+        if faults.any():
+            i = int(np.flatnonzero(faults)[0])
+            if bad_token[i].any():
+                row = np.asarray(rows[i]) if rows is not None else tokens[i]
                 bad = row[~np.isin(row, (-1, 0, 1))][0].item()
                 raise ValueError(
                     f"sequences[{i}] holds the token {bad!r}; tokens are -1 and +1, "
                     "with 0 for EOS and padding."
                 )
-            length = int(np.count_nonzero(row))
-            if length == 0 or np.any(row[:length] == 0):
+            if lengths[i] == 0 or broken[i]:
                 raise ValueError(
-                    f"sequences[{i}] is {'empty' if length == 0 else 'broken'}: a "
-                    "demonstration is 1 or more tokens in {-1, +1} followed only by "
-                    "zeros (EOS and padding)."
+                    f"sequences[{i}] is {'empty' if lengths[i] == 0 else 'broken'}: "
+                    "a demonstration is 1 or more tokens in {-1, +1} followed only "
+                    "by zeros (EOS and padding)."
                 )
-            if length > n_features:
-                raise ValueError(
-                    f"sequences[{i}] has {length} tokens, more than the "
-                    f"{n_features} features of X allow: a response has at most "
-                    "n_features tokens (one per bit)."
-                )
-            demos[i, :length] = row[:length]
+            raise ValueError(
+                f"sequences[{i}] has {lengths[i]} tokens, more than the "
+                f"{n_features} features of X allow: a response has at most "
+                "n_features tokens (one per bit)."
+            )
+        demos = np.zeros((n_samples, n_features), dtype=np.int8)
+        width = min(tokens.shape[1], n_features)
+        demos[:, :width] = tokens[:, :width]
         answers = _answers(demos, _lengths(demos))
         wrong = np.flatnonzero(answers != y_signed)
         if wrong.size:
@@ -581,6 +575,33 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 f"{self.classes_[(y_signed[i] + 1) // 2]!r}."
             )
         return demos
+
+    @staticmethod
+    def _token_array(sequences):
+        """``sequences`` as a 2-D numeric array padded with zeros, and its rows
+        as given when they were a list (None for an array)."""
+        if getattr(sequences, "ndim", None) == 2:  # array or DataFrame
+            tokens = np.asarray(sequences)
+            if tokens.size == 0 or np.issubdtype(tokens.dtype, np.number):
+                return tokens, None
+            rows = list(tokens)
+        elif hasattr(sequences, "__len__") and not isinstance(sequences, str):
+            rows = [np.asarray(s).ravel() for s in sequences]
+        else:
+            raise ValueError(
+                "sequences must be a 2-D array of tokens or a list of 1-D token "
+                f"sequences, got {type(sequences).__name__}."
+            )
+        for i, row in enumerate(rows):
+            if row.size and not np.issubdtype(row.dtype, np.number):
+                raise ValueError(
+                    f"sequences[{i}] holds non-numeric tokens ({row.dtype}); tokens "
+                    "are -1 and +1, with 0 for EOS and padding."
+                )
+        tokens = np.zeros((len(rows), max(map(len, rows), default=0)))
+        for i, row in enumerate(rows):
+            tokens[i, : len(row)] = row
+        return tokens, rows
 
     def _design(self, X):
         """``[1, X / scale_]``: the prompt part of every position's features."""
