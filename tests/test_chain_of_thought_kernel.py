@@ -179,32 +179,23 @@ def test_cell_likelihood_equals_the_reference_and_scipy(chain):
 
 @settings(max_examples=100, deadline=None)
 @given(chain=chains())
-def test_normalise_table_and_advance_record_equal_the_references(chain):
+def test_advance_record_equals_the_reference(chain):
     n = chain["halves"].shape[1]
     n_positions = chain["sequences"].shape[1]
     rng = np.random.RandomState(n_positions)
     tables = rng.exponential(size=(n_positions, 3, 2, n))
     greedy = rng.randint(3, size=(n_positions, 2, n)).astype(np.int8)
     tables[0, 2], greedy[0] = 0.0, greedy[0] % 2  # EOS is barred at the first
-    ref_tables = tables.copy()
+    tables /= tables.sum(axis=1, keepdims=True)
     y_signed = rng.choice(np.array([-1, 1], np.int8), n)
     records = []
-    for normalise, advance, law in (
-        (_kernel.normalise_table, _kernel.advance_record, tables),
-        (
-            _kernel.normalise_table_reference,
-            _kernel.advance_record_reference,
-            ref_tables,
-        ),
-    ):
+    for advance in (_kernel.advance_record, _kernel.advance_record_reference):
         walk = np.zeros((3, n), np.intp)
         walk[1] = n_positions
         terms = (walk, np.empty((2, n)), np.zeros(n), np.zeros(n_positions))
         for t in range(n_positions):
-            normalise(law[t])
-            advance(law[t], greedy[t], t, t == n_positions - 1, y_signed, *terms)
+            advance(tables[t], greedy[t], t, t == n_positions - 1, y_signed, *terms)
         records.append(terms)
-    np.testing.assert_allclose(tables, ref_tables, rtol=1e-15)
     for ours, ref in zip(*records, strict=True):
         np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-15)
     # the greedy walk is decode_greedy's; the masses are a law of the length

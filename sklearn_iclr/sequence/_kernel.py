@@ -8,7 +8,6 @@ left per sampled token is a table read, and that is what these kernels do:
 
 * :func:`tabulate_logits`: per cell, the greedy token and the logits at a
   temperature shifted by their maximum (whose ``exp`` numpy then takes);
-* :func:`normalise_table`: the position's law from that ``exp``;
 * :func:`advance_record`: the greedy response and the law of the sampled
   response's length and answer, one position further (the round's record);
 * :func:`sample_responses`: every position of a block of sampled responses
@@ -85,23 +84,6 @@ def tabulate_logits_reference(halves, first, temperature, greedy, shifted):
     greedy[...] = z.argmax(axis=0)
     if temperature > 0:
         shifted[...] = (z - z.max(axis=0)) * (1.0 / temperature)
-
-
-@njit(cache=True)
-def normalise_table(table):
-    """Divide ``table[v, s, j]`` (the ``exp`` of a position's shifted
-    logits) by its sum over ``v``: the position's next-token law."""
-    for s in range(table.shape[1]):
-        for j in range(table.shape[2]):
-            norm = table[0, s, j] + table[1, s, j] + table[2, s, j]
-            table[0, s, j] /= norm
-            table[1, s, j] /= norm
-            table[2, s, j] /= norm
-
-
-def normalise_table_reference(table):
-    """:func:`normalise_table` in numpy."""
-    table /= table.sum(axis=0)
 
 
 @njit(cache=True)
