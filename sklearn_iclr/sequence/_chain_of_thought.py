@@ -80,14 +80,17 @@ def _position_counts(X1, sequences, lengths, prompts, weights, counts):
     (:func:`~._kernel.count_tokens`; ``counts`` is a buffer of shape
     ``(n_positions, 3, 2, n_prompts)``), normalised to sum 1 per position.
     Yields, per position ``t``, None where no row reaches it, else ``(X1 of
-    those prompts, its transpose, cells)``: ``cells = (cell_prev,
+    those prompts, its transpose, cells)`` (the first a view of the second):
+    ``cells = (cell_prev,
     cell_prompt, cell_counts)`` lists the cells ``(s, j)`` that hold a count
     (``s`` major, ``j`` indexing those prompts) and their counts ``(3,
     n_cells)``.
     """
     counts.fill(0.0)
     count_tokens(sequences, lengths, prompts, weights, counts)
-    X1T = None  # of all the prompts, made once for the positions all reach
+    # the prompts as columns: the likelihood's two products read this copy
+    # only (its transpose is a view), which stays in cache between them
+    X1T = np.ascontiguousarray(X1.T)
     for position in counts:
         occupied = position.sum(axis=0) != 0
         used = np.flatnonzero(occupied.any(axis=0))
@@ -97,13 +100,11 @@ def _position_counts(X1, sequences, lengths, prompts, weights, counts):
         cell_prev, cell_prompt = np.nonzero(occupied[:, used])
         cell_counts = position[:, cell_prev, used[cell_prompt]] / position.sum()
         cells = (cell_prev, cell_prompt, cell_counts)
-        if used.size < len(X1):
-            X_used = X1[used]
-            yield X_used, np.ascontiguousarray(X_used.T), cells
-            continue
-        if X1T is None:
-            X1T = np.ascontiguousarray(X1.T)
-        yield X1, X1T, cells
+        if used.size < len(X1T.T):
+            X_usedT = X1T[:, used]
+            yield X_usedT.T, X_usedT, cells
+        else:
+            yield X1T.T, X1T, cells
 
 
 def _likelihood_gradient(X1, X1T, coef, cells, first):
@@ -504,6 +505,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
 
     def _pretrain_and_reinforce(self, X1, demos, y_signed, n_rounds):
         n_samples, n_features = X1.shape[0], X1.shape[1] - 1
+        # one copy of the prompts, as columns, read by every product
+        X1T = np.ascontiguousarray(X1.T)
+        X1 = X1T.T
         shape = (n_features, 3, 2 * (n_features + 1))
         self.loss_curve_ = []
         # the token counts of pretraining and of every round, one buffer
@@ -521,7 +525,6 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         self.pretrained_coef_ = coef.copy()
         self.chain_coef_ = coef
         rng = check_random_state(self.random_state)
-        X1T = np.ascontiguousarray(X1.T)
         record = _Record(y_signed, n_features)
         tables = _policy_tables(X1T, coef, self.temperature, record=record)
         self.history_ = [record.row(0, n_kept=0)]
