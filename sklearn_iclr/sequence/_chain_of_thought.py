@@ -33,9 +33,6 @@ from ._kernel import (
 # Responses sampled together: their random draws (one per position) fit in
 # cache.
 SAMPLING_BLOCK = 1 << 12
-# Prompts tabulated together: their prompts (d + 1 numbers each), logits and
-# laws of one position stay in a core's cache across all positions.
-TABLE_BLOCK = 1 << 11
 
 # Arrays of logits, probabilities and counts are token-major, (3, ...): numpy
 # reduces a leading axis of 3 as three contiguous slabs, where a trailing axis
@@ -142,41 +139,30 @@ def _policy_tables(X1T, coef, temperature, out=None, record=None):
     ``X1T[:, j]``, and ``proba[t, v, s, j]`` the probability of token
     ``v`` there at ``temperature`` (None when it is 0). One product per
     position; sampling, the policy gradient and the round's record all read
-    these tables. The prompts go in blocks of ``TABLE_BLOCK``, every
-    position of a block in turn, so that the block's prompts stay in cache
-    for all the products; a position's table is finished (``exp``,
-    normalised) and read by ``record`` (a :class:`_Record`, if given) while
-    it is still in cache. ``out``, the tables of a former call of the same
-    shapes, are overwritten (no new memory to fault in).
+    these tables. A position's table is finished (``exp``, normalised) and
+    read by ``record`` (a :class:`_Record`, if given) while it is still in
+    cache. ``out``, the tables of a former call of the same shapes, are
+    overwritten (no new memory to fault in).
     """
     n_positions, n_prompts = coef.shape[0], X1T.shape[1]
     X1T = np.ascontiguousarray(X1T)
     shape = (n_positions, 3, 2, n_prompts)
     greedy = np.empty(shape[:1] + shape[2:], dtype=np.int8) if out is None else out[0]
     if temperature == 0:
-        proba = np.empty((n_positions, 3, 2, 0))  # no logits are written
+        proba = np.empty((0, *shape[1:]))  # no logits are written
     else:
         proba = np.empty(shape) if out is None else out[1]
     weights = _halves_weights(coef)
-    halves, norm = np.empty((2, 6, min(TABLE_BLOCK, n_prompts)))
-    for start in range(0, n_prompts, TABLE_BLOCK):
-        block = slice(start, start + TABLE_BLOCK)
-        X_block = X1T[:, block]
-        halves_block = halves[:, : X_block.shape[1]]
-        norm_block = norm[:2, : X_block.shape[1]]
-        for t in range(n_positions):
-            np.matmul(weights[t], X_block, out=halves_block)
-            shifted = proba[t, :, :, block]
-            tabulate_logits(
-                halves_block, t == 0, temperature, greedy[t, :, block], shifted
-            )
-            if temperature > 0:
-                e = np.exp(shifted, out=shifted)
-                e /= np.sum(e, axis=0, out=norm_block)
-            if record is not None:
-                record.advance(
-                    shifted, greedy[t, :, block], t, t == n_positions - 1, block
-                )
+    halves, norm = np.empty((6, n_prompts)), np.empty((2, n_prompts))
+    for t in range(n_positions):
+        np.matmul(weights[t], X1T, out=halves)
+        shifted = proba[t] if temperature > 0 else proba
+        tabulate_logits(halves, t == 0, temperature, greedy[t], shifted)
+        if temperature > 0:
+            e = np.exp(shifted, out=shifted)
+            e /= np.sum(e, axis=0, out=norm)
+        if record is not None:
+            record.advance(proba[t], greedy[t], t, t == n_positions - 1)
     return greedy, (proba if temperature > 0 else None)
 
 
@@ -240,11 +226,10 @@ class _Record:
         self.reward = np.zeros(len(y_signed))
         self.mass = np.zeros(n_positions)
 
-    def advance(self, proba, greedy, t, last, block):
-        """Read position ``t`` (``last``: the last one) of the model's law,
-        for the prompts ``block`` (a slice)."""
-        prompts = (self.y_signed[block], self.walk[:, block], self.alive[:, block])
-        advance_record(proba, greedy, t, last, *prompts, self.reward[block], self.mass)
+    def advance(self, proba, greedy, t, last):
+        """Read position ``t`` (``last``: the last one) of the model's law."""
+        terms = (self.walk, self.alive, self.reward, self.mass)
+        advance_record(proba, greedy, t, last, self.y_signed, *terms)
 
     def row(self, r, n_kept):
         """``history_[r]``, once every position has been read."""
