@@ -695,14 +695,17 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         if self.rl == "reinforce":
             advantages = rewards - rewards.mean()
         else:
+            # the rewards of a prompt's group are 0 or 1: their mean is the
+            # share m of rewarded responses and their standard deviation
+            # sqrt(m (1 - m)) (both exact when k is a power of 2, as numpy's
+            # std of the group is), so each group has two advantages
             grouped = rewards.reshape(n_samples, k)
-            std = grouped.std(axis=1, keepdims=True)
-            advantages = np.divide(
-                grouped - grouped.mean(axis=1, keepdims=True),
-                std,
-                out=np.zeros_like(grouped),
-                where=std > 0,
-            ).ravel()
+            share = (grouped @ np.ones(k)) / k  # sums of 0 and 1: exact
+            std = np.sqrt(share * (1.0 - share))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                plus, minus = (1.0 - share) / std, -share / std
+            plus[std == 0], minus[std == 0] = 0.0, 0.0
+            advantages = np.where(grouped > 0, plus[:, None], minus[:, None]).ravel()
         self.chain_coef_ = self.chain_coef_ + self.learning_rate * (
             self._policy_gradient(
                 X1, tables[1], prompts, responses, lengths, advantages, counts
