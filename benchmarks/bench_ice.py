@@ -46,6 +46,9 @@ Two tables, measured in one process on the same data:
     process of its own, alternating, on Caesarian and synthetic D = 3, 4, 5.
 12. ``highs`` (not in the default set): Caesarian, exact fit on one thread
     (current and baseline code) against HiGHS alone, CPU time, alternating.
+13. ``ties_baseline`` (not in the default set): the tied grid of ``ties``,
+    the sweep alone on one thread, current and baseline code alternating,
+    with the current code's cost-model probe timed apart (CPU time).
 
 Run ``python benchmarks/bench_ice.py`` (MILP limit 300 s per data set) or
 ``--quick`` (a smoke run: Voice path only, 5 s MILP limit, a small scaling grid).
@@ -253,6 +256,9 @@ def scaling(quick):
         5: [14, 16, 18] if quick else [20, 25, 30, 35, 40],
     }
     rows = []
+    load = os.getloadavg()[0]
+    # Loads (or compiles) the kernel, so that the first timed fit does not.
+    ICEClassifier(search="exact", solver="sweep").fit(*synthetic(12, 3))
     for d, sizes in grids.items():
         cpu_times = []
         for n in sizes:
@@ -297,7 +303,7 @@ def scaling(quick):
             "ICE time vs N (synthetic, 1 job; CPU-time exponent from a log-log "
             "fit over the 3 largest N; the sweep is O(N^D log N))"
         ),
-        meta={"quick": quick},
+        meta={"quick": quick, "load_average": [load, os.getloadavg()[0]]},
     )
 
 
@@ -352,6 +358,7 @@ def kernel(quick):
     sets["degree 2 (disc, 2 features)"] = degree_two(24 if quick else 40)
     rows = []
     budget = 2e5 if quick else 2e6  # numpy-side examinations per data set
+    load = os.getloadavg()[0]
     scan_pencils(*search_problem(*synthetic(10, 2)), combinations_array(10, 1))
     for name, (X, y) in sets.items():
         Y, labels, weight = search_problem(X, y)
@@ -407,7 +414,7 @@ def kernel(quick):
             "CPU ns per candidate examination, compiled vs numpy sweep (1 thread, "
             "same pencils, process CPU time), and the pruned compiled sweep"
         ),
-        meta={"quick": quick},
+        meta={"quick": quick, "load_average": [load, os.getloadavg()[0]]},
     )
 
 
@@ -499,16 +506,17 @@ def _baseline_tree(revision, folder):
 # one line in ("scan NAME" or "fit NAME"), one JSON line out. The data are
 # prepared once, by the current code, in an .npz file (argv[1]).
 _WORKER_SCRIPT = """
-import json, sys, time
+import hashlib, json, sys, time
 import numpy as np
 from threadpoolctl import threadpool_limits
 from sklearn_iclr.linear_model import ICEClassifier
-from sklearn_iclr.linear_model._ice._search import combinations_array, scan_pencils
 
 data = np.load(sys.argv[1])
 
 
 def scan(name, prune=True):
+    from sklearn_iclr.linear_model._ice._search import combinations_array, scan_pencils
+
     Y, y, w = (data[name + key] for key in ("__Y", "__labels", "__weights"))
     pencils = combinations_array(len(Y), Y.shape[1] - 1)
     bound = float(data[name + "__bound"])
@@ -531,13 +539,30 @@ def fit(name):
     X, y = data[name + "__X"], data[name + "__y"]
     start = time.process_time()
     model = ICEClassifier(**params).fit(X, y)
-    return {"cpu_s": time.process_time() - start, "errors": int(model.n_errors_)}
+    seconds = time.process_time() - start
+    fitted = (model.coef_, model.intercept_, model.predict(X))
+    digest = hashlib.sha1(b"".join(np.ascontiguousarray(a).tobytes() for a in fitted))
+    return {
+        "cpu_s": seconds,
+        "errors": int(model.n_errors_),
+        "model": digest.hexdigest()[:16],
+    }
+
+
+def probe(name):
+    # The cost model's probe (code with a cost model only), as the fit calls it.
+    from sklearn_iclr.linear_model._ice._cost_model import predict_sweep
+
+    Y, y, w = (data[name + key] for key in ("__Y", "__labels", "__weights"))
+    start = time.process_time()
+    predict_sweep(Y, y, w, float(data[name + "__bound"]))
+    return {"cpu_s": time.process_time() - start}
 
 
 with threadpool_limits(limits=1):
     for line in sys.stdin:
         command, name = line.split()
-        commands = {"scan": scan, "full": full, "fit": fit}
+        commands = {"scan": scan, "full": full, "fit": fit, "probe": probe}
         print(json.dumps(commands[command](name)), flush=True)
 """
 
@@ -740,6 +765,67 @@ def caesarian_highs(quick, baseline):
     )
 
 
+def ties_baseline(quick, baseline):
+    """The tied grid of ``ties``, the sweep alone on one thread: the baseline's
+    and the current code's fits (processes of their own, taking turns) and
+    the current code's cost-model probe, CPU time; the fitted models must be
+    identical."""
+    n, levels = (300, 7) if quick else (1000, 10)
+    name = "tied_grid"
+    rounds = 2 if quick else 7
+    rows = []
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as folder:
+        data_file = _worker_data({name: integer_table(n, 3, levels)}, folder)
+        workers = {
+            "baseline": _Worker(_baseline_tree(baseline, folder), data_file),
+            "current": _Worker(_ROOT, data_file),
+        }
+        try:
+            for worker in workers.values():
+                worker("fit", name)
+            for round_ in range(rounds):
+                row = {"round": round_ + 1}
+                order = list(workers)[round_ % 2 :] + list(workers)[: round_ % 2]
+                fitted = {w: workers[w]("fit", name) for w in order}
+                assert fitted["baseline"]["model"] == fitted["current"]["model"]
+                for w in workers:
+                    row[f"{w}_fit_cpu_s"] = fitted[w]["cpu_s"]
+                row["current-baseline_s"] = (
+                    row["current_fit_cpu_s"] - row["baseline_fit_cpu_s"]
+                )
+                row["probe_cpu_s"] = workers["current"]("probe", name)["cpu_s"]
+                row["rest_s"] = row["current-baseline_s"] - row["probe_cpu_s"]
+                row["current/baseline"] = (
+                    row["current_fit_cpu_s"] / row["baseline_fit_cpu_s"]
+                )
+                row["errors"] = fitted["current"]["errors"]
+                row["load"] = os.getloadavg()[0]
+                rows.append(row)
+                print(row, flush=True)
+        finally:
+            for worker in workers.values():
+                worker.close()
+    summary = {"round": "median"}
+    for key in rows[0]:
+        if key != "round":
+            summary[key] = statistics.median(row[key] for row in rows)
+    rows.append(summary)
+    report(
+        "ice_ties_baseline",
+        rows,
+        title=(
+            f"Tied grid {n} x 3: the sweep alone on 1 thread, current code vs "
+            f"{baseline}, process CPU s, taking turns (models identical)"
+        ),
+        meta={
+            "quick": quick,
+            "baseline": baseline,
+            "load_average": [load, os.getloadavg()[0]],
+        },
+    )
+
+
 def ties(quick, time_limit):
     n, d, levels = (300, 3, 7) if quick else (1000, 3, 10)
     X, y = integer_table(n, d, levels)
@@ -781,6 +867,7 @@ def ties(quick, time_limit):
 def big(quick, time_limit):
     n, d, levels = (40, 6, 3) if quick else (90, 6, 3)
     X, y = integer_table(n, d, levels, seed=1)
+    load = os.getloadavg()[0]
     cpu = time.process_time()
     seconds, clf = median_time(
         lambda: ICEClassifier(
@@ -814,7 +901,7 @@ def big(quick, time_limit):
             f"D = 6 integer-coded table, ICE on 2 threads vs HiGHS (limit "
             f"{time_limit} s), wall s on 2 shared cores"
         ),
-        meta={"quick": quick},
+        meta={"quick": quick, "load_average": [load, os.getloadavg()[0]]},
     )
 
 
@@ -1350,7 +1437,7 @@ def _options(parser):
         default="real,scaling,kernel,compile,ties",
         help=(
             "comma-separated: real, scaling, kernel, compile, ties, big, dask, "
-            "suite, heuristic, cost, baseline, highs"
+            "suite, heuristic, cost, baseline, highs, ties_baseline"
         ),
     )
     parser.add_argument(
@@ -1381,6 +1468,8 @@ def main(argv=None):
         scaling(args.quick)
     if "ties" in tables:
         ties(args.quick, 10 if args.quick else 120)
+    if "ties_baseline" in tables:
+        ties_baseline(args.quick, args.baseline)
     if "big" in tables:
         big(args.quick, 10 if args.quick else 120)
     if "dask" in tables:
@@ -1737,6 +1826,18 @@ PAGE = {
                     "first_fit_s=first fit s; warm_fit_s=warm fit s",
                 },
                 {"results": "ice_ties"},
+                {
+                    "results": "ice_ties_baseline",
+                    "caption": "The tied grid's fit, the sweep alone, against "
+                    "the code of its previous run (065820c), taking turns in "
+                    "one run; the probe is the current code's cost model, "
+                    "timed apart, and the rest is the difference less the "
+                    "probe.",
+                    "columns": "round; baseline_fit_cpu_s=065820c CPU s; "
+                    "current_fit_cpu_s=current CPU s; "
+                    "current-baseline_s=difference s; probe_cpu_s=probe CPU s; "
+                    "rest_s=rest s; current/baseline; errors; load",
+                },
                 {"results": "ice_big"},
                 {
                     "results": "ice_dask",
