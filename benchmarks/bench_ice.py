@@ -1587,14 +1587,25 @@ PAGE = {
         The real-data, ties and Dask tables are rerun on this round's code
         (the sweep alone, ``solver="sweep"``, load 1-3). Against their former
         run (commit 065820c, before the cost model and the portfolio) the
-        small sets and the tied grid got slower: Voice path 0.045 against
-        0.025 CPU s, of which the cost model's probe, new since, takes 0.019;
-        Haberman 0.28 against 0.21 (probe 0.026); the 1000 x 3 tied grid 7.6
-        against 6.7 CPU s, 260 against 228 ns per examination (probe 0.25 s;
-        the rest is not explained yet). Caesarian is unchanged (0.72 against
-        0.74). The scaling, kernel and big tables come from earlier runs
-        (commits 065820c and 6305ce7): their ICE times are the sweep alone on
-        the previous kernel.
+        small sets got slower: Voice path 0.045 against 0.025 CPU s, of which
+        the cost model's probe, new since, takes 0.019; Haberman 0.28 against
+        0.21 (probe 0.026). Caesarian is unchanged (0.72 against 0.74). The
+        1000 x 3 tied grid took 7.6 against 6.7 CPU s, but timed in one run,
+        taking turns with the code of 065820c (the ``ties_baseline`` table
+        below: 7 rounds, load 7-13, identical models), it takes 7.68 against
+        7.39 CPU s (1.039x): the probe's 0.25 s and 0.04 s more (-0.03 to
+        0.14 by round), within this load's noise. The rest of the gap was
+        the former run's: that code takes 7.33-7.43 CPU s here, not 6.7.
+        The scaling, kernel and D = 6 (``big``) tables are rerun on this
+        round's code (the sweep alone, at a load of 8-11, so their absolute
+        times are inflated; their former runs were at commits 065820c and
+        6305ce7). Caesarian's full compiled sweep takes 79 ns per
+        examination (86 before), and the pruned sweep 20.8 ns over the full
+        sweep's examinations (28.3 before), 6.6 times less than the numpy
+        sweep on the same pencils (4.2 before). The D = 6 grid is proven
+        with 25.7 CPU s on two threads (28.6 before); its 67 s of wall time
+        (14.9 s before, on a quieter machine) are the load's: each thread
+        had about a fifth of a core.
         The design of the compiled sweep is described in the user guide
         (``docs/user_guide/ice_sweep.rst``).
     """,
