@@ -257,8 +257,9 @@ def scaling(quick):
     }
     rows = []
     load = os.getloadavg()[0]
-    # Loads (or compiles) the kernel, so that the first timed fit does not.
-    ICEClassifier(search="exact", solver="sweep").fit(*synthetic(12, 3))
+    # Loads (or compiles) the kernel, so that no timed fit does.
+    for d, sizes in grids.items():
+        ICEClassifier(search="exact", solver="sweep").fit(*synthetic(sizes[0], d))
     for d, sizes in grids.items():
         cpu_times = []
         for n in sizes:
