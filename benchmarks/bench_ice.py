@@ -1598,13 +1598,13 @@ PAGE = {
         0.14 by round), within this load's noise. The rest of the gap was
         the former run's: that code takes 7.33-7.43 CPU s here, not 6.7.
         The scaling, kernel and D = 6 (``big``) tables are rerun on this
-        round's code (the sweep alone, at a load of 8-11, so their absolute
+        round's code (the sweep alone, at a load of 7-9, so their absolute
         times are inflated; their former runs were at commits 065820c and
-        6305ce7). Caesarian's full compiled sweep takes 79 ns per
-        examination (86 before), and the pruned sweep 20.8 ns over the full
-        sweep's examinations (28.3 before), 6.6 times less than the numpy
-        sweep on the same pencils (4.2 before). The D = 6 grid is proven
-        with 25.7 CPU s on two threads (28.6 before); its 67 s of wall time
+        6305ce7). Caesarian's full compiled sweep takes 78 ns per
+        examination (86 before), and on the numpy sweep's pencils 6.7 times
+        less CPU than it (4.2 before); the pruned sweep takes 20.4 ns per
+        examination of the full sweep (28.3 before). The D = 6 grid is proven
+        with 26.0 CPU s on two threads (28.6 before); its 64 s of wall time
         (14.9 s before, on a quieter machine) are the load's: each thread
         had about a fifth of a core.
         The design of the compiled sweep is described in the user guide
