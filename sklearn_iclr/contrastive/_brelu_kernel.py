@@ -58,19 +58,22 @@ def noise_views_reference(tokens, batch, noise_scale, generator, views):
 def shift_rows(scores):
     """Subtract from every row ``scores[n, r, :]`` its maximum, in place.
 
-    A row whose maximum is not finite (NaN propagates) is left as it is.
+    A row whose maximum is not finite, or that holds a NaN, is left as it is.
     """
     for n in range(scores.shape[0]):
         for r in range(scores.shape[1]):
-            largest = scores[n, r, 0]
-            for key in range(1, scores.shape[2]):
-                value = scores[n, r, key]
-                if value > largest or value != value:
-                    largest = value
-            if not np.isfinite(largest):
+            row = scores[n, r]
+            largest = row[0]
+            n_nan = 0
+            # Branch-free, so that the loop vectorises.
+            for key in range(1, row.shape[0]):
+                value = row[key]
+                largest = value if value > largest else largest
+                n_nan += value != value
+            if n_nan or not np.isfinite(largest):
                 largest = 0.0
-            for key in range(scores.shape[2]):
-                scores[n, r, key] -= largest
+            for key in range(row.shape[0]):
+                row[key] -= largest
 
 
 def shift_rows_reference(scores):
