@@ -1,8 +1,9 @@
 """The paper's contrastive encoder: one attention layer, then BReLU neurons.
 
-Plain numpy with hand-written gradients (checked against torch autograd and
-finite differences in the tests): the model is small, and a numpy loop keeps
-the estimator free of the torch extra.
+Numpy with hand-written gradients (checked against torch autograd and finite
+differences in the tests): the model is small, and a numpy loop keeps the
+estimator free of the torch extra. The products run in BLAS; the elementwise
+passes between them are numba kernels (``_brelu_kernel.py``).
 """
 
 from numbers import Integral, Real
