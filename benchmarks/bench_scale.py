@@ -89,6 +89,28 @@ def configure(parser):
     parser.add_argument(
         "--ridge-sources", nargs="+", default=["generated"], choices=SOURCES
     )
+    parser.add_argument(
+        "--lstdq-passes",
+        type=int,
+        nargs="+",
+        default=[2],
+        choices=[1, 2],
+        help="2: the fit and its standard error (two reads); 1: "
+        "compute_standard_error=False, against the in-memory fit without it",
+    )
+    parser.add_argument(
+        "--one-pass-up-to",
+        type=float,
+        default=1e6,
+        help="largest n of the one-pass LSTDQ fit",
+    )
+    parser.add_argument(
+        "--worker-settings",
+        nargs="+",
+        default=["default", "tuned"],
+        choices=sorted(WORKER_SETTINGS),
+        help="worker configurations (see WORKER_SETTINGS)",
+    )
     parser.add_argument("--chunk", type=int, default=50_000, help="rows per block")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument(
@@ -148,37 +170,52 @@ def _ridge_pool(d, seed=0):
     return X, X @ rng.normal(size=d) + rng.standard_normal(POOL_ROWS)
 
 
-def _take(index, pool):
-    return pool[index]
+def _take(make_pool, d, index):
+    """The rows ``index`` of every array of the pool, in one task."""
+    return tuple(values[index] for values in make_pool(d))
 
 
-def resampled(pool, n, chunk, seed=0):
-    """Dask arrays whose blocks are rows of ``pool`` drawn with seeded indices.
+def _warm(make_pool, d):
+    make_pool(d)
 
-    The pool arrays are one task each, which every worker fetches once; a
-    block costs its indices and a copy of its rows.
+
+def resampled(make_pool, n, d, chunk, seed=0):
+    """Dask arrays whose blocks are rows of a pool drawn with seeded indices.
+
+    ``make_pool(d)`` is cached in each worker process, which builds it once
+    (:func:`warm_pools`, before the timing). One task draws block i of every
+    array (as one read of a file's partition gives all its columns), so the
+    blocks a fit task needs lie on one worker; a block costs its indices and
+    a copy of its rows.
     """
     import dask
     import dask.array as da
 
     index = da.random.default_rng(seed).integers(0, POOL_ROWS, size=n, chunks=chunk)
+    take = dask.delayed(_take, pure=True)
+    blocks = [take(make_pool, d, i) for i in index.to_delayed().ravel()]
+    pool = make_pool(d)
     arrays = []
-    for values in pool:
-        meta = np.empty((0,) + values.shape[1:])
-        shared = dask.delayed(values, pure=True)
-        if values.ndim == 1:
-            arrays.append(index.map_blocks(_take, shared, meta=meta))
-        else:
-            arrays.append(
-                index.map_blocks(
-                    _take,
-                    shared,
-                    new_axis=1,
-                    chunks=(index.chunks[0], values.shape[1:]),
-                    meta=meta,
-                )
+    for j, values in enumerate(pool):
+        arrays.append(
+            da.concatenate(
+                [
+                    da.from_delayed(
+                        block[j],
+                        shape=(rows,) + values.shape[1:],
+                        dtype=values.dtype,
+                        meta=np.empty((0,) + values.shape[1:], dtype=values.dtype),
+                    )
+                    for block, rows in zip(blocks, index.chunks[0], strict=True)
+                ]
             )
+        )
     return tuple(arrays)
+
+
+def warm_pools(client, make_pool, d):
+    """Build the pool in every worker process (cached there)."""
+    client.run(_warm, make_pool, d)
 
 
 def lstdq_generated(n, d, chunk, seed=0):
@@ -222,15 +259,19 @@ def data_source(name, source):
     make_pool = _lstdq_pool if name == "lstdq" else _ridge_pool
 
     def data(n, d, chunk):
-        return resampled(make_pool(d), n, chunk)
+        return resampled(make_pool, n, d, chunk)
 
+    data.make_pool = make_pool
     return data
 
 
-def fit_lstdq(X, y, X_next):
-    est = LSTDQEvaluator(gamma=GAMMA).fit(X, y, X_next=X_next)
-    d = X.shape[1]
-    return est.estimate_value(np.zeros((1, d)) + 0.1, return_std=True)
+def fit_lstdq(X, y, X_next, passes=2):
+    """The fit and, with two passes, the standard error of the value."""
+    standard_error = passes == 2
+    est = LSTDQEvaluator(gamma=GAMMA, compute_standard_error=standard_error)
+    est.fit(X, y, X_next=X_next)
+    X_init = np.zeros((1, X.shape[1])) + 0.1
+    return est.estimate_value(X_init, return_std=standard_error)
 
 
 def fit_ridge(X, y):
@@ -303,9 +344,11 @@ class _PeakRSS:
         self._thread.join()
 
 
-def _worker_usage():
+def _worker_usage(dask_worker):
+    """CPU seconds, pid and bytes sent to other workers, of this worker."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime, os.getpid()
+    cpu = usage.ru_utime + usage.ru_stime
+    return cpu, os.getpid(), dask_worker.transfer_outgoing_bytes_total
 
 
 def idle_cpu_rate(cluster, seconds=10.0):
@@ -319,17 +362,36 @@ def idle_cpu_rate(cluster, seconds=10.0):
 
     with Client(cluster) as client:
         time.sleep(1.0)
-        before = sum(c for c, _ in client.run(_worker_usage).values())
+        before = sum(u[0] for u in client.run(_worker_usage).values())
         start = time.perf_counter()
         time.sleep(seconds)
-        after = sum(c for c, _ in client.run(_worker_usage).values())
+        after = sum(u[0] for u in client.run(_worker_usage).values())
         return (after - before) / (time.perf_counter() - start)
 
 
-def _cluster(n_workers):
+# Worker configurations. "default" is distributed's: it starts workers with
+# MALLOC_TRIM_THRESHOLD_=65536, after which glibc hands out every buffer of
+# a block's size (a block read from the source, or received from another
+# worker) as fresh pages that fault in on first touch. "tuned" keeps
+# MALLOC_TOP_PAD_ (64 MiB, above a block of 50,000 x 64 float64) free at the
+# top of the heap when it is trimmed, so freed blocks are reused, and turns
+# off distributed's statistical profiler (it samples the worker's thread
+# every 10 ms for the dashboard). The user guide ("Scaling out", "Worker
+# settings") documents both.
+WORKER_SETTINGS = {
+    "default": {},
+    "tuned": {
+        "distributed.nanny.pre-spawn-environ.MALLOC_TOP_PAD_": 2**26,
+        "distributed.worker.profile.enabled": False,
+    },
+}
+
+
+def _cluster(n_workers, settings="default"):
+    import dask
     from distributed import LocalCluster
 
-    with warnings.catch_warnings():
+    with dask.config.set(WORKER_SETTINGS[settings]), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return LocalCluster(
             n_workers=n_workers,
@@ -394,12 +456,14 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
         for n_workers in workers if n <= args.fewer_workers_up_to else workers[-1:]:
             cluster, idle_rate = clusters[n_workers]
             with Client(cluster) as client:
+                if hasattr(data, "make_pool"):
+                    warm_pools(client, data.make_pool, d)
                 arrays = data(n, d, chunk)
                 if source == "persisted":
                     arrays = persist_together(client, arrays)
                 load_start = os.getloadavg()[0]
                 before = client.run(_worker_usage).values()
-                pids = [os.getpid()] + [pid for _, pid in before]
+                pids = [os.getpid()] + [u[1] for u in before]
                 with _PeakRSS(pids) as rss:
                     start, client_start = time.perf_counter(), time.process_time()
                     fit(*arrays)
@@ -408,7 +472,8 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
                 usage = client.run(_worker_usage).values()
                 del arrays
             walls[n, n_workers] = wall
-            cpu = sum(c for c, _ in usage) - sum(c for c, _ in before)
+            cpu = sum(u[0] for u in usage) - sum(u[0] for u in before)
+            moved = sum(u[2] for u in usage) - sum(u[2] for u in before)
             net_cpu = cpu - idle_rate * wall
             rows.append(
                 {
@@ -437,6 +502,7 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
                         1.0 / (1.0 / anchors["read"] + 1.0 / anchors["in_memory"]),
                     ),
                     "speedup": ratio(walls.get((n, min(workers)), np.nan), wall),
+                    "moved_mb": moved / 2**20,
                     "worker_peak_mb": max(rss.peaks[1:]) / 2**20,
                     "client_peak_mb": rss.peaks[0] / 2**20,
                     "load_start": load_start,
@@ -562,10 +628,20 @@ def main(argv=None):
         "timing": "wall seconds and worker CPU seconds (a loaded machine "
         "inflates wall times, not CPU times)",
     }
-    clusters = {n_workers: _cluster(n_workers) for n_workers in args.workers}
+    clusters = {
+        (settings, n_workers): _cluster(n_workers, settings)
+        for settings in args.worker_settings
+        for n_workers in args.workers
+    }
+    meta["worker_settings"] = {
+        name: WORKER_SETTINGS[name] for name in args.worker_settings
+    }
     try:
-        measured = {n: (c, idle_cpu_rate(c)) for n, c in clusters.items()}
-        meta["idle_cpu_per_wall_s"] = {n: rate for n, (_, rate) in measured.items()}
+        measured = {key: (c, idle_cpu_rate(c)) for key, c in clusters.items()}
+        meta["idle_cpu_per_wall_s"] = {
+            f"{settings}, {n_workers}": rate
+            for (settings, n_workers), (_, rate) in measured.items()
+        }
         _run(args, measured, meta)
     finally:
         for cluster in clusters.values():
@@ -573,9 +649,18 @@ def main(argv=None):
 
 
 def _run(args, clusters, meta):
+    lstdq = [
+        (functools.partial(fit_lstdq, passes=passes), {"passes": passes})
+        for passes in args.lstdq_passes
+    ]
     scaled = {
-        "lstdq": (fit_lstdq, args.lstdq_sizes, args.lstdq_features, args.lstdq_sources),
-        "ridge": (fit_ridge, args.ridge_sizes, args.ridge_features, args.ridge_sources),
+        "lstdq": (lstdq, args.lstdq_sizes, args.lstdq_features, args.lstdq_sources),
+        "ridge": (
+            [(fit_ridge, {})],
+            args.ridge_sizes,
+            args.ridge_features,
+            args.ridge_sources,
+        ),
     }
     titles = {
         "lstdq": "LSTDQEvaluator on Dask arrays (out of core, in worker memory), "
@@ -589,7 +674,8 @@ def _run(args, clusters, meta):
     }
     for name in args.tables:
         if name == "partitions":
-            plain = {n: cluster for n, (cluster, _) in clusters.items()}
+            settings = args.worker_settings[0]
+            plain = {n: c for (s, n), (c, _) in clusters.items() if s == settings}
             rows = partition_rows(args.draws, args.cluster_draws, plain)
             report(
                 "scale_partitions",
@@ -599,18 +685,24 @@ def _run(args, clusters, meta):
                 meta={"n_samples": 20_000, "n_features": 4, **meta},
             )
             continue
-        fit, sizes, d, sources = scaled[name]
+        fits, sizes, d, sources = scaled[name]
         rows = []
         for source in sources:
             # The persisted source holds the resampled blocks.
             data = data_source(name, "resampled" if source == "persisted" else source)
-            rates = anchors(
-                fit, data, d, args.chunk, int(min(max(sizes), args.in_memory_rows))
-            )
             chosen = [n for n in sizes if n <= limits[source]]
-            rows += scaling_rows(
-                fit, data, source, chosen, d, args.chunk, clusters, rates, args
-            )
+            for fit, tags in fits:
+                limit = args.one_pass_up_to if tags.get("passes") == 1 else np.inf
+                fit_sizes = [n for n in chosen if n <= limit]
+                rates = anchors(
+                    fit, data, d, args.chunk, int(min(max(sizes), args.in_memory_rows))
+                )
+                for settings in args.worker_settings:
+                    on = {n: c for (s, n), c in clusters.items() if s == settings}
+                    found = scaling_rows(
+                        fit, data, source, fit_sizes, d, args.chunk, on, rates, args
+                    )
+                    rows += [{**row, "settings": settings, **tags} for row in found]
         report(f"scale_{name}", rows, title=titles[name].format(d), meta=meta)
 
 
