@@ -18,8 +18,14 @@
      ``--persist-up-to``: the fit alone.
 
    LSTDQ reads every block twice (the sums, then the TD residuals of the
-   standard error), the ridge three times (Gram moments, residual moments,
-   clipped residuals). Each row gives the wall time, the workers' CPU time,
+   standard error; ``passes`` 2), or once with
+   ``compute_standard_error=False`` (``passes`` 1, against the in-memory fit
+   without the standard error); the ridge three times (Gram moments,
+   residual moments, clipped residuals). Each configuration runs on
+   clusters of distributed's default worker settings and of the tuned ones
+   (``settings``, ``--worker-settings``, see ``WORKER_SETTINGS``). A row up
+   to ``--repeat-up-to`` rows is the fit of median worker CPU among
+   ``--repeats``. Each row gives the wall time, the workers' CPU time,
    the throughput in rows per wall second and per worker CPU second, and
    anchors timed in this process (one BLAS thread, CPU time, rows per CPU
    second): one read of a chunk from the source, and an in-memory
@@ -39,6 +45,7 @@
    (heartbeats, memory monitor; measured on each cluster before the rows,
    for 10 s), and ``vs_in_memory_net`` the ratio with it subtracted: a
    loaded machine stretches the wall time and this background with it.
+   ``moved_mb`` is what the workers sent each other during the fit.
    ``worker_peak_mb`` is the largest resident memory of a
    worker process and ``client_peak_mb`` that of this process, both sampled
    every 0.1 s during the fit (psutil): both should stay flat as n grows.
@@ -120,6 +127,13 @@ def configure(parser):
         help="larger n run on the most workers only (the speed-up is measured "
         "up to this n)",
     )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="fits per row up to --repeat-up-to rows (the median's is kept)",
+    )
+    parser.add_argument("--repeat-up-to", type=float, default=2e6)
     parser.add_argument(
         "--persist-up-to",
         type=float,
@@ -442,6 +456,25 @@ def persist_together(client, arrays):
     return tuple(rebuilt)
 
 
+def _timed_fit(client, fit, arrays):
+    """Wall, worker CPU, client CPU, bytes moved and peak memory of one fit."""
+    before = client.run(_worker_usage).values()
+    pids = [os.getpid()] + [u[1] for u in before]
+    with _PeakRSS(pids) as rss:
+        start, client_start = time.perf_counter(), time.process_time()
+        fit(*arrays)
+        wall = time.perf_counter() - start
+        client_cpu = time.process_time() - client_start
+    usage = client.run(_worker_usage).values()
+    return {
+        "wall": wall,
+        "cpu": sum(u[0] for u in usage) - sum(u[0] for u in before),
+        "client_cpu": client_cpu,
+        "moved": sum(u[2] for u in usage) - sum(u[2] for u in before),
+        "peaks": rss.peaks,
+    }
+
+
 def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
     """One row per n and worker count: the fit on the cluster, timed.
 
@@ -462,18 +495,16 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
                 if source == "persisted":
                     arrays = persist_together(client, arrays)
                 load_start = os.getloadavg()[0]
-                before = client.run(_worker_usage).values()
-                pids = [os.getpid()] + [u[1] for u in before]
-                with _PeakRSS(pids) as rss:
-                    start, client_start = time.perf_counter(), time.process_time()
-                    fit(*arrays)
-                    wall = time.perf_counter() - start
-                    client_cpu = time.process_time() - client_start
-                usage = client.run(_worker_usage).values()
+                repeats = args.repeats if n <= args.repeat_up_to else 1
+                fits = [_timed_fit(client, fit, arrays) for _ in range(repeats)]
                 del arrays
+            # The fit of median worker CPU time (a loaded machine adds noise).
+            fits.sort(key=lambda timed: timed["cpu"])
+            timed = fits[len(fits) // 2]
+            wall, cpu, moved = timed["wall"], timed["cpu"], timed["moved"]
+            client_cpu = timed["client_cpu"]
+            peaks = np.max([timed["peaks"] for timed in fits], axis=0)
             walls[n, n_workers] = wall
-            cpu = sum(u[0] for u in usage) - sum(u[0] for u in before)
-            moved = sum(u[2] for u in usage) - sum(u[2] for u in before)
             net_cpu = cpu - idle_rate * wall
             rows.append(
                 {
@@ -503,8 +534,9 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
                     ),
                     "speedup": ratio(walls.get((n, min(workers)), np.nan), wall),
                     "moved_mb": moved / 2**20,
-                    "worker_peak_mb": max(rss.peaks[1:]) / 2**20,
-                    "client_peak_mb": rss.peaks[0] / 2**20,
+                    "worker_peak_mb": max(peaks[1:]) / 2**20,
+                    "client_peak_mb": peaks[0] / 2**20,
+                    "repeats": repeats,
                     "load_start": load_start,
                     "load_end": os.getloadavg()[0],
                 }
