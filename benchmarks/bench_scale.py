@@ -754,55 +754,90 @@ PAGE = {
     "findings": """
         ``LocalCluster`` of 1 and 2 single-thread worker processes, blocks of
         50,000 rows. Three sources: ``resampled`` (out of core: each block
-        draws its rows from a pool of 1e5 transitions every worker holds, so
-        a read costs a memory copy), ``generated`` (out of core: each read
-        draws the normal variates again, as in issue #28's run) and
-        ``persisted`` (the blocks held in the workers' memory: the fit alone).
-        The anchors (one read of a chunk, and the in-memory fit of 1e6 rows)
-        are timed in the same run; ratios are of rows per CPU second.
+        draws its rows, in one task for ``X``, ``y`` and ``X_next``, from a
+        pool of 1e5 transitions every worker holds, so a read costs a memory
+        copy), ``generated`` (out of core: each read draws the normal
+        variates again, as in issue #28's run) and ``persisted`` (the blocks
+        held in the workers' memory: the fit alone). Two worker settings:
+        ``default`` (distributed's) and ``tuned`` (``MALLOC_TOP_PAD_`` of 64
+        MiB and the profiler off, as the user guide's "Worker settings"
+        documents). ``passes`` 2 is the fit and its standard error (two reads
+        of every block), against the in-memory fit and standard error;
+        ``passes`` 1 is ``compute_standard_error=False`` (one read), against
+        the in-memory fit without it. The anchors (one read of a chunk, the
+        in-memory fit of 1e6 rows) are timed in the same run; ratios are of
+        rows per worker CPU second, and rows up to 2e6 are the median of 3
+        fits. The run was made on a loaded machine (load 6.6-12.4, the
+        machine has 2 cores): the in-memory fit and standard error ran at
+        7.4e5-8.4e5 rows per CPU second (9.4e5 on a quiet machine).
 
-        * **Per CPU second (LSTDQ, #42): missed.** On a quiet machine (load
-          0.6-2.0) the in-memory fit and standard error run at 9.4e5 rows per
-          CPU second. With the data in the workers' memory the Dask fit does
-          0.71 of that on one worker and 0.57 on two (n = 1e6). The persisted
-          source holds block i of ``X``, ``y`` and ``X_next`` on one worker
-          (``persist_together``); persisted one array at a time, as in the
-          former run, block i of ``X`` and of ``X_next`` landed on different
-          workers, each of two workers received about 245 MiB during the fit,
-          and two workers did 0.37. Out of core it reads every block twice:
-          resampled, 0.40 (one worker) and 0.35 (two) at n = 1e7, 0.62 and
-          0.55 of reading the data once and fitting them in memory;
-          generated, 0.25 and 0.25 (a read costs about the in-memory fit). An
-          earlier run at load 9-14 gave 0.89 / 0.53 (persisted) and 0.44 /
-          0.31 (resampled, 1e7) against a slower in-memory anchor (7.0e5 rows
-          per CPU second).
-        * **Where the CPU goes** (one worker, resampled, per row, measured at
-          load 6-10): the in-memory fit and standard error 1.14
-          microseconds; a Dask block's read plus sums 1.26, read plus
-          residuals 0.97 (CPU time in one process, with the workers'
-          allocator setting); the workers report 3.2 (n = 1e7) to 3.6 (n =
-          1e6). The rest: the idle background, 0.03 CPU seconds per wall
-          second per worker (``idle_cpu_s``); distributed's statistical
-          profiler, 7-9% (measured with it off); system time, 25-30% of the
-          workers' CPU, mostly page faults (distributed starts workers with
-          ``MALLOC_TRIM_THRESHOLD_=65536``, so every freed block goes back to
-          the OS). The client process (scheduler, nannies, memory sampler)
-          burns 0.05-0.065 CPU seconds per wall second
-          (``vs_in_memory_with_client`` counts it). One pass is not possible
-          exactly: the standard error's residuals need the final ``theta``,
-          and accumulating them for any ``theta`` takes a ``d^4`` tensor per
-          block.
-        * **Speed-up of two workers over one** (quiet machine): 1.45
-          (resampled, 1e7), 1.68 (generated, 1e7); at 1e6 rows the fixed
-          costs dominate (1.0-1.57).
-        * **Memory: met.** Worker memory stays flat from 1e6 to 1e7 rows:
-          472 -> 454 MB (one worker) and 539 -> 525 MB (two), resampled.
+        * **Per CPU second (LSTDQ, #42): partly met.** Persisted, fit and
+          standard error, n = 1e6: 0.83 (one worker) and 0.65 (two),
+          distributed's settings; 0.74 and 0.67 tuned (the former run, on
+          main's code and source at load 0.6-2.0: 0.71 and 0.57); net of the
+          idle workers' background, 0.87 / 0.71 and 0.76 / 0.71. In one pass
+          (``compute_standard_error=False``): 0.90 / 0.75 default, 0.91 /
+          0.77 tuned. Out of core the fit reads every block twice and a read
+          costs about what the in-memory fit does, so 0.7 of a fit that
+          reads nothing is out of reach: resampled at n = 1e7, 0.43 / 0.37
+          default and 0.52 / 0.47 tuned (0.94 / 0.84 of reading the data
+          once and fitting them in memory); in one pass at 1e6, 0.50 / 0.45
+          default, 0.57 / 0.50 tuned. Generated (a read costs more than the
+          fit): 0.25 / 0.23 default, 0.29 / 0.26 tuned; one pass 0.34 / 0.29
+          and 0.37 / 0.34.
+        * **Where the CPU went, and what changed.** (1) Two workers moved
+          data between them: the resampled source drew ``X``, ``y`` and
+          ``X_next`` of a block in three tasks, which the scheduler spread
+          over both workers, and each 2e6-row fit then moved 1.0-1.5 GB
+          (measured from the workers' transfer logs); one task per block
+          now, and ``moved_mb`` is 1-10 MB per fit. The generated source
+          still moves 26-100 MB on two workers (its ``y`` and ``X_next`` are
+          tasks of their own). (2) The allocator: distributed starts workers
+          with ``MALLOC_TRIM_THRESHOLD_=65536``, under which buffers of a
+          block's size come back as fresh pages that fault in (one worker,
+          resampled, 2e6 rows, main's source, load 5-6.5: 1.6 s of system
+          time out of 6.2 s of CPU, 127,600 minor faults). Setting
+          ``MALLOC_MMAP_THRESHOLD_`` (64 MiB) cut it to 0.34 s and 36,000
+          faults and raised the ratio from 0.38 to 0.48 in that measurement;
+          ``MALLOC_TOP_PAD_`` (64 MiB, the tuned setting) cut the faults from
+          58,200 to 20,700 at 1e6 rows but not the system time (1.38 against
+          0.94 s, one measurement at load 11-12), and with the profiler off
+          gave 0.43 s and a ratio of 0.48 against 0.37: which allocator
+          variable serves best is not settled, and the tuned rows combine
+          both settings. The estimator's own
+          residual pass no longer allocates temporaries of a block's length
+          (it formed six vectors of 50,000 values per block, each a fresh
+          mmap under that setting) and skips the NaN check of the fit's
+          first pass: in one process under the worker's allocator setting,
+          0.42-0.44 against 0.38-0.40 microseconds per row for that pass
+          (results bit-identical). (3) distributed's profiler, 7-9% of the
+          workers' CPU (measured with it off). (4) The idle background:
+          0.028 CPU seconds per wall second per worker (0.016 tuned), which
+          a loaded machine stretches with the wall time (``idle_cpu_s``,
+          ``vs_in_memory_net``). (5) Two busy workers on a loaded 2-core
+          machine pay more CPU per row than one (net of the background,
+          0.71 against 0.87 persisted); not broken down further. The client
+          process (scheduler, nannies, memory sampler) is counted in
+          ``vs_in_memory_with_client``. One exact pass with the standard
+          error is not possible: its residuals need the final ``theta``, and
+          accumulating them for any ``theta`` takes a ``d^4`` tensor per
+          block; ``compute_standard_error=False`` is the one-pass fit, and
+          ``accumulate_residuals`` adds the error later.
+        * **Speed-up of two workers over one** (loaded machine): 1.28
+          (default) and 1.11 (tuned) at 1e7 rows, resampled; at 1e6 rows the
+          fixed costs and the load dominate (0.6-1.27). The former run, on a
+          quiet machine: 1.45 (resampled, 1e7), 1.68 (generated, 1e7).
+        * **Memory: met.** Worker memory stays flat from 1e6 to 1e7 rows,
+          resampled: 478 -> 487 MB (one worker) and 478 -> 481 MB (two),
+          default settings; 502 -> 510 and 523 -> 504 MB tuned (the top pad
+          is memory a worker keeps).
         * **1e8 x 64 out of core: made, memory bounded.** On 1 and 2 workers
           (resampled source, load 1.6-2.9): 322 s and 210 s, a speed-up of
           1.53; worker peaks 522 and 606 MB for 51 GB read; 0.59 and 0.54 of
           the in-memory fit per CPU second (0.81 and 0.74 of reading once
-          plus the in-memory fit), measured before the faster residual pass
-          and not rerun. Its own section below.
+          plus the in-memory fit), measured before the faster residual pass,
+          the one-task source and the worker settings, and not rerun. Its
+          own section below.
         * **The ridge** (#28's run, generated source): 0.17 of its in-memory
           fit per CPU second; not rerun with the new sources.
         * **Partitioning: met.** The rounded outputs are bit-identical to the
@@ -818,12 +853,27 @@ PAGE = {
                     "x": "source",
                     "y": "vs_in_memory",
                     "by": "workers",
-                    "where": {"n": 1000000},
+                    "where": {"n": 1000000, "passes": 2, "settings": "tuned"},
                     "hline": [{"y": 0.7, "label": "target of #42"}],
-                    "xlabel": "data source (n = 1e6)",
+                    "xlabel": "data source (n = 1e6, tuned worker settings)",
                     "ylabel": "rows per CPU s / in-memory fit's",
                     "caption": "Dask LSTDQ throughput per CPU second over the "
-                    "in-memory fit's, by source and number of workers, n = 1e6.",
+                    "in-memory fit's (fit and standard error), by source and "
+                    "number of workers, n = 1e6, tuned worker settings.",
+                },
+                {
+                    "results": "scale_lstdq",
+                    "kind": "bar",
+                    "x": "source",
+                    "y": "vs_in_memory",
+                    "by": "settings",
+                    "where": {"n": 1000000, "passes": 2, "workers": 2},
+                    "hline": [{"y": 0.7, "label": "target of #42"}],
+                    "xlabel": "data source (n = 1e6, 2 workers)",
+                    "ylabel": "rows per CPU s / in-memory fit's",
+                    "caption": "The same ratio on two workers, with "
+                    "distributed's default worker settings and the tuned ones "
+                    "(MALLOC_TOP_PAD_, profiler off).",
                 },
                 {
                     "results": "scale_lstdq",
@@ -831,7 +881,7 @@ PAGE = {
                     "x": "n",
                     "y": ["vs_in_memory", "vs_in_memory_net"],
                     "by": "workers",
-                    "where": {"source": "resampled"},
+                    "where": {"source": "resampled", "passes": 2, "settings": "tuned"},
                     "labels": {
                         "vs_in_memory": "as measured",
                         "vs_in_memory_net": "net of idle workers",
@@ -839,25 +889,28 @@ PAGE = {
                     "hline": [{"y": 0.7, "label": "target of #42"}],
                     "xlabel": "n (resampled, out of core)",
                     "ylabel": "rows per CPU s / in-memory fit's",
-                    "caption": "Out of core (resampled source): the ratio as "
-                    "measured and net of the idle workers' background CPU, "
-                    "by number of workers.",
+                    "caption": "Out of core (resampled source, tuned worker "
+                    "settings, fit and standard error): the ratio as measured "
+                    "and net of the idle workers' background CPU, by number "
+                    "of workers.",
                 },
             ],
             "tables": [
                 {
                     "results": "scale_lstdq",
-                    "columns": "n; source; workers; blocks; wall_s=wall s; "
-                    "worker_cpu_s=worker CPU s; rows_per_s=rows/s (wall); "
-                    "rows_per_cpu_s=rows/CPU s; read_rows_per_cpu_s=read rows/CPU s; "
+                    "columns": "n; source; passes; settings; workers; blocks; "
+                    "wall_s=wall s; worker_cpu_s=worker CPU s; "
+                    "rows_per_s=rows/s (wall); rows_per_cpu_s=rows/CPU s; "
+                    "read_rows_per_cpu_s=read rows/CPU s; "
                     "in_memory_rows_per_cpu_s=in-memory fit rows/CPU s; "
                     "vs_in_memory=vs in-memory fit; idle_cpu_s=idle CPU s; "
                     "vs_in_memory_net=vs in-memory (net); "
                     "client_cpu_s=client CPU s; "
                     "vs_in_memory_with_client=vs in-memory (with client); "
                     "vs_read_once_in_memory=vs read once + in-memory fit; "
-                    "speedup=speed-up; worker_peak_mb=worker peak MB; "
-                    "client_peak_mb=client peak MB; load_start=load",
+                    "speedup=speed-up; moved_mb=moved MB; "
+                    "worker_peak_mb=worker peak MB; "
+                    "client_peak_mb=client peak MB; repeats; load_start=load",
                 },
             ],
         },
