@@ -802,9 +802,15 @@ PAGE = {
           ``MALLOC_TOP_PAD_`` (64 MiB, the tuned setting) cut the faults from
           58,200 to 20,700 at 1e6 rows but not the system time (1.38 against
           0.94 s, one measurement at load 11-12), and with the profiler off
-          gave 0.43 s and a ratio of 0.48 against 0.37: which allocator
-          variable serves best is not settled, and the tuned rows combine
-          both settings. The estimator's own
+          gave 0.43 s and a ratio of 0.48 against 0.37. The faults depend on
+          more than the setting: in a later same-run comparison (1e6 rows,
+          load 5-6) one cluster of distributed's settings faulted 284 times
+          (0.08 s of system time, ratio 0.47) and another, with only the
+          profiler off, 48,300 times (0.66 s, ratio 0.39), beside 267 and
+          0.07 s for ``MALLOC_TOP_PAD_``. Transparent huge pages are in
+          ``madvise`` mode here, so the kernel's state enters; which
+          allocator variable serves best is not settled, and the tuned rows
+          combine both settings. The estimator's own
           residual pass no longer allocates temporaries of a block's length
           (it formed six vectors of 50,000 values per block, each a fresh
           mmap under that setting) and skips the NaN check of the fit's
