@@ -253,7 +253,9 @@ def rl_speed(d, n, rounds, repeats, seed):
     """The RL rounds' CPU time against the dense products they need.
 
     The rounds' time is a fit's minus pretraining alone, both timed
-    alternately in this process (medians of ``repeats``). Every model (after
+    alternately in this process (medians of ``repeats``), and the products
+    are timed before every fit (the floor of an algorithm takes the medians
+    of the products timed next to its fits). Every model (after
     pretraining and after each round) needs its logits once per position:
     sampling, the policy gradient and the round's record read them. A
     policy-gradient round adds one contraction per position (the gradient);
@@ -272,12 +274,13 @@ def rl_speed(d, n, rounds, repeats, seed):
         rows_seen.append(len(X1_used))
         return objective(flat, X1_used, *args)
 
-    rows = []
-    with threadpool_limits(limits=1, user_api="blas"):
-        logits_s, contraction_s = product_seconds(X1)
+    rows, products = [], []
     for rl in RL:
-        fits, pretrains = [], []
+        fits, pretrains, rl_products = [], [], []
         for _ in range(repeats):
+            # the products are timed next to every fit: the load drifts
+            with threadpool_limits(limits=1, user_api="blas"):
+                rl_products.append(product_seconds(X1))
             est = ChainOfThoughtClassifier(rl=rl, n_rl_rounds=rounds, random_state=seed)
             rows_seen.clear()
             cot._nll_and_grad = counted
@@ -296,6 +299,8 @@ def rl_speed(d, n, rounds, repeats, seed):
             finally:
                 cot._nll_and_grad = objective
         seconds = float(np.median(fits) - np.median(pretrains))
+        logits_s, contraction_s = np.median(rl_products, axis=0)
+        products.extend(rl_products)
         n_logits = n_contractions = float(rounds * d)
         if rl == "star":
             n_contractions = (fit_rows - pretrain_rows) / n
@@ -308,13 +313,15 @@ def rl_speed(d, n, rounds, repeats, seed):
                 "rounds CPU s": seconds,
                 "logits products": n_logits,
                 "contractions": n_contractions,
+                "logits product ms": 1e3 * logits_s,
+                "contraction ms": 1e3 * contraction_s,
                 "product floor CPU s": floor,
                 "ratio to floor": seconds / floor,
                 "fit CPU s": float(np.median(fits)),
                 "final greedy accuracy": est.history_[-1]["greedy_accuracy"],
             }
         )
-    return rows, (logits_s, contraction_s)
+    return rows, tuple(np.median(products, axis=0).tolist())
 
 
 def configure(parser):
@@ -357,8 +364,9 @@ def main(argv=None):
             "chain_of_thought_speed",
             speed_rows,
             title=f"RL rounds against their dense products, d = {d}, n = {n}, "
-            f"{rounds} rounds, 8 samples per prompt (one logits product: "
-            f"{logits_s:.3g} CPU s, one contraction: {contraction_s:.3g} CPU s)",
+            f"{rounds} rounds, 8 samples per prompt (medians over the run: one "
+            f"logits product {logits_s:.3g} CPU s, one contraction "
+            f"{contraction_s:.3g} CPU s)",
             meta={
                 "d": d,
                 "n": n,
@@ -453,20 +461,28 @@ PAGE = {
           1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
           ``1/p`` instead (R^2 0.98-1.00).
         * **Speed of the RL rounds (issue #42): partly met.** Ten rounds at
-          d = 30, n = 20000 take 3.3 times the dense products they need for
-          STaR, 3.5 for REINFORCE and 2.9 for GRPO (load 3 on 2 cores), against
-          a target of 3; three full runs of the same code gave 3.1-3.5, 2.9-3.8
-          and 2.6-3.6, the spread being mostly the timing of the products
-          themselves. Against the former code in the same run (alternating,
-          medians of 3, load 3-4) the rounds take 0.85 (STaR), 0.57
-          (REINFORCE) and 0.61 (GRPO) of its CPU time: sampling draws 32-bit
-          uniforms from numpy's SFC64 generator (seeded fits draw other
-          responses than before) in one branch-free kernel call per block, the
-          tokens of every position are counted in one pass, the logits are
-          tabulated without divisions, and the rounds reuse their tables and
-          count buffer instead of faulting in new memory (26000 -> 600 page
-          faults over ten REINFORCE rounds). What remains past the products
-          is per sampled token: the draws, the table read, the count.
+          d = 30, n = 20000 take 2.84 times the dense products they need for
+          STaR, 2.83 for REINFORCE and 3.14 for GRPO in the table below (load
+          8-9 on 2 cores), against a target of 3; three full runs of the same
+          code gave STaR 2.84 / 2.66 / 2.40, REINFORCE 2.83 / 2.81 / 2.79 and
+          GRPO 3.14 / 2.49 / 2.78 (load 6.5-8.4), the products now being timed
+          next to every fit. Against the former code in the same run
+          (alternating, medians of 3 or 7) the rounds take 0.74-0.81 (STaR),
+          0.79-0.94 (REINFORCE) and 0.86-1.06 (GRPO) of its CPU time, and
+          whole fits 0.71-0.77, 0.57-0.62 and 0.59-0.65 (loads 4.6-12). STaR's
+          likelihood fits evaluate only the cells that hold a count (about
+          half of them) and read one copy of the prompts for both products of
+          an evaluation; the policy gradient counts each prompt's responses in
+          a small buffer and turns them into every position's residuals at
+          once; each model's record is read as its tables are built; the
+          demonstrations are checked as one array (0.46 s -> 4 ms). Seeded fits
+          at this size are bit-identical to the former code's. The
+          policy-gradient rounds contract all positions in one product, which
+          costs 0.61 of the floor's 30 separate contractions (same run, load
+          5.4): against a floor with that one product, the table's REINFORCE
+          and GRPO rounds would be 3.6 and 4.0 times their products. What
+          remains past the products is per sampled token: the draws, the
+          table read, the count.
     """,
     "sections": [
         {
@@ -535,16 +551,24 @@ PAGE = {
                 of a product each). The former floor counted five products per
                 policy-gradient position, three of them the same logits
                 formed again (by the gradient, greedy decoding and the
-                response law): 2.5 times the products the rounds need. What
+                response law): 2.5 times the products the rounds need. The
+                products are timed before every fit, and each algorithm's
+                floor takes the medians of those timed next to its fits. What
                 the products leave is per sampled token, 4.8e6 per round: a
                 32-bit uniform draw (two per output of numpy's SFC64
                 generator), a table read and two comparisons without branches
                 (numba), and the weighted count that feeds the gradient
-                (numba, every position in one pass over the responses). A
-                STaR round spends most of its time in the likelihood
-                evaluations: per cell a log, a division and the residual
-                (numba), the ``exp`` of the shifted logits (numpy), and
-                L-BFGS-B's own work.
+                (numba: the responses of a prompt are counted in a small
+                buffer and turned into every position's residuals at once; one
+                product then contracts all positions). Each model's record
+                (greedy answers, the exact law of length and answer) is read
+                position by position as its tables are built (numba). A STaR
+                round spends most of its time in the likelihood evaluations:
+                per counted cell (about half of the (previous token, prompt)
+                cells: a prompt mostly reaches a position after one previous
+                token) a log, a division and the residual (numba), the ``exp``
+                of the shifted logits (numpy), and L-BFGS-B's own work; both
+                products of an evaluation read one copy of the prompts.
             """,
             "figures": [
                 {
