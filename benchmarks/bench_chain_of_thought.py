@@ -577,8 +577,9 @@ PAGE = {
                 one contraction ``(6, n) @ (n, d + 1)`` per position (the
                 gradient). Both may serve all positions in one product
                 (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``);
-                the floor counts whichever form is cheaper. A STaR round adds a logits product and a
-                contraction per evaluation of its likelihood fits, over the
+                the floor counts whichever form is cheaper. A STaR round adds
+                a logits product and a contraction per evaluation of its
+                likelihood fits, over the
                 ``m <= n`` prompts that reach the position (counted, ``m / n``
                 of a product each). The former floor counted five products per
                 policy-gradient position, three of them the same logits
