@@ -121,6 +121,26 @@ def test_response_proba_matches_enumeration_of_all_responses():
         assert abs(proba[i].sum() - 1) < 1e-12
 
 
+def test_policy_tables_are_each_positions_softmax():
+    # The tables take the logits of several positions in one product: at
+    # d = 11 (positions in more than one product, the last one short) every
+    # cell's law is the explicit softmax of its position's documented
+    # features, and its greedy token that law's argmax.
+    from sklearn_iclr.sequence._chain_of_thought import _policy_tables
+
+    X, y, seqs = make_cot_parity(200, 11, p_cot=0.5, random_state=3)
+    est = ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=seqs)
+    X1T = np.vstack([np.ones(5), X[:5].T])
+    greedy, proba = _policy_tables(X1T, est.chain_coef_, 1.3)
+    for t, s, j in np.ndindex(11, 2, 5):
+        z = est.chain_coef_[t] @ _features(X[j], 0.0 if t == 0 else 2 * s - 1)
+        if t == 0:
+            z[2] = -np.inf
+        expected = np.exp((z - z.max()) / 1.3) / np.exp((z - z.max()) / 1.3).sum()
+        np.testing.assert_allclose(proba[t, :, s, j], expected, rtol=1e-12)
+        assert greedy[t, s, j] == np.argmax(z)
+
+
 def test_history_reads_response_proba_and_the_greedy_responses():
     # history_ is built position by position inside the fit; it must agree
     # with the exact law of response_proba and with generate on the same
