@@ -490,10 +490,11 @@ PAGE = {
           gradient may take all 30 positions in one product, which costs 0.72
           (logits) and 0.82-0.90 (contraction) of 30 separate products per
           position; STaR's likelihood fits go position by position. Against
-          that floor ten rounds at d = 30, n = 20000 take 2.42 times their
-          products for STaR, 3.60 for REINFORCE and 3.86 for GRPO in the table
-          below (load 3.7-6.9 on 2 cores), against a target of 3; a second run
-          gave 2.51, 3.89 and 3.46. Against 30
+          that floor ten rounds at d = 30, n = 20000 take 2.68 times their
+          products for STaR, 3.44 for REINFORCE and 3.21 for GRPO in the table
+          below (load 3.2-4.7 on 2 cores), against a target of 3; a second run
+          gave 2.48, 3.66 and 3.49 (before the tables' logits went in one
+          product per 8 positions: 2.42-2.51, 3.60-3.89, 3.46-3.86). Against 30
           separate products per position, as the floor was first timed, three
           runs gave STaR 2.40-2.84, REINFORCE 2.79-2.83 and GRPO 2.49-3.14
           (load 6.5-8.4): the policy-gradient rounds met 3 only because they
@@ -507,12 +508,20 @@ PAGE = {
           counts each prompt's responses in a small buffer and turns them into
           every position's residuals at once; each model's record is read as
           its tables are built; the demonstrations are checked as one array
-          (0.46 s -> 4 ms). Seeded fits at this size are bit-identical to the
-          former code's. What remains past the products of a policy-gradient
-          round (55 ms against 15 ms of products) is per sampled token, 4.8e6
-          per round: the draws (about 4 ms), the sampling kernel's table reads
-          (about 9 ms), the count and residuals (about 10 ms), and the
-          ``exp`` and normalisation of each model's tables.
+          (0.46 s -> 4 ms); a model's tables take their logits in one
+          product per 8 positions (5.3 ms against 8.3 ms for 30 products;
+          the tables with the record 0.92 of the former code's CPU, same run,
+          medians of 9, load 2.9). Seeded fits at this size are bit-identical
+          to the former code's. What remains past the products of a
+          policy-gradient round (about 52 ms against 15 ms of products) is
+          per sampled token, 4.8e6 per round: the draws (about 4 ms), the
+          sampling kernel's table reads (about 9 ms), the count and residuals
+          (about 9 ms), and each model's tables past their product (about
+          12 ms: the logits kernel 2, ``exp`` 3-4, normalisation 3.5-4, the
+          record 3). Moving the draws, the normalisation or the record into
+          the numba kernels, sampling response by response, counting position
+          by position and building the tables in column blocks were each
+          measured no faster (or under 1 ms a round faster).
     """,
     "sections": [
         {
