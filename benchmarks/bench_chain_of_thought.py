@@ -229,22 +229,33 @@ def fit_lines(rows, max_rounds):
     return fits
 
 
-def product_seconds(X1, repeats=7):
+def product_seconds(X1, d, repeats=7):
     """CPU seconds of the two products a position's round is made of, over
     all ``n`` prompts: its logits ``(6, d + 1) @ (d + 1, n)`` (both halves,
-    three tokens) and the gradient's contraction ``(6, n) @ (n, d + 1)``."""
+    three tokens) and the gradient's contraction ``(6, n) @ (n, d + 1)``;
+    then the same per position when one product serves all ``d`` positions
+    (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``, divided by
+    ``d``), which a model's tables and the policy gradient allow."""
     rng = np.random.RandomState(0)
     weights = rng.standard_normal((6, X1.shape[1]))
     residual = rng.standard_normal((6, X1.shape[0]))
+    all_weights = rng.standard_normal((6 * d, X1.shape[1]))
+    all_residuals = rng.standard_normal((6 * d, X1.shape[0]))
     X1t = np.ascontiguousarray(X1.T)
+    products = (
+        (lambda: weights @ X1t, 1),
+        (lambda: residual @ X1, 1),
+        (lambda: all_weights @ X1t, d),
+        (lambda: all_residuals @ X1, d),
+    )
     seconds = []
-    for product in (lambda: weights @ X1t, lambda: residual @ X1):
+    for product, positions in products:
         samples = []
         for _ in range(repeats):
             cpu = time.process_time()
             for _ in range(20):
                 product()
-            samples.append((time.process_time() - cpu) / 20)
+            samples.append((time.process_time() - cpu) / 20 / positions)
         seconds.append(float(np.median(samples)))
     return tuple(seconds)
 
@@ -253,7 +264,9 @@ def rl_speed(d, n, rounds, repeats, seed):
     """The RL rounds' CPU time against the dense products they need.
 
     The rounds' time is a fit's minus pretraining alone, both timed
-    alternately in this process (medians of ``repeats``). Every model (after
+    alternately in this process (medians of ``repeats``), and the products
+    are timed before every fit (the floor of an algorithm takes the medians
+    of the products timed next to its fits). Every model (after
     pretraining and after each round) needs its logits once per position:
     sampling, the policy gradient and the round's record read them. A
     policy-gradient round adds one contraction per position (the gradient);
@@ -272,12 +285,13 @@ def rl_speed(d, n, rounds, repeats, seed):
         rows_seen.append(len(X1_used))
         return objective(flat, X1_used, *args)
 
-    rows = []
-    with threadpool_limits(limits=1, user_api="blas"):
-        logits_s, contraction_s = product_seconds(X1)
+    rows, products = [], []
     for rl in RL:
-        fits, pretrains = [], []
+        fits, pretrains, rl_products = [], [], []
         for _ in range(repeats):
+            # the products are timed next to every fit: the load drifts
+            with threadpool_limits(limits=1, user_api="blas"):
+                rl_products.append(product_seconds(X1, d))
             est = ChainOfThoughtClassifier(rl=rl, n_rl_rounds=rounds, random_state=seed)
             rows_seen.clear()
             cot._nll_and_grad = counted
@@ -296,11 +310,21 @@ def rl_speed(d, n, rounds, repeats, seed):
             finally:
                 cot._nll_and_grad = objective
         seconds = float(np.median(fits) - np.median(pretrains))
+        logits_s, contraction_s, all_logits_s, all_contractions_s = np.median(
+            rl_products, axis=0
+        )
+        products.extend(rl_products)
+        # Each model's tables, and the policy gradient, may take all
+        # positions in one product: the floor takes the cheaper form. STaR's
+        # likelihood fits go position by position.
         n_logits = n_contractions = float(rounds * d)
+        floor = n_logits * min(logits_s, all_logits_s)
         if rl == "star":
             n_contractions = (fit_rows - pretrain_rows) / n
             n_logits += n_contractions
-        floor = n_logits * logits_s + n_contractions * contraction_s
+            floor += n_contractions * (logits_s + contraction_s)
+        else:
+            floor += n_contractions * min(contraction_s, all_contractions_s)
         rows.append(
             {
                 "rl": rl,
@@ -308,13 +332,17 @@ def rl_speed(d, n, rounds, repeats, seed):
                 "rounds CPU s": seconds,
                 "logits products": n_logits,
                 "contractions": n_contractions,
+                "logits product ms": 1e3 * logits_s,
+                "contraction ms": 1e3 * contraction_s,
+                "batched logits ms": 1e3 * all_logits_s,
+                "batched contraction ms": 1e3 * all_contractions_s,
                 "product floor CPU s": floor,
                 "ratio to floor": seconds / floor,
                 "fit CPU s": float(np.median(fits)),
                 "final greedy accuracy": est.history_[-1]["greedy_accuracy"],
             }
         )
-    return rows, (logits_s, contraction_s)
+    return rows, tuple(np.median(products, axis=0).tolist())
 
 
 def configure(parser):
@@ -350,15 +378,17 @@ def main(argv=None):
         rounds_tables(d_rounds, n_rounds_data, grid_rounds, max_rounds, args.seed)
     if "speed" in args.tables:
         repeats = 1 if args.quick else 3
-        speed_rows, (logits_s, contraction_s) = rl_speed(
-            d, n, rounds, repeats, args.seed
+        speed_rows, (logits_s, contraction_s, all_logits_s, all_contractions_s) = (
+            rl_speed(d, n, rounds, repeats, args.seed)
         )
         report(
             "chain_of_thought_speed",
             speed_rows,
             title=f"RL rounds against their dense products, d = {d}, n = {n}, "
-            f"{rounds} rounds, 8 samples per prompt (one logits product: "
-            f"{logits_s:.3g} CPU s, one contraction: {contraction_s:.3g} CPU s)",
+            f"{rounds} rounds, 8 samples per prompt (medians over the run, per "
+            f"position: logits {logits_s:.3g} CPU s alone, {all_logits_s:.3g} "
+            f"in one product for all positions; contraction {contraction_s:.3g} "
+            f"alone, {all_contractions_s:.3g} in one product)",
             meta={
                 "d": d,
                 "n": n,
@@ -366,6 +396,8 @@ def main(argv=None):
                 "repeats": repeats,
                 "logits_product_cpu_s": logits_s,
                 "contraction_cpu_s": contraction_s,
+                "batched_logits_cpu_s_per_position": all_logits_s,
+                "batched_contraction_cpu_s_per_position": all_contractions_s,
                 "load": os.getloadavg(),
             },
         )
@@ -452,21 +484,44 @@ PAGE = {
           are linear in ``log((1-p)/p)`` (R^2 0.99) with slope 2.56, against
           1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
           ``1/p`` instead (R^2 0.98-1.00).
-        * **Speed of the RL rounds (issue #42): partly met.** Ten rounds at
-          d = 30, n = 20000 take 3.3 times the dense products they need for
-          STaR, 3.5 for REINFORCE and 2.9 for GRPO (load 3 on 2 cores), against
-          a target of 3; three full runs of the same code gave 3.1-3.5, 2.9-3.8
-          and 2.6-3.6, the spread being mostly the timing of the products
-          themselves. Against the former code in the same run (alternating,
-          medians of 3, load 3-4) the rounds take 0.85 (STaR), 0.57
-          (REINFORCE) and 0.61 (GRPO) of its CPU time: sampling draws 32-bit
-          uniforms from numpy's SFC64 generator (seeded fits draw other
-          responses than before) in one branch-free kernel call per block, the
-          tokens of every position are counted in one pass, the logits are
-          tabulated without divisions, and the rounds reuse their tables and
-          count buffer instead of faulting in new memory (26000 -> 600 page
-          faults over ten REINFORCE rounds). What remains past the products
-          is per sampled token: the draws, the table read, the count.
+        * **Speed of the RL rounds (issue #42): met for STaR, missed for
+          REINFORCE and GRPO.** The floor is the dense products the rounds
+          need, each in its cheaper form: a model's tables and the policy
+          gradient may take all 30 positions in one product, which costs 0.72
+          (logits) and 0.82-0.90 (contraction) of 30 separate products per
+          position; STaR's likelihood fits go position by position. Against
+          that floor ten rounds at d = 30, n = 20000 take 2.68 times their
+          products for STaR, 3.44 for REINFORCE and 3.21 for GRPO in the table
+          below (load 3.2-4.7 on 2 cores), against a target of 3; a second run
+          gave 2.48, 3.66 and 3.49 (before the tables' logits went in one
+          product per 8 positions: 2.42-2.51, 3.60-3.89, 3.46-3.86). Against 30
+          separate products per position, as the floor was first timed, three
+          runs gave STaR 2.40-2.84, REINFORCE 2.79-2.83 and GRPO 2.49-3.14
+          (load 6.5-8.4): the policy-gradient rounds met 3 only because they
+          contract all positions at once and the floor did not. Against the
+          former code in the same run (alternating, medians of 3 or 7) the
+          rounds take 0.74-0.81 (STaR), 0.79-0.94 (REINFORCE) and 0.86-1.06
+          (GRPO) of its CPU time, and whole fits 0.71-0.77, 0.57-0.62 and
+          0.59-0.65 (loads 4.6-12). STaR's likelihood fits evaluate only the
+          cells that hold a count (about half of them) and read one copy of
+          the prompts for both products of an evaluation; the policy gradient
+          counts each prompt's responses in a small buffer and turns them into
+          every position's residuals at once; each model's record is read as
+          its tables are built; the demonstrations are checked as one array
+          (0.46 s -> 4 ms); a model's tables take their logits in one
+          product per 8 positions (5.3 ms against 8.3 ms for 30 products;
+          the tables with the record 0.92 of the former code's CPU, same run,
+          medians of 9, load 2.9). Seeded fits at this size are bit-identical
+          to the former code's. What remains past the products of a
+          policy-gradient round (about 52 ms against 15 ms of products) is
+          per sampled token, 4.8e6 per round: the draws (about 4 ms), the
+          sampling kernel's table reads (about 9 ms), the count and residuals
+          (about 9 ms), and each model's tables past their product (about
+          12 ms: the logits kernel 2, ``exp`` 3-4, normalisation 3.5-4, the
+          record 3). Moving the draws, the normalisation or the record into
+          the numba kernels, sampling response by response, counting position
+          by position and building the tables in column blocks were each
+          measured no faster (or under 1 ms a round faster).
     """,
     "sections": [
         {
@@ -529,22 +584,33 @@ PAGE = {
                 round's record all read one table of next-token laws per
                 (prompt, previous token) cell. A policy-gradient round adds
                 one contraction ``(6, n) @ (n, d + 1)`` per position (the
-                gradient); a STaR round adds a logits product and a
-                contraction per evaluation of its likelihood fits, over the
+                gradient). Both may serve all positions in one product
+                (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``);
+                the floor counts whichever form is cheaper. A STaR round adds
+                a logits product and a contraction per evaluation of its
+                likelihood fits, over the
                 ``m <= n`` prompts that reach the position (counted, ``m / n``
                 of a product each). The former floor counted five products per
                 policy-gradient position, three of them the same logits
                 formed again (by the gradient, greedy decoding and the
-                response law): 2.5 times the products the rounds need. What
+                response law): 2.5 times the products the rounds need. The
+                products are timed before every fit, and each algorithm's
+                floor takes the medians of those timed next to its fits. What
                 the products leave is per sampled token, 4.8e6 per round: a
                 32-bit uniform draw (two per output of numpy's SFC64
                 generator), a table read and two comparisons without branches
                 (numba), and the weighted count that feeds the gradient
-                (numba, every position in one pass over the responses). A
-                STaR round spends most of its time in the likelihood
-                evaluations: per cell a log, a division and the residual
-                (numba), the ``exp`` of the shifted logits (numpy), and
-                L-BFGS-B's own work.
+                (numba: the responses of a prompt are counted in a small
+                buffer and turned into every position's residuals at once; one
+                product then contracts all positions). Each model's record
+                (greedy answers, the exact law of length and answer) is read
+                position by position as its tables are built (numba). A STaR
+                round spends most of its time in the likelihood evaluations:
+                per counted cell (about half of the (previous token, prompt)
+                cells: a prompt mostly reaches a position after one previous
+                token) a log, a division and the residual (numba), the ``exp``
+                of the shifted logits (numpy), and L-BFGS-B's own work; both
+                products of an evaluation read one copy of the prompts.
             """,
             "figures": [
                 {

@@ -569,10 +569,11 @@ PAGE = {
           Dask path does, without a copy of X: slope 0.94, 0.11 s at 1.6e6
           rows against 0.14 s for ``EmpiricalCovariance`` (slope 0.97) in the
           same run.
-        * The ``GaussianEmbeddingModel`` and ``BReLUAttentionEncoder`` rows
-          come from a run of their own after their changes (``--only``, load
-          average 6, listed in the results' ``reruns``); the other rows come
-          from one run.
+        * The ``GaussianEmbeddingModel``, ``ChainOfThoughtClassifier`` and
+          ``BReLUAttentionEncoder`` rows come from runs of their own after
+          their changes (``--only``, load averages 2.7 to 11.4, listed with
+          their commits in the results' ``reruns``); the other rows come from
+          one run.
     """,
     "sections": [
         {

@@ -18,8 +18,14 @@
      ``--persist-up-to``: the fit alone.
 
    LSTDQ reads every block twice (the sums, then the TD residuals of the
-   standard error), the ridge three times (Gram moments, residual moments,
-   clipped residuals). Each row gives the wall time, the workers' CPU time,
+   standard error; ``passes`` 2), or once with
+   ``compute_standard_error=False`` (``passes`` 1, against the in-memory fit
+   without the standard error); the ridge three times (Gram moments,
+   residual moments, clipped residuals). Each configuration runs on
+   clusters of distributed's default worker settings and of the tuned ones
+   (``settings``, ``--worker-settings``, see ``WORKER_SETTINGS``). A row up
+   to ``--repeat-up-to`` rows is the fit of median worker CPU among
+   ``--repeats``. Each row gives the wall time, the workers' CPU time,
    the throughput in rows per wall second and per worker CPU second, and
    anchors timed in this process (one BLAS thread, CPU time, rows per CPU
    second): one read of a chunk from the source, and an in-memory
@@ -39,6 +45,7 @@
    (heartbeats, memory monitor; measured on each cluster before the rows,
    for 10 s), and ``vs_in_memory_net`` the ratio with it subtracted: a
    loaded machine stretches the wall time and this background with it.
+   ``moved_mb`` is what the workers sent each other during the fit.
    ``worker_peak_mb`` is the largest resident memory of a
    worker process and ``client_peak_mb`` that of this process, both sampled
    every 0.1 s during the fit (psutil): both should stay flat as n grows.
@@ -89,6 +96,28 @@ def configure(parser):
     parser.add_argument(
         "--ridge-sources", nargs="+", default=["generated"], choices=SOURCES
     )
+    parser.add_argument(
+        "--lstdq-passes",
+        type=int,
+        nargs="+",
+        default=[2],
+        choices=[1, 2],
+        help="2: the fit and its standard error (two reads); 1: "
+        "compute_standard_error=False, against the in-memory fit without it",
+    )
+    parser.add_argument(
+        "--one-pass-up-to",
+        type=float,
+        default=1e6,
+        help="largest n of the one-pass LSTDQ fit",
+    )
+    parser.add_argument(
+        "--worker-settings",
+        nargs="+",
+        default=["default", "tuned"],
+        choices=sorted(WORKER_SETTINGS),
+        help="worker configurations (see WORKER_SETTINGS)",
+    )
     parser.add_argument("--chunk", type=int, default=50_000, help="rows per block")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument(
@@ -98,6 +127,13 @@ def configure(parser):
         help="larger n run on the most workers only (the speed-up is measured "
         "up to this n)",
     )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="fits per row up to --repeat-up-to rows (the median's is kept)",
+    )
+    parser.add_argument("--repeat-up-to", type=float, default=2e6)
     parser.add_argument(
         "--persist-up-to",
         type=float,
@@ -148,37 +184,52 @@ def _ridge_pool(d, seed=0):
     return X, X @ rng.normal(size=d) + rng.standard_normal(POOL_ROWS)
 
 
-def _take(index, pool):
-    return pool[index]
+def _take(make_pool, d, index):
+    """The rows ``index`` of every array of the pool, in one task."""
+    return tuple(values[index] for values in make_pool(d))
 
 
-def resampled(pool, n, chunk, seed=0):
-    """Dask arrays whose blocks are rows of ``pool`` drawn with seeded indices.
+def _warm(make_pool, d):
+    make_pool(d)
 
-    The pool arrays are one task each, which every worker fetches once; a
-    block costs its indices and a copy of its rows.
+
+def resampled(make_pool, n, d, chunk, seed=0):
+    """Dask arrays whose blocks are rows of a pool drawn with seeded indices.
+
+    ``make_pool(d)`` is cached in each worker process, which builds it once
+    (:func:`warm_pools`, before the timing). One task draws block i of every
+    array (as one read of a file's partition gives all its columns), so the
+    blocks a fit task needs lie on one worker; a block costs its indices and
+    a copy of its rows.
     """
     import dask
     import dask.array as da
 
     index = da.random.default_rng(seed).integers(0, POOL_ROWS, size=n, chunks=chunk)
+    take = dask.delayed(_take, pure=True)
+    blocks = [take(make_pool, d, i) for i in index.to_delayed().ravel()]
+    pool = make_pool(d)
     arrays = []
-    for values in pool:
-        meta = np.empty((0,) + values.shape[1:])
-        shared = dask.delayed(values, pure=True)
-        if values.ndim == 1:
-            arrays.append(index.map_blocks(_take, shared, meta=meta))
-        else:
-            arrays.append(
-                index.map_blocks(
-                    _take,
-                    shared,
-                    new_axis=1,
-                    chunks=(index.chunks[0], values.shape[1:]),
-                    meta=meta,
-                )
+    for j, values in enumerate(pool):
+        arrays.append(
+            da.concatenate(
+                [
+                    da.from_delayed(
+                        block[j],
+                        shape=(rows,) + values.shape[1:],
+                        dtype=values.dtype,
+                        meta=np.empty((0,) + values.shape[1:], dtype=values.dtype),
+                    )
+                    for block, rows in zip(blocks, index.chunks[0], strict=True)
+                ]
             )
+        )
     return tuple(arrays)
+
+
+def warm_pools(client, make_pool, d):
+    """Build the pool in every worker process (cached there)."""
+    client.run(_warm, make_pool, d)
 
 
 def lstdq_generated(n, d, chunk, seed=0):
@@ -222,15 +273,19 @@ def data_source(name, source):
     make_pool = _lstdq_pool if name == "lstdq" else _ridge_pool
 
     def data(n, d, chunk):
-        return resampled(make_pool(d), n, chunk)
+        return resampled(make_pool, n, d, chunk)
 
+    data.make_pool = make_pool
     return data
 
 
-def fit_lstdq(X, y, X_next):
-    est = LSTDQEvaluator(gamma=GAMMA).fit(X, y, X_next=X_next)
-    d = X.shape[1]
-    return est.estimate_value(np.zeros((1, d)) + 0.1, return_std=True)
+def fit_lstdq(X, y, X_next, passes=2):
+    """The fit and, with two passes, the standard error of the value."""
+    standard_error = passes == 2
+    est = LSTDQEvaluator(gamma=GAMMA, compute_standard_error=standard_error)
+    est.fit(X, y, X_next=X_next)
+    X_init = np.zeros((1, X.shape[1])) + 0.1
+    return est.estimate_value(X_init, return_std=standard_error)
 
 
 def fit_ridge(X, y):
@@ -303,9 +358,11 @@ class _PeakRSS:
         self._thread.join()
 
 
-def _worker_usage():
+def _worker_usage(dask_worker):
+    """CPU seconds, pid and bytes sent to other workers, of this worker."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime, os.getpid()
+    cpu = usage.ru_utime + usage.ru_stime
+    return cpu, os.getpid(), dask_worker.transfer_outgoing_bytes_total
 
 
 def idle_cpu_rate(cluster, seconds=10.0):
@@ -319,17 +376,36 @@ def idle_cpu_rate(cluster, seconds=10.0):
 
     with Client(cluster) as client:
         time.sleep(1.0)
-        before = sum(c for c, _ in client.run(_worker_usage).values())
+        before = sum(u[0] for u in client.run(_worker_usage).values())
         start = time.perf_counter()
         time.sleep(seconds)
-        after = sum(c for c, _ in client.run(_worker_usage).values())
+        after = sum(u[0] for u in client.run(_worker_usage).values())
         return (after - before) / (time.perf_counter() - start)
 
 
-def _cluster(n_workers):
+# Worker configurations. "default" is distributed's: it starts workers with
+# MALLOC_TRIM_THRESHOLD_=65536, after which glibc hands out every buffer of
+# a block's size (a block read from the source, or received from another
+# worker) as fresh pages that fault in on first touch. "tuned" keeps
+# MALLOC_TOP_PAD_ (64 MiB, above a block of 50,000 x 64 float64) free at the
+# top of the heap when it is trimmed, so freed blocks are reused, and turns
+# off distributed's statistical profiler (it samples the worker's thread
+# every 10 ms for the dashboard). The user guide ("Scaling out", "Worker
+# settings") documents both.
+WORKER_SETTINGS = {
+    "default": {},
+    "tuned": {
+        "distributed.nanny.pre-spawn-environ.MALLOC_TOP_PAD_": 2**26,
+        "distributed.worker.profile.enabled": False,
+    },
+}
+
+
+def _cluster(n_workers, settings="default"):
+    import dask
     from distributed import LocalCluster
 
-    with warnings.catch_warnings():
+    with dask.config.set(WORKER_SETTINGS[settings]), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return LocalCluster(
             n_workers=n_workers,
@@ -380,6 +456,25 @@ def persist_together(client, arrays):
     return tuple(rebuilt)
 
 
+def _timed_fit(client, fit, arrays):
+    """Wall, worker CPU, client CPU, bytes moved and peak memory of one fit."""
+    before = client.run(_worker_usage).values()
+    pids = [os.getpid()] + [u[1] for u in before]
+    with _PeakRSS(pids) as rss:
+        start, client_start = time.perf_counter(), time.process_time()
+        fit(*arrays)
+        wall = time.perf_counter() - start
+        client_cpu = time.process_time() - client_start
+    usage = client.run(_worker_usage).values()
+    return {
+        "wall": wall,
+        "cpu": sum(u[0] for u in usage) - sum(u[0] for u in before),
+        "client_cpu": client_cpu,
+        "moved": sum(u[2] for u in usage) - sum(u[2] for u in before),
+        "peaks": rss.peaks,
+    }
+
+
 def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
     """One row per n and worker count: the fit on the cluster, timed.
 
@@ -394,21 +489,22 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
         for n_workers in workers if n <= args.fewer_workers_up_to else workers[-1:]:
             cluster, idle_rate = clusters[n_workers]
             with Client(cluster) as client:
+                if hasattr(data, "make_pool"):
+                    warm_pools(client, data.make_pool, d)
                 arrays = data(n, d, chunk)
                 if source == "persisted":
                     arrays = persist_together(client, arrays)
                 load_start = os.getloadavg()[0]
-                before = client.run(_worker_usage).values()
-                pids = [os.getpid()] + [pid for _, pid in before]
-                with _PeakRSS(pids) as rss:
-                    start, client_start = time.perf_counter(), time.process_time()
-                    fit(*arrays)
-                    wall = time.perf_counter() - start
-                    client_cpu = time.process_time() - client_start
-                usage = client.run(_worker_usage).values()
+                repeats = args.repeats if n <= args.repeat_up_to else 1
+                fits = [_timed_fit(client, fit, arrays) for _ in range(repeats)]
                 del arrays
+            # The fit of median worker CPU time (a loaded machine adds noise).
+            fits.sort(key=lambda timed: timed["cpu"])
+            timed = fits[len(fits) // 2]
+            wall, cpu, moved = timed["wall"], timed["cpu"], timed["moved"]
+            client_cpu = timed["client_cpu"]
+            peaks = np.max([timed["peaks"] for timed in fits], axis=0)
             walls[n, n_workers] = wall
-            cpu = sum(c for c, _ in usage) - sum(c for c, _ in before)
             net_cpu = cpu - idle_rate * wall
             rows.append(
                 {
@@ -437,8 +533,10 @@ def scaling_rows(fit, data, source, sizes, d, chunk, clusters, anchors, args):
                         1.0 / (1.0 / anchors["read"] + 1.0 / anchors["in_memory"]),
                     ),
                     "speedup": ratio(walls.get((n, min(workers)), np.nan), wall),
-                    "worker_peak_mb": max(rss.peaks[1:]) / 2**20,
-                    "client_peak_mb": rss.peaks[0] / 2**20,
+                    "moved_mb": moved / 2**20,
+                    "worker_peak_mb": max(peaks[1:]) / 2**20,
+                    "client_peak_mb": peaks[0] / 2**20,
+                    "repeats": repeats,
                     "load_start": load_start,
                     "load_end": os.getloadavg()[0],
                 }
@@ -562,10 +660,20 @@ def main(argv=None):
         "timing": "wall seconds and worker CPU seconds (a loaded machine "
         "inflates wall times, not CPU times)",
     }
-    clusters = {n_workers: _cluster(n_workers) for n_workers in args.workers}
+    clusters = {
+        (settings, n_workers): _cluster(n_workers, settings)
+        for settings in args.worker_settings
+        for n_workers in args.workers
+    }
+    meta["worker_settings"] = {
+        name: WORKER_SETTINGS[name] for name in args.worker_settings
+    }
     try:
-        measured = {n: (c, idle_cpu_rate(c)) for n, c in clusters.items()}
-        meta["idle_cpu_per_wall_s"] = {n: rate for n, (_, rate) in measured.items()}
+        measured = {key: (c, idle_cpu_rate(c)) for key, c in clusters.items()}
+        meta["idle_cpu_per_wall_s"] = {
+            f"{settings}, {n_workers}": rate
+            for (settings, n_workers), (_, rate) in measured.items()
+        }
         _run(args, measured, meta)
     finally:
         for cluster in clusters.values():
@@ -573,9 +681,18 @@ def main(argv=None):
 
 
 def _run(args, clusters, meta):
+    lstdq = [
+        (functools.partial(fit_lstdq, passes=passes), {"passes": passes})
+        for passes in args.lstdq_passes
+    ]
     scaled = {
-        "lstdq": (fit_lstdq, args.lstdq_sizes, args.lstdq_features, args.lstdq_sources),
-        "ridge": (fit_ridge, args.ridge_sizes, args.ridge_features, args.ridge_sources),
+        "lstdq": (lstdq, args.lstdq_sizes, args.lstdq_features, args.lstdq_sources),
+        "ridge": (
+            [(fit_ridge, {})],
+            args.ridge_sizes,
+            args.ridge_features,
+            args.ridge_sources,
+        ),
     }
     titles = {
         "lstdq": "LSTDQEvaluator on Dask arrays (out of core, in worker memory), "
@@ -589,7 +706,8 @@ def _run(args, clusters, meta):
     }
     for name in args.tables:
         if name == "partitions":
-            plain = {n: cluster for n, (cluster, _) in clusters.items()}
+            settings = args.worker_settings[0]
+            plain = {n: c for (s, n), (c, _) in clusters.items() if s == settings}
             rows = partition_rows(args.draws, args.cluster_draws, plain)
             report(
                 "scale_partitions",
@@ -599,18 +717,24 @@ def _run(args, clusters, meta):
                 meta={"n_samples": 20_000, "n_features": 4, **meta},
             )
             continue
-        fit, sizes, d, sources = scaled[name]
+        fits, sizes, d, sources = scaled[name]
         rows = []
         for source in sources:
             # The persisted source holds the resampled blocks.
             data = data_source(name, "resampled" if source == "persisted" else source)
-            rates = anchors(
-                fit, data, d, args.chunk, int(min(max(sizes), args.in_memory_rows))
-            )
             chosen = [n for n in sizes if n <= limits[source]]
-            rows += scaling_rows(
-                fit, data, source, chosen, d, args.chunk, clusters, rates, args
-            )
+            for fit, tags in fits:
+                limit = args.one_pass_up_to if tags.get("passes") == 1 else np.inf
+                fit_sizes = [n for n in chosen if n <= limit]
+                rates = anchors(
+                    fit, data, d, args.chunk, int(min(max(sizes), args.in_memory_rows))
+                )
+                for settings in args.worker_settings:
+                    on = {n: c for (s, n), c in clusters.items() if s == settings}
+                    found = scaling_rows(
+                        fit, data, source, fit_sizes, d, args.chunk, on, rates, args
+                    )
+                    rows += [{**row, "settings": settings, **tags} for row in found]
         report(f"scale_{name}", rows, title=titles[name].format(d), meta=meta)
 
 
@@ -630,55 +754,96 @@ PAGE = {
     "findings": """
         ``LocalCluster`` of 1 and 2 single-thread worker processes, blocks of
         50,000 rows. Three sources: ``resampled`` (out of core: each block
-        draws its rows from a pool of 1e5 transitions every worker holds, so
-        a read costs a memory copy), ``generated`` (out of core: each read
-        draws the normal variates again, as in issue #28's run) and
-        ``persisted`` (the blocks held in the workers' memory: the fit alone).
-        The anchors (one read of a chunk, and the in-memory fit of 1e6 rows)
-        are timed in the same run; ratios are of rows per CPU second.
+        draws its rows, in one task for ``X``, ``y`` and ``X_next``, from a
+        pool of 1e5 transitions every worker holds, so a read costs a memory
+        copy), ``generated`` (out of core: each read draws the normal
+        variates again, as in issue #28's run) and ``persisted`` (the blocks
+        held in the workers' memory: the fit alone). Two worker settings:
+        ``default`` (distributed's) and ``tuned`` (``MALLOC_TOP_PAD_`` of 64
+        MiB and the profiler off, as the user guide's "Worker settings"
+        documents). ``passes`` 2 is the fit and its standard error (two reads
+        of every block), against the in-memory fit and standard error;
+        ``passes`` 1 is ``compute_standard_error=False`` (one read), against
+        the in-memory fit without it. The anchors (one read of a chunk, the
+        in-memory fit of 1e6 rows) are timed in the same run; ratios are of
+        rows per worker CPU second, and rows up to 2e6 are the median of 3
+        fits. The run was made on a loaded machine (load 6.6-12.4, the
+        machine has 2 cores): the in-memory fit and standard error ran at
+        7.4e5-8.4e5 rows per CPU second (9.4e5 on a quiet machine).
 
-        * **Per CPU second (LSTDQ, #42): missed.** On a quiet machine (load
-          0.6-2.0) the in-memory fit and standard error run at 9.4e5 rows per
-          CPU second. With the data in the workers' memory the Dask fit does
-          0.71 of that on one worker and 0.57 on two (n = 1e6). The persisted
-          source holds block i of ``X``, ``y`` and ``X_next`` on one worker
-          (``persist_together``); persisted one array at a time, as in the
-          former run, block i of ``X`` and of ``X_next`` landed on different
-          workers, each of two workers received about 245 MiB during the fit,
-          and two workers did 0.37. Out of core it reads every block twice:
-          resampled, 0.40 (one worker) and 0.35 (two) at n = 1e7, 0.62 and
-          0.55 of reading the data once and fitting them in memory;
-          generated, 0.25 and 0.25 (a read costs about the in-memory fit). An
-          earlier run at load 9-14 gave 0.89 / 0.53 (persisted) and 0.44 /
-          0.31 (resampled, 1e7) against a slower in-memory anchor (7.0e5 rows
-          per CPU second).
-        * **Where the CPU goes** (one worker, resampled, per row, measured at
-          load 6-10): the in-memory fit and standard error 1.14
-          microseconds; a Dask block's read plus sums 1.26, read plus
-          residuals 0.97 (CPU time in one process, with the workers'
-          allocator setting); the workers report 3.2 (n = 1e7) to 3.6 (n =
-          1e6). The rest: the idle background, 0.03 CPU seconds per wall
-          second per worker (``idle_cpu_s``); distributed's statistical
-          profiler, 7-9% (measured with it off); system time, 25-30% of the
-          workers' CPU, mostly page faults (distributed starts workers with
-          ``MALLOC_TRIM_THRESHOLD_=65536``, so every freed block goes back to
-          the OS). The client process (scheduler, nannies, memory sampler)
-          burns 0.05-0.065 CPU seconds per wall second
-          (``vs_in_memory_with_client`` counts it). One pass is not possible
-          exactly: the standard error's residuals need the final ``theta``,
-          and accumulating them for any ``theta`` takes a ``d^4`` tensor per
-          block.
-        * **Speed-up of two workers over one** (quiet machine): 1.45
-          (resampled, 1e7), 1.68 (generated, 1e7); at 1e6 rows the fixed
-          costs dominate (1.0-1.57).
-        * **Memory: met.** Worker memory stays flat from 1e6 to 1e7 rows:
-          472 -> 454 MB (one worker) and 539 -> 525 MB (two), resampled.
+        * **Per CPU second (LSTDQ, #42): partly met.** Persisted, fit and
+          standard error, n = 1e6: 0.83 (one worker) and 0.65 (two),
+          distributed's settings; 0.74 and 0.67 tuned (the former run, on
+          main's code and source at load 0.6-2.0: 0.71 and 0.57); net of the
+          idle workers' background, 0.87 / 0.71 and 0.76 / 0.71. In one pass
+          (``compute_standard_error=False``): 0.90 / 0.75 default, 0.91 /
+          0.77 tuned. Out of core the fit reads every block twice and a read
+          costs about what the in-memory fit does, so 0.7 of a fit that
+          reads nothing is out of reach: resampled at n = 1e7, 0.43 / 0.37
+          default and 0.52 / 0.47 tuned (0.94 / 0.84 of reading the data
+          once and fitting them in memory); in one pass at 1e6, 0.50 / 0.45
+          default, 0.57 / 0.50 tuned. Generated (a read costs more than the
+          fit): 0.25 / 0.23 default, 0.29 / 0.26 tuned; one pass 0.34 / 0.29
+          and 0.37 / 0.34.
+        * **Where the CPU went, and what changed.** (1) Two workers moved
+          data between them: the resampled source drew ``X``, ``y`` and
+          ``X_next`` of a block in three tasks, which the scheduler spread
+          over both workers, and each 2e6-row fit then moved 1.0-1.5 GB
+          (measured from the workers' transfer logs); one task per block
+          now, and ``moved_mb`` is 1-10 MB per fit. The generated source
+          still moves 26-100 MB on two workers (its ``y`` and ``X_next`` are
+          tasks of their own). (2) The allocator: distributed starts workers
+          with ``MALLOC_TRIM_THRESHOLD_=65536``, under which buffers of a
+          block's size come back as fresh pages that fault in (one worker,
+          resampled, 2e6 rows, main's source, load 5-6.5: 1.6 s of system
+          time out of 6.2 s of CPU, 127,600 minor faults). Setting
+          ``MALLOC_MMAP_THRESHOLD_`` (64 MiB) cut it to 0.34 s and 36,000
+          faults and raised the ratio from 0.38 to 0.48 in that measurement;
+          ``MALLOC_TOP_PAD_`` (64 MiB, the tuned setting) cut the faults from
+          58,200 to 20,700 at 1e6 rows but not the system time (1.38 against
+          0.94 s, one measurement at load 11-12), and with the profiler off
+          gave 0.43 s and a ratio of 0.48 against 0.37. The faults depend on
+          more than the setting: in a later same-run comparison (1e6 rows,
+          load 5-6) one cluster of distributed's settings faulted 284 times
+          (0.08 s of system time, ratio 0.47) and another, with only the
+          profiler off, 48,300 times (0.66 s, ratio 0.39), beside 267 and
+          0.07 s for ``MALLOC_TOP_PAD_``. Transparent huge pages are in
+          ``madvise`` mode here, so the kernel's state enters; which
+          allocator variable serves best is not settled, and the tuned rows
+          combine both settings. The estimator's own
+          residual pass no longer allocates temporaries of a block's length
+          (it formed six vectors of 50,000 values per block, each a fresh
+          mmap under that setting) and skips the NaN check of the fit's
+          first pass: in one process under the worker's allocator setting,
+          0.42-0.44 against 0.38-0.40 microseconds per row for that pass
+          (results bit-identical). (3) distributed's profiler, 7-9% of the
+          workers' CPU (measured with it off). (4) The idle background:
+          0.028 CPU seconds per wall second per worker (0.016 tuned), which
+          a loaded machine stretches with the wall time (``idle_cpu_s``,
+          ``vs_in_memory_net``). (5) Two busy workers on a loaded 2-core
+          machine pay more CPU per row than one (net of the background,
+          0.71 against 0.87 persisted); not broken down further. The client
+          process (scheduler, nannies, memory sampler) is counted in
+          ``vs_in_memory_with_client``. One exact pass with the standard
+          error is not possible: its residuals need the final ``theta``, and
+          accumulating them for any ``theta`` takes a ``d^4`` tensor per
+          block; ``compute_standard_error=False`` is the one-pass fit, and
+          ``accumulate_residuals`` adds the error later.
+        * **Speed-up of two workers over one** (loaded machine): 1.28
+          (default) and 1.11 (tuned) at 1e7 rows, resampled; at 1e6 rows the
+          fixed costs and the load dominate (0.6-1.27). The former run, on a
+          quiet machine: 1.45 (resampled, 1e7), 1.68 (generated, 1e7).
+        * **Memory: met.** Worker memory stays flat from 1e6 to 1e7 rows,
+          resampled: 478 -> 487 MB (one worker) and 478 -> 481 MB (two),
+          default settings; 502 -> 510 and 523 -> 504 MB tuned (the top pad
+          is memory a worker keeps).
         * **1e8 x 64 out of core: made, memory bounded.** On 1 and 2 workers
           (resampled source, load 1.6-2.9): 322 s and 210 s, a speed-up of
           1.53; worker peaks 522 and 606 MB for 51 GB read; 0.59 and 0.54 of
           the in-memory fit per CPU second (0.81 and 0.74 of reading once
-          plus the in-memory fit), measured before the faster residual pass
-          and not rerun. Its own section below.
+          plus the in-memory fit), measured before the faster residual pass,
+          the one-task source and the worker settings, and not rerun. Its
+          own section below.
         * **The ridge** (#28's run, generated source): 0.17 of its in-memory
           fit per CPU second; not rerun with the new sources.
         * **Partitioning: met.** The rounded outputs are bit-identical to the
@@ -694,12 +859,27 @@ PAGE = {
                     "x": "source",
                     "y": "vs_in_memory",
                     "by": "workers",
-                    "where": {"n": 1000000},
+                    "where": {"n": 1000000, "passes": 2, "settings": "tuned"},
                     "hline": [{"y": 0.7, "label": "target of #42"}],
-                    "xlabel": "data source (n = 1e6)",
+                    "xlabel": "data source (n = 1e6, tuned worker settings)",
                     "ylabel": "rows per CPU s / in-memory fit's",
                     "caption": "Dask LSTDQ throughput per CPU second over the "
-                    "in-memory fit's, by source and number of workers, n = 1e6.",
+                    "in-memory fit's (fit and standard error), by source and "
+                    "number of workers, n = 1e6, tuned worker settings.",
+                },
+                {
+                    "results": "scale_lstdq",
+                    "kind": "bar",
+                    "x": "source",
+                    "y": "vs_in_memory",
+                    "by": "settings",
+                    "where": {"n": 1000000, "passes": 2, "workers": 2},
+                    "hline": [{"y": 0.7, "label": "target of #42"}],
+                    "xlabel": "data source (n = 1e6, 2 workers)",
+                    "ylabel": "rows per CPU s / in-memory fit's",
+                    "caption": "The same ratio on two workers, with "
+                    "distributed's default worker settings and the tuned ones "
+                    "(MALLOC_TOP_PAD_, profiler off).",
                 },
                 {
                     "results": "scale_lstdq",
@@ -707,7 +887,7 @@ PAGE = {
                     "x": "n",
                     "y": ["vs_in_memory", "vs_in_memory_net"],
                     "by": "workers",
-                    "where": {"source": "resampled"},
+                    "where": {"source": "resampled", "passes": 2, "settings": "tuned"},
                     "labels": {
                         "vs_in_memory": "as measured",
                         "vs_in_memory_net": "net of idle workers",
@@ -715,25 +895,28 @@ PAGE = {
                     "hline": [{"y": 0.7, "label": "target of #42"}],
                     "xlabel": "n (resampled, out of core)",
                     "ylabel": "rows per CPU s / in-memory fit's",
-                    "caption": "Out of core (resampled source): the ratio as "
-                    "measured and net of the idle workers' background CPU, "
-                    "by number of workers.",
+                    "caption": "Out of core (resampled source, tuned worker "
+                    "settings, fit and standard error): the ratio as measured "
+                    "and net of the idle workers' background CPU, by number "
+                    "of workers.",
                 },
             ],
             "tables": [
                 {
                     "results": "scale_lstdq",
-                    "columns": "n; source; workers; blocks; wall_s=wall s; "
-                    "worker_cpu_s=worker CPU s; rows_per_s=rows/s (wall); "
-                    "rows_per_cpu_s=rows/CPU s; read_rows_per_cpu_s=read rows/CPU s; "
+                    "columns": "n; source; passes; settings; workers; blocks; "
+                    "wall_s=wall s; worker_cpu_s=worker CPU s; "
+                    "rows_per_s=rows/s (wall); rows_per_cpu_s=rows/CPU s; "
+                    "read_rows_per_cpu_s=read rows/CPU s; "
                     "in_memory_rows_per_cpu_s=in-memory fit rows/CPU s; "
                     "vs_in_memory=vs in-memory fit; idle_cpu_s=idle CPU s; "
                     "vs_in_memory_net=vs in-memory (net); "
                     "client_cpu_s=client CPU s; "
                     "vs_in_memory_with_client=vs in-memory (with client); "
                     "vs_read_once_in_memory=vs read once + in-memory fit; "
-                    "speedup=speed-up; worker_peak_mb=worker peak MB; "
-                    "client_peak_mb=client peak MB; load_start=load",
+                    "speedup=speed-up; moved_mb=moved MB; "
+                    "worker_peak_mb=worker peak MB; "
+                    "client_peak_mb=client peak MB; repeats; load_start=load",
                 },
             ],
         },

@@ -13,10 +13,8 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_iclr.contrastive import BReLUAttentionEncoder, neuron_alignment
 from sklearn_iclr.contrastive import _brelu_attention as brelu_module
-from sklearn_iclr.contrastive._brelu_attention import (
-    brelu,
-    infonce_stopgrad_loss,
-)
+from sklearn_iclr.contrastive._brelu_attention import infonce_stopgrad_loss
+from sklearn_iclr.contrastive._brelu_kernel import brelu
 from sklearn_iclr.datasets import make_sparse_coding_pairs
 
 SMALL = dict(n_neurons=8, max_epochs=3, batch_size=32, init_scale=0.3, brelu_bias=0.02)

@@ -121,6 +121,45 @@ def test_response_proba_matches_enumeration_of_all_responses():
         assert abs(proba[i].sum() - 1) < 1e-12
 
 
+def test_policy_tables_are_each_positions_softmax():
+    # The tables take the logits of several positions in one product: at
+    # d = 11 (positions in more than one product, the last one short) every
+    # cell's law is the explicit softmax of its position's documented
+    # features, and its greedy token that law's argmax.
+    from sklearn_iclr.sequence._chain_of_thought import _policy_tables
+
+    X, y, seqs = make_cot_parity(200, 11, p_cot=0.5, random_state=3)
+    est = ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=seqs)
+    X1T = np.vstack([np.ones(5), X[:5].T])
+    greedy, proba = _policy_tables(X1T, est.chain_coef_, 1.3)
+    for t, s, j in np.ndindex(11, 2, 5):
+        z = est.chain_coef_[t] @ _features(X[j], 0.0 if t == 0 else 2 * s - 1)
+        if t == 0:
+            z[2] = -np.inf
+        expected = np.exp((z - z.max()) / 1.3) / np.exp((z - z.max()) / 1.3).sum()
+        np.testing.assert_allclose(proba[t, :, s, j], expected, rtol=1e-12)
+        assert greedy[t, s, j] == np.argmax(z)
+
+
+def test_history_reads_response_proba_and_the_greedy_responses():
+    # history_ is built position by position inside the fit; it must agree
+    # with the exact law of response_proba and with generate on the same
+    # prompts.
+    X, y, seqs = make_cot_parity(500, 6, p_cot=0.3, random_state=7)
+    est = ChainOfThoughtClassifier(
+        rl="reinforce", n_rl_rounds=2, temperature=1.3, random_state=0
+    ).fit(X, y, sequences=seqs)
+    law = est.response_proba(X, temperature=1.3)
+    answer = (y == est.classes_[1]).astype(int)
+    record = est.history_[-1]
+    reward = law[np.arange(len(X)), :, answer].sum(axis=1).mean()
+    np.testing.assert_allclose(record["expected_reward"], reward, rtol=1e-12)
+    long_share = 1 - law[:, 0].sum(axis=1).mean()
+    np.testing.assert_allclose(record["long_share"], long_share, rtol=1e-12)
+    assert record["greedy_accuracy"] == est.score(X, y)
+    assert record["median_length"] == np.median((est.generate(X) != 0).sum(axis=1))
+
+
 def test_sampled_responses_follow_response_proba():
     # Chi-square goodness of fit of 40000 samples of one prompt against the
     # exact (length, answer) distribution; 0.1% critical value of chi2(7).
@@ -264,6 +303,21 @@ def test_sequences_with_bad_tokens(small, row, match):
     seqs[3] = row
     with pytest.raises(ValueError, match=match):
         ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=seqs)
+
+
+def test_sequences_first_faulty_row_is_reported(small):
+    # all rows are checked at once; the message names the first faulty row,
+    # in an array as in a ragged list
+    X, y, seqs = small
+    seqs = seqs.copy()
+    seqs[7] = [2, 0, 0, 0]
+    seqs[3] = [1, 0, 1, 0]
+    for demos in (seqs, [s[: 1 + np.flatnonzero(s).max()] for s in seqs]):
+        with pytest.raises(ValueError, match=r"sequences\[3\] is broken"):
+            ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=demos)
+    seqs[3] = [1, 0, 0, 0]
+    with pytest.raises(ValueError, match=r"sequences\[7\] holds the token 2;"):
+        ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=list(seqs))
 
 
 def test_sequences_whose_answer_is_not_the_label(small):

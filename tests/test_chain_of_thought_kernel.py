@@ -108,37 +108,61 @@ def test_decode_greedy_equals_the_reference(chain):
 
 @settings(max_examples=100, deadline=None)
 @given(chain=chains())
-def test_count_tokens_and_gradient_halves_equal_the_references(chain):
+def test_count_tokens_equals_the_reference(chain):
     n = chain["halves"].shape[1]
     n_positions = chain["sequences"].shape[1]
-    results = []
-    for count, halves_of in (
-        (_kernel.count_tokens, _kernel.gradient_halves),
-        (_kernel.count_tokens_reference, _kernel.gradient_halves_reference),
-    ):
-        counts, halves = np.zeros((n_positions, 3, 2, n)), np.zeros((6, n))
-        args = (chain["lengths"], chain["prompts"], chain["weights"])
-        count(chain["sequences"], *args, counts)
-        halves_of(counts[chain["t"]], chain["proba"], chain["first"], halves)
-        results.append((counts, halves))
-    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-12)
+    args = (chain["sequences"], chain["lengths"], chain["prompts"], chain["weights"])
+    counts, ref_counts = np.zeros((2, n_positions, 3, 2, n))
+    _kernel.count_tokens(*args, counts)
+    _kernel.count_tokens_reference(*args, ref_counts)
+    np.testing.assert_allclose(counts, ref_counts, rtol=1e-12, atol=1e-12)
 
 
 @settings(max_examples=100, deadline=None)
 @given(chain=chains())
-def test_likelihood_terms_equal_the_reference_and_scipy(chain):
+def test_policy_residuals_equals_the_reference(chain):
+    n = chain["halves"].shape[1]
+    n_positions = chain["sequences"].shape[1]
+    order = np.argsort(chain["prompts"], kind="stable")  # rows sorted by prompt
+    args = [chain[k][order] for k in ("sequences", "lengths", "prompts", "weights")]
+    rng = np.random.RandomState(n)
+    proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, n)).transpose(0, 3, 1, 2)
+    halves, ref_halves = np.full((2, n_positions, 6, n), np.nan)
+    _kernel.policy_residuals(*args, proba, halves)
+    _kernel.policy_residuals_reference(*args, proba, ref_halves)
+    np.testing.assert_allclose(halves, ref_halves, rtol=1e-12, atol=1e-12)
+
+
+def test_policy_residuals_refuses_rows_not_sorted_by_prompt():
+    sequences = np.array([[1, 0], [-1, 0]], dtype=np.int8)
+    proba = np.full((2, 3, 2, 2), 1 / 3)
+    with pytest.raises(ValueError, match="sorted by prompt"):
+        _kernel.policy_residuals(
+            sequences, np.ones(2, np.intp), np.array([1, 0]), np.ones(2), proba,
+            np.empty((2, 6, 2)),
+        )  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(chain=chains())
+def test_cell_likelihood_equals_the_reference_and_scipy(chain):
     n = chain["halves"].shape[1]
     counts = chain["proba"] * (1.0 + np.arange(n))
     counts[:, chain["proba"][0] > 0.5] = 0.0  # some empty cells
     if chain["first"]:
         counts[2] = 0.0  # EOS is barred at the first position
-    greedy, shifted = np.zeros((2, n), np.int8), np.zeros((3, 2, n))
-    _kernel.tabulate_logits(chain["halves"], chain["first"], 1.0, greedy, shifted)
-    args = (shifted, np.exp(shifted), counts, chain["first"])
-    residual, ref_residual = np.zeros((6, n)), np.zeros((6, n))
-    loss = _kernel.likelihood_terms(*args, residual)
-    ref_loss = _kernel.likelihood_terms_reference(*args, ref_residual)
+    # the cells that hold a count, previous token major
+    cell_prev, cell_prompt = np.nonzero(counts.sum(axis=0))
+    cell_counts = counts[:, cell_prev, cell_prompt]
+    cells = (cell_prev, cell_prompt)
+    shifted, ref_shifted = np.zeros((2, 3, len(cell_prompt)))
+    _kernel.cell_logits(chain["halves"], *cells, chain["first"], shifted)
+    _kernel.cell_logits_reference(chain["halves"], *cells, chain["first"], ref_shifted)
+    np.testing.assert_array_equal(shifted, ref_shifted)
+    args = (shifted, np.exp(shifted), cell_counts, *cells, chain["first"])
+    residual, ref_residual = np.zeros((2, 6, n))
+    loss = _kernel.cell_likelihood(*args, residual)
+    ref_loss = _kernel.cell_likelihood_reference(*args, ref_residual)
     # scipy's log-softmax of the documented logits a_j + y_s b_j
     signs = np.zeros(2) if chain["first"] else np.array([-1.0, 1.0])
     z = chain["halves"][:3, None, :] + signs[:, None] * chain["halves"][3:, None, :]
@@ -148,6 +172,41 @@ def test_likelihood_terms_equal_the_reference_and_scipy(chain):
     for other in (ref_loss, scipy_loss):
         np.testing.assert_allclose(loss, other, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(residual, ref_residual, rtol=1e-10, atol=1e-10)
+    # the residual is the softmax times the total minus the counts, per prompt
+    softmax = np.exp(log_softmax(z, axis=0)) * counts.sum(axis=0) - counts
+    np.testing.assert_allclose(residual[:3], softmax.sum(axis=1), atol=1e-9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(chain=chains())
+def test_advance_record_equals_the_reference(chain):
+    n = chain["halves"].shape[1]
+    n_positions = chain["sequences"].shape[1]
+    rng = np.random.RandomState(n_positions)
+    tables = rng.exponential(size=(n_positions, 3, 2, n))
+    greedy = rng.randint(3, size=(n_positions, 2, n)).astype(np.int8)
+    tables[0, 2], greedy[0] = 0.0, greedy[0] % 2  # EOS is barred at the first
+    tables /= tables.sum(axis=1, keepdims=True)
+    y_signed = rng.choice(np.array([-1, 1], np.int8), n)
+    records = []
+    for advance in (_kernel.advance_record, _kernel.advance_record_reference):
+        walk = np.zeros((3, n), np.intp)
+        walk[1] = n_positions
+        terms = (walk, np.empty((2, n)), np.zeros(n), np.zeros(n_positions))
+        for t in range(n_positions):
+            advance(tables[t], greedy[t], t, t == n_positions - 1, y_signed, *terms)
+        records.append(terms)
+    for ours, ref in zip(*records, strict=True):
+        np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-15)
+    # the greedy walk is decode_greedy's; the masses are a law of the length
+    walk, _, reward, mass = records[0]
+    sequences = np.zeros((n, n_positions), np.int8)
+    lengths = np.zeros(n, np.intp)
+    _kernel.decode_greedy(greedy, np.arange(n), sequences, lengths)
+    np.testing.assert_array_equal(walk[1], lengths)
+    np.testing.assert_array_equal(walk[2], sequences[np.arange(n), lengths - 1])
+    np.testing.assert_allclose(mass.sum(), n)
+    assert np.all((reward >= 0) & (reward <= 1 + 1e-12))
 
 
 def test_kernels_sample_the_documented_law():

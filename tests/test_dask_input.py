@@ -135,6 +135,47 @@ def test_lstdq_dask_matches_numpy(n_chunks, fit_intercept):
     )
 
 
+def test_lstdq_dask_fit_without_standard_error_reads_the_data_once(monkeypatch):
+    # Issue #42: compute_standard_error=False makes the Dask fit one pass
+    # over the blocks (an out-of-core source is read once, not twice).
+    import dask
+
+    X, y, X_next, X_init = _transitions()
+    arrays = [_chunked(a, 7) for a in (X, y, X_next)]
+    passes = []
+    compute = dask.compute
+
+    def counted(*args, **kwargs):
+        passes.append(1)
+        return compute(*args, **kwargs)
+
+    monkeypatch.setattr(dask, "compute", counted)
+    full = LSTDQEvaluator(gamma=0.8).fit(arrays[0], arrays[1], X_next=arrays[2])
+    assert len(passes) == 2
+    one_pass = LSTDQEvaluator(gamma=0.8, compute_standard_error=False)
+    one_pass.fit(arrays[0], arrays[1], X_next=arrays[2])
+    assert len(passes) == 3
+    np.testing.assert_array_equal(one_pass.coef_, full.coef_)
+    one_pass.accumulate_residuals(arrays[0], arrays[1], X_next=arrays[2])
+    assert one_pass.estimate_value(X_init, return_std=True) == (
+        full.estimate_value(X_init, return_std=True)
+    )
+
+
+def test_lstdq_accumulate_residuals_checks_its_blocks():
+    # fit's own residual pass skips the NaN check its first pass made on the
+    # same arrays; accumulate_residuals receives new arrays and checks them.
+    X, y, X_next, _ = _transitions()
+    est = LSTDQEvaluator(gamma=0.8, compute_standard_error=False)
+    est.fit(_chunked(X, 7), _chunked(y, 7), X_next=_chunked(X_next, 7))
+    X_next = X_next.copy()
+    X_next[-1, 0] = np.inf
+    with pytest.raises(ValueError, match="X_next contains NaN or infinity in block 6"):
+        est.accumulate_residuals(
+            _chunked(X, 7), _chunked(y, 7), X_next=_chunked(X_next, 7)
+        )
+
+
 @pytest.mark.parametrize("n_chunks", CHUNKINGS)
 @pytest.mark.parametrize("basis", ["scaled", "standardized"])
 def test_replicable_ridge_dask_matches_numpy(n_chunks, basis):

@@ -169,6 +169,26 @@ def test_partial_fit_over_chunks_equals_fit(fit_intercept):
     assert streamed.coverage(X_init) == pytest.approx(full.coverage(X_init))
 
 
+def test_fit_without_standard_error_makes_one_pass_and_can_add_it():
+    # Issue #42: the standard error's pass reads an out-of-core source a
+    # second time; compute_standard_error=False skips it, and
+    # accumulate_residuals adds it later, to the same result.
+    X, y, X_next, X_init, _, _ = make_linear_mdp_dataset(
+        1000, n_features=4, gamma=0.9, random_state=0
+    )
+    full = LSTDQEvaluator(gamma=0.9).fit(X, y, X_next=X_next)
+    one_pass = LSTDQEvaluator(gamma=0.9, compute_standard_error=False)
+    one_pass.fit(X, y, X_next=X_next)
+    np.testing.assert_array_equal(one_pass.coef_, full.coef_)
+    assert one_pass.estimate_value(X_init) == full.estimate_value(X_init)
+    with pytest.raises(ValueError, match="compute_standard_error=False"):
+        one_pass.estimate_value(X_init, return_std=True)
+    one_pass.accumulate_residuals(X, y, X_next=X_next)
+    assert one_pass.estimate_value(X_init, return_std=True) == (
+        full.estimate_value(X_init, return_std=True)
+    )
+
+
 def test_partial_fit_warns_while_singular_then_recovers():
     X, y, X_next, X_init, _, _ = make_tabular_mdp(
         400, n_states=4, gamma=0.5, random_state=0

@@ -1,8 +1,9 @@
 """The paper's contrastive encoder: one attention layer, then BReLU neurons.
 
-Plain numpy with hand-written gradients (checked against torch autograd and
-finite differences in the tests): the model is small, and a numpy loop keeps
-the estimator free of the torch extra.
+Numpy with hand-written gradients (checked against torch autograd and finite
+differences in the tests): the model is small, and a numpy loop keeps the
+estimator free of the torch extra. The products run in BLAS; the elementwise
+passes between them are numba kernels (``_brelu_kernel.py``).
 """
 
 from numbers import Integral, Real
@@ -19,6 +20,14 @@ from threadpoolctl import threadpool_limits
 from ..utils import check_work_budget
 from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils._tokens import flatten_token_input, token_view, warn_one_token_per_row
+from ._brelu_kernel import (
+    brelu_grad,
+    brelu_outputs,
+    noise_views,
+    normalise_keys,
+    shift_rows,
+    softmax_grad,
+)
 from ._infonce import resolve_batch_size
 
 # Gradient steps that work lower the loss from its first value (InfoNCE near
@@ -41,33 +50,6 @@ MAX_OUTPUT = 1e300
 MAX_HISTORY_BYTES = 2**30
 
 
-def brelu(s, bias):
-    """Bilateral ReLU ``BReLU_b(s) = ReLU(s - b) - ReLU(-s - b)``.
-
-    It is zero on ``[-b, b]`` and ``s -/+ b`` outside: the soft-thresholding
-    of ``s`` at ``b``.
-
-    Parameters
-    ----------
-    s : array-like
-        Pre-activations.
-    bias : float
-        The threshold ``b >= 0``.
-
-    Returns
-    -------
-    out : ndarray
-        ``BReLU_b(s)``, elementwise.
-
-    Examples
-    --------
-    >>> brelu([-2.0, -0.5, 0.0, 0.5, 2.0], 1.0).tolist()
-    [-1.0, 0.0, 0.0, 0.0, 1.0]
-    """
-    s = np.asarray(s, dtype=np.float64)
-    return s - np.clip(s, -bias, bias)
-
-
 def _magnitude_mask(weights, prune_ratio):
     """True for the neurons kept: all but the ``prune_ratio`` smallest norms."""
     n_neurons = weights.shape[0]
@@ -83,9 +65,8 @@ def _magnitude_mask(weights, prune_ratio):
 def _attention_probs(tokens, attention, *, rescale=False):
     """``softmax_l(x_r^T A x_l)`` of every sample.
 
-    The softmax runs on a copy of the scores with the keys ``l`` as the
-    leading axis: numpy's reductions and broadcasts over a short last axis
-    pay their loop overhead once per row.
+    The softmax runs in place on the scores, numba kernels on either side of
+    numpy's ``exp``.
 
     With ``rescale``, for tokens of any magnitude (``transform``'s; the
     training tokens are at unit RMS norm): each sample's tokens are divided by
@@ -102,15 +83,14 @@ def _attention_probs(tokens, attention, *, rescale=False):
     else:
         scaled = tokens
     scores = (scaled @ attention) @ scaled.transpose(0, 2, 1)
-    by_key = np.ascontiguousarray(np.moveaxis(scores, -1, 0))
-    by_key -= by_key.max(axis=0)
+    shift_rows(scores)
     if rescale:
         with np.errstate(over="ignore"):
-            by_key *= scale
-            by_key *= scale
-    np.exp(by_key, out=by_key)
-    by_key /= by_key.sum(axis=0)
-    return np.ascontiguousarray(np.moveaxis(by_key, 0, -1))
+            scores *= scale[:, :, None]
+            scores *= scale[:, :, None]
+    np.exp(scores, out=scores)
+    normalise_keys(scores)
+    return scores
 
 
 def _forward(tokens, attention, weights, bias, *, rescale=False):
@@ -118,20 +98,21 @@ def _forward(tokens, attention, weights, bias, *, rescale=False):
     probs = _attention_probs(tokens, attention, rescale=rescale)
     mixed = probs @ tokens
     pre = mixed @ weights.T
-    return brelu(pre, bias).sum(axis=1), (tokens, probs, mixed, pre)
+    outputs = np.empty((pre.shape[0], pre.shape[2]))
+    brelu_outputs(pre, bias, outputs)
+    return outputs, (tokens, probs, mixed, pre)
 
 
 def _backward(grad_out, cache, weights, bias):
     """Gradients of ``sum(grad_out * h)`` with respect to (attention, weights)."""
     tokens, probs, mixed, pre = cache
-    grad_pre = grad_out[:, None, :] * (np.abs(pre) > bias)
+    grad_pre = np.empty_like(pre)
+    brelu_grad(grad_out, pre, bias, grad_pre)
     m, d = grad_pre.shape[-1], mixed.shape[-1]
     grad_weights = grad_pre.reshape(-1, m).T @ mixed.reshape(-1, d)
     grad_mixed = grad_pre @ weights
-    grad_probs = grad_mixed @ tokens.transpose(0, 2, 1)
-    grad_scores = probs * (
-        grad_probs - np.sum(grad_probs * probs, axis=-1, keepdims=True)
-    )
+    grad_scores = grad_mixed @ tokens.transpose(0, 2, 1)
+    softmax_grad(probs, grad_scores)
     # sum_n T_n^T dS_n T_n, as one matrix product.
     grad_attention = tokens.reshape(-1, d).T @ (grad_scores @ tokens).reshape(-1, d)
     return grad_attention, grad_weights
@@ -139,9 +120,7 @@ def _backward(grad_out, cache, weights, bias):
 
 def _log_softmax_rows(logits):
     """``log softmax`` of every row, shifted by its (finite) maximum, in place."""
-    largest = logits.max(axis=1, keepdims=True)
-    largest[~np.isfinite(largest)] = 0.0
-    logits -= largest
+    shift_rows(logits[None])
     logits -= np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
     return logits
 
@@ -487,12 +466,13 @@ class BReLUAttentionEncoder(
         record(0)
         if positives is None:
             # The views' Gaussian noise: ziggurat draws of a Generator on
-            # SFC64 (numpy's fastest bit generator), seeded by random_state.
-            # RandomState's Gaussian draws alone cost more than the dense
-            # products of the fit.
+            # SFC64 (numpy's fastest bit generator), seeded by random_state,
+            # made by a numba kernel into one buffer. RandomState's Gaussian
+            # draws alone cost more than the dense products of the fit.
             noise_rng = np.random.Generator(
                 np.random.SFC64(rng.randint(np.iinfo(np.int32).max))
             )
+            views = np.empty((2, batch_size, *tokens.shape[1:]))
         first_loss = None
         # One small product after the other: BLAS threads would spend more
         # CPU time synchronising than they save. Overflow on the way to a
@@ -507,11 +487,7 @@ class BReLUAttentionEncoder(
                 for start in range(0, n_samples - batch_size + 1, batch_size):
                     batch = order[start : start + batch_size]
                     if positives is None:
-                        views = noise_rng.standard_normal(
-                            (2, batch_size, *tokens.shape[1:])
-                        )
-                        views *= self.noise_scale
-                        views += tokens[batch]
+                        noise_views(tokens, batch, self.noise_scale, noise_rng, views)
                     else:
                         views = np.take(pairs, batch, axis=1)
                     loss, grad_attention, grad_weights = infonce_stopgrad_loss(

@@ -63,6 +63,12 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         The constant of ``X_next`` is 1 even on zero rows, so with an
         intercept a zero row no longer marks a terminal transition; use your
         own constant column, zero at terminal states, instead.
+    compute_standard_error : bool, default=True
+        Whether :meth:`fit` makes the second pass over the data that the
+        standard error needs (the TD residuals at the fitted ``coef_``, see
+        :meth:`accumulate_residuals`). False fits in one pass, which halves
+        the reads of an out-of-core Dask source; ``estimate_value(...,
+        return_std=True)`` then needs :meth:`accumulate_residuals` first.
 
     Attributes
     ----------
@@ -111,7 +117,8 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
     ``partial_fit`` on chunks gives what ``fit`` gives on their concatenation up
     to floating-point rounding (the sums are ordered differently), so logs larger
     than memory can be processed; the sandwich standard error needs a second pass
-    (:meth:`accumulate_residuals`), which :meth:`fit` does itself. ``X_next``
+    (:meth:`accumulate_residuals`), which :meth:`fit` does itself (unless
+    ``compute_standard_error=False``). ``X_next``
     reaches ``fit`` and ``score`` in a ``Pipeline`` through metadata routing, but
     steps before the evaluator do not transform it: preprocess it by hand.
     Magnitudes above ``1e150`` are refused; rescaling the features loses nothing.
@@ -146,12 +153,16 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         "gamma": [Interval(Real, 0, 1, closed="left")],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
+        "compute_standard_error": ["boolean"],
     }
 
-    def __init__(self, gamma=0.9, *, alpha=0.0, fit_intercept=False):
+    def __init__(
+        self, gamma=0.9, *, alpha=0.0, fit_intercept=False, compute_standard_error=True
+    ):
         self.gamma = gamma
         self.alpha = alpha
         self.fit_intercept = fit_intercept
+        self.compute_standard_error = compute_standard_error
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, X_next=None, sample_weight=None):
@@ -163,9 +174,10 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
             Features ``phi(s_i, a_i)`` of the logged state-action pairs. On
             Dask input (``X``, or any of ``y``, ``X_next``,
             ``sample_weight``) the sums are computed blockwise in two passes
-            and only ``n_params x n_params`` results reach the client; the
-            other arrays are rechunked to ``X``'s row chunks (see the user
-            guide, "Scaling out").
+            (one with ``compute_standard_error=False``) and only
+            ``n_params x n_params`` results reach the client; the other
+            arrays are rechunked to ``X``'s row chunks (see the user guide,
+            "Scaling out").
         y : array-like of shape (n_samples,)
             Rewards ``r_i``.
         X_next : array-like of shape (n_samples, n_features), default=None
@@ -187,7 +199,9 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         )
         self._accumulate(X, y, X_next, sample_weight)
         self._solve()
-        self._accumulate_meat(X, y, X_next, sample_weight)
+        if self.compute_standard_error:
+            # The first pass checked every block of these arrays for NaN and inf.
+            self._accumulate_meat(X, y, X_next, sample_weight, check_finite=False)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -231,7 +245,8 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
         Accumulates ``sum_i w_i eps_i^2 phi_i phi_i^T`` at the current
         ``coef_``. Call it on the chunks (all, or a random subset) after the
         last :meth:`partial_fit`; a later ``partial_fit`` discards the sums.
-        :meth:`fit` makes this pass itself.
+        :meth:`fit` makes this pass itself unless
+        ``compute_standard_error=False``.
 
         Parameters
         ----------
@@ -308,7 +323,8 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
                 "The standard error needs the TD residuals at the final coef_: "
                 "after the last partial_fit, pass the chunks (or a random subset) "
                 "through accumulate_residuals(X, y, X_next), then call "
-                "estimate_value again. fit makes this pass itself."
+                "estimate_value again. fit makes this pass itself unless "
+                "compute_standard_error=False."
             )
         v = self._solve_transposed(phibar)
         meat = self._meat["sum"] / self._meat["weight"]
@@ -516,7 +532,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
             return self._A_pinv.T @ rhs
         return np.linalg.solve(self._A_solved.T, rhs)
 
-    def _accumulate_meat(self, X, y, X_next, sample_weight):
+    def _accumulate_meat(self, X, y, X_next, sample_weight, check_finite=True):
         """Add ``sum_i w_i eps_i^2 phi_i phi_i^T`` at the current ``theta``."""
         args = (self.coef_, self.intercept_, self.gamma, self.fit_intercept)
         if any_dask(X):
@@ -525,6 +541,7 @@ class LSTDQEvaluator(RegressorMixin, BaseEstimator):
                 [X, y, X_next, sample_weight],
                 ["X", "y", "X_next", "sample_weight"],
                 args=args,
+                check_finite=check_finite,
             )
         else:
             chunk = _chunk_meat(X, y, X_next, sample_weight, *args)
@@ -558,23 +575,23 @@ def _chunk_sums(X, y, X_next, sample_weight, fit_intercept):
         "phi_r": np.zeros(p),
     }
     weighted = X if sample_weight is None else X * sample_weight[:, None]
-    w = np.ones(n) if sample_weight is None else sample_weight
-    s["weight"] += w.sum()
+    s["weight"] += float(n) if sample_weight is None else sample_weight.sum()
     s["phi_phi"][:d, :d] += weighted.T @ X
     s["phi_r"][:d] += weighted.T @ y
     if X_next is not None:
         s["phi_next"][:d, :d] += weighted.T @ X_next
     if fit_intercept:
+        w = np.ones(n) if sample_weight is None else sample_weight
         col = weighted.sum(axis=0)
         s["phi_phi"][:d, d] += col
         s["phi_phi"][d, :d] += col
-        s["phi_phi"][d, d] += w.sum()
+        s["phi_phi"][d, d] += s["weight"]
         s["phi_r"][d] += w @ y
         if X_next is not None:
             # The constant feature is 1 in the next state too.
             s["phi_next"][:d, d] += col
             s["phi_next"][d, :d] += w @ X_next
-            s["phi_next"][d, d] += w.sum()
+            s["phi_next"][d, d] += s["weight"]
     return s
 
 
@@ -592,26 +609,29 @@ def _dask_chunk_sums(X, y, X_next, sample_weight, fit_intercept):
 
 def _chunk_meat(X, y, X_next, sample_weight, coef, intercept, gamma, fit_intercept):
     """``sum_i w_i eps_i^2 phi_i phi_i^T`` and ``sum_i w_i`` of one chunk."""
-    residual = y - (X @ coef + intercept)
-    if X_next is not None:
-        residual += gamma * (X_next @ coef + intercept)
-    w = np.ones(len(y)) if sample_weight is None else sample_weight
     # Z^T Z with Z = sqrt(w) |eps| phi, slab by slab: numpy computes each
     # product as a symmetric rank-k update (half a general product), the slab
-    # stays in cache and no temporary of the chunk's size is allocated.
-    scale = np.abs(residual, out=residual)
-    scale *= np.sqrt(w)
+    # stays in cache and no temporary of the chunk's length is allocated (on
+    # a Dask worker, whose allocator returns large blocks to the system, each
+    # would be page-faulted in again).
     n, d = X.shape
     total = np.zeros((d + fit_intercept, d + fit_intercept))
     slab = np.empty((min(n, SLAB_ROWS), d + fit_intercept))
     for start in range(0, n, SLAB_ROWS):
-        rows = scale[start : start + SLAB_ROWS]
-        Z = slab[: len(rows)]
-        np.multiply(X[start : start + SLAB_ROWS], rows[:, None], out=Z[:, :d])
+        rows = slice(start, start + SLAB_ROWS)
+        scale = y[rows] - (X[rows] @ coef + intercept)
+        if X_next is not None:
+            scale += gamma * (X_next[rows] @ coef + intercept)
+        np.abs(scale, out=scale)
+        if sample_weight is not None:
+            scale *= np.sqrt(sample_weight[rows])
+        Z = slab[: len(scale)]
+        np.multiply(X[rows], scale[:, None], out=Z[:, :d])
         if fit_intercept:
-            Z[:, d] = rows
+            Z[:, d] = scale
         total += Z.T @ Z
-    return {"sum": total, "weight": w.sum()}
+    weight = float(n) if sample_weight is None else sample_weight.sum()
+    return {"sum": total, "weight": weight}
 
 
 def _score_sums(X, y, X_next, sample_weight, coef, intercept, gamma):

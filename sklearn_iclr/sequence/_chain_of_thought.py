@@ -15,10 +15,12 @@ from ..utils._compat import Interval, StrOptions, _fit_context
 from ..utils.validation import check_binary_target
 from ._kernel import (
     EOS,
+    advance_record,
+    cell_likelihood,
+    cell_logits,
     count_tokens,
     decode_greedy,
-    gradient_halves,
-    likelihood_terms,
+    policy_residuals,
     sample_responses,
     tabulate_logits,
 )
@@ -31,23 +33,31 @@ from ._kernel import (
 # Responses sampled together: their random draws (one per position) fit in
 # cache.
 SAMPLING_BLOCK = 1 << 12
+LOGITS_BLOCK = 8  # positions per product of the tables' logits
 
 # Arrays of logits, probabilities and counts are token-major, (3, ...): numpy
 # reduces a leading axis of 3 as three contiguous slabs, where a trailing axis
 # of 3 would cost a strided reduction per row.
 
 
-def _prompt_logits(X1T, weights):
-    """Per prompt, the halves ``a = W_a X1^T`` (rows 0-2) over ``b = W_b X1^T``
-    (rows 3-5).
+def _halves_weights(coef):
+    """The weights ``(..., 3, 2 (d + 1))`` as ``[W_a; W_b]``, ``(..., 6, d +
+    1)``: the rows that multiply ``x1`` over those that multiply ``y_prev
+    x1``.
 
     A position's features are ``phi = [x1, y_prev x1]`` with ``y_prev`` in
-    ``{-1, 0, +1}``, so its logits are ``a + y_prev b``: one product of the
-    prompts ``X1T`` (one column per prompt, not per response) by the
-    ``(6, d + 1)`` weights.
+    ``{-1, 0, +1}``, so its logits are ``a + y_prev b`` with ``a = W_a x1``
+    and ``b = W_b x1``: one product of these weights by the prompts (one
+    column per prompt, not per response) gives both halves.
     """
-    h = X1T.shape[0]
-    return np.vstack([weights[:, :h], weights[:, h:]]) @ X1T
+    h = coef.shape[-1] // 2
+    return np.concatenate([coef[..., :h], coef[..., h:]], axis=-2)
+
+
+def _prompt_logits(X1T, weights):
+    """Per prompt (column of ``X1T``), the halves ``a`` (rows 0-2) over ``b``
+    (rows 3-5) of one position's logits (:func:`_halves_weights`)."""
+    return _halves_weights(weights) @ X1T
 
 
 def _lengths(sequences):
@@ -60,82 +70,106 @@ def _answers(sequences, lengths):
 
 
 def _position_counts(X1, sequences, lengths, prompts, weights, counts):
-    """Per position: the prompts that reach it and their target counts.
+    """Per position: the prompts that reach it and their counted cells.
 
     A row's likelihood at a position depends on it only through its prompt,
     its previous token and its target token, so the rows (of positive
     ``weights``) are summed into ``counts[t, v, s, j]``
     (:func:`~._kernel.count_tokens`; ``counts`` is a buffer of shape
     ``(n_positions, 3, 2, n_prompts)``), normalised to sum 1 per position.
-    Yields ``(X1 of those prompts, its transpose, counts[t])`` per position
-    ``t``, or None where no row reaches it.
+    Yields, per position ``t``, None where no row reaches it, else ``(X1 of
+    those prompts, its transpose, cells)`` (the first a view of the second):
+    ``cells = (cell_prev,
+    cell_prompt, cell_counts)`` lists the cells ``(s, j)`` that hold a count
+    (``s`` major, ``j`` indexing those prompts) and their counts ``(3,
+    n_cells)``.
     """
     counts.fill(0.0)
     count_tokens(sequences, lengths, prompts, weights, counts)
+    # the prompts as columns: the likelihood's two products read this copy
+    # only (its transpose is a view), which stays in cache between them
+    X1T = np.ascontiguousarray(X1.T)
     for position in counts:
-        total = position.sum()
-        if total == 0:
+        occupied = position.sum(axis=0) != 0
+        used = np.flatnonzero(occupied.any(axis=0))
+        if used.size == 0:
             yield None
             continue
-        used = np.flatnonzero(position.any(axis=(0, 1)))
-        X_used = X1[used]
-        yield X_used, np.ascontiguousarray(X_used.T), position[:, :, used] / total
+        cell_prev, cell_prompt = np.nonzero(occupied[:, used])
+        cell_counts = position[:, cell_prev, used[cell_prompt]] / position.sum()
+        cells = (cell_prev, cell_prompt, cell_counts)
+        if used.size < len(X1T.T):
+            X_usedT = X1T[:, used]
+            yield X_usedT.T, X_usedT, cells
+        else:
+            yield X1T.T, X1T, cells
 
 
-def _likelihood_gradient(X1, X1T, coef, counts, first):
+def _likelihood_gradient(X1, X1T, coef, cells, first):
     """Negative log-likelihood of the counted tokens and its weight gradient.
 
-    ``counts`` as :func:`_position_counts` gives them (any real weights); the
-    logits of cell ``(s, j)`` are ``a_j + y_s b_j``. The gradient of ``-log
-    softmax`` is ``softmax - onehot`` times the features ``[x1, y_prev x1]``,
-    summed per prompt and previous token (:func:`~._kernel.likelihood_terms`)
-    before one product by ``X1``.
+    ``cells`` as :func:`_position_counts` gives them; the logits of cell
+    ``(s, j)`` are ``a_j + y_s b_j``. The gradient of ``-log softmax`` is
+    ``softmax - onehot`` times the features ``[x1, y_prev x1]``, summed per
+    prompt and previous token (:func:`~._kernel.cell_likelihood`) before one
+    product by ``X1``.
     """
-    n_prompts = X1.shape[0]
-    shifted, residual = np.empty((3, 2, n_prompts)), np.empty((6, n_prompts))
-    greedy = np.empty((2, n_prompts), dtype=np.int8)  # unused here
-    tabulate_logits(_prompt_logits(X1T, coef), first, 1.0, greedy, shifted)
-    loss = likelihood_terms(shifted, np.exp(shifted), counts, first, residual)
+    cell_prev, cell_prompt, counts = cells
+    shifted, residual = np.empty(counts.shape), np.empty((6, X1.shape[0]))
+    cell_logits(_prompt_logits(X1T, coef), cell_prev, cell_prompt, first, shifted)
+    loss = cell_likelihood(
+        shifted, np.exp(shifted), counts, cell_prev, cell_prompt, first, residual
+    )
     products = residual @ X1
     return loss, np.hstack([products[:3], products[3:]])
 
 
-def _nll_and_grad(flat, X1, X1T, counts, alpha, first):
+def _nll_and_grad(flat, X1, X1T, cells, alpha, first):
     """Weighted next-token cross-entropy of one position plus the L2 penalty."""
     coef = flat.reshape(3, -1)
-    loss, grad = _likelihood_gradient(X1, X1T, coef, counts, first)
+    loss, grad = _likelihood_gradient(X1, X1T, coef, cells, first)
     loss += 0.5 * alpha * float(flat @ flat)
     return loss, (grad + alpha * coef).ravel()
 
 
-def _policy_tables(X1, coef, temperature, out=None):
+def _policy_tables(X1T, coef, temperature, out=None, record=None):
     """Every position's next-token law, per (previous token, prompt) cell.
 
     Returns ``(greedy, proba)``: ``greedy[t, s, j]`` is the index of the
     largest logit of position ``t`` in the cell ``(s, j)`` of the prompt
-    ``X1[j]``, and ``proba[t, v, s, j]`` the probability of token
+    ``X1T[:, j]``, and ``proba[t, v, s, j]`` the probability of token
     ``v`` there at ``temperature`` (None when it is 0). One product per
-    position; sampling, the policy gradient and the round's record all read
-    these tables. A position's table is finished (``exp``, normalised) while
-    it is still in cache. ``out``, the tables of a former call of the same
-    shapes, are overwritten (no new memory to fault in).
+    ``LOGITS_BLOCK`` positions (a taller product runs faster per row);
+    sampling, the policy gradient and the round's record all read these
+    tables. A position's table is finished (``exp``, normalised) and
+    read by ``record`` (a :class:`_Record`, if given) while it is still in
+    cache. ``out``, the tables of a former call of the same shapes, are
+    overwritten (no new memory to fault in).
     """
-    n_positions, n_prompts = coef.shape[0], X1.shape[0]
-    X1T = np.ascontiguousarray(X1.T)
+    n_positions, n_prompts = coef.shape[0], X1T.shape[1]
+    X1T = np.ascontiguousarray(X1T)
     shape = (n_positions, 3, 2, n_prompts)
     greedy = np.empty(shape[:1] + shape[2:], dtype=np.int8) if out is None else out[0]
     if temperature == 0:
         proba = np.empty((0, *shape[1:]))  # no logits are written
     else:
         proba = np.empty(shape) if out is None else out[1]
-    norm = np.empty((2, n_prompts))
-    for t in range(n_positions):
-        halves = _prompt_logits(X1T, coef[t])
-        shifted = proba[t] if temperature > 0 else proba
-        tabulate_logits(halves, t == 0, temperature, greedy[t], shifted)
-        if temperature > 0:
-            e = np.exp(shifted, out=shifted)
-            e /= np.sum(e, axis=0, out=norm)
+    weights = _halves_weights(coef)
+    n_block = min(LOGITS_BLOCK, n_positions)
+    block, norm = np.empty((n_block * 6, n_prompts)), np.empty((2, n_prompts))
+    for start in range(0, n_positions, n_block):
+        group = weights[start : start + n_block]
+        block_halves = block[: 6 * len(group)]
+        np.matmul(group.reshape(-1, group.shape[-1]), X1T, out=block_halves)
+        for t in range(start, start + len(group)):
+            halves = block_halves[6 * (t - start) : 6 * (t - start + 1)]
+            shifted = proba[t] if temperature > 0 else proba
+            tabulate_logits(halves, t == 0, temperature, greedy[t], shifted)
+            if temperature > 0:
+                e = np.exp(shifted, out=shifted)
+                e /= np.sum(e, axis=0, out=norm)
+            if record is not None:
+                record.advance(proba[t], greedy[t], t, t == n_positions - 1)
     return greedy, (proba if temperature > 0 else None)
 
 
@@ -186,21 +220,37 @@ def _response_law(proba):
     return law
 
 
-def _round_record(r, tables, y_signed, n_kept):
-    """``history_[r]`` from the tables of the model after round ``r``."""
-    greedy, lengths = _sample((tables[0], None), np.arange(len(y_signed)), None)
-    law = _response_law(tables[1])
-    correct = np.where(y_signed > 0, law[:, 1], law[:, 0])
-    length_pmf = law.sum(axis=1).mean(axis=1)
-    return {
-        "round": r,
-        "greedy_accuracy": float(np.mean(_answers(greedy, lengths) == y_signed)),
-        "median_length": float(np.median(lengths)),
-        "expected_reward": float(correct.sum(axis=0).mean()),
-        "long_share": float(1.0 - length_pmf[0]),
-        "sampled_median_length": int(np.searchsorted(np.cumsum(length_pmf), 0.5)) + 1,
-        "n_kept": n_kept,
-    }
+class _Record:
+    """A model's row of ``history_`` on the training prompts, built position
+    by position (:func:`~._kernel.advance_record`) as :func:`_policy_tables`
+    finishes each position's law."""
+
+    def __init__(self, y_signed, n_positions):
+        self.y_signed = y_signed
+        self.walk = np.zeros((3, len(y_signed)), dtype=np.intp)
+        self.walk[1] = n_positions
+        self.alive = np.empty((2, len(y_signed)))
+        self.reward = np.zeros(len(y_signed))
+        self.mass = np.zeros(n_positions)
+
+    def advance(self, proba, greedy, t, last):
+        """Read position ``t`` (``last``: the last one) of the model's law."""
+        terms = (self.walk, self.alive, self.reward, self.mass)
+        advance_record(proba, greedy, t, last, self.y_signed, *terms)
+
+    def row(self, r, n_kept):
+        """``history_[r]``, once every position has been read."""
+        length_pmf = self.mass / len(self.y_signed)
+        return {
+            "round": r,
+            "greedy_accuracy": float(np.mean(self.walk[2] == self.y_signed)),
+            "median_length": float(np.median(self.walk[1])),
+            "expected_reward": float(self.reward.mean()),
+            "long_share": float(1.0 - length_pmf[0]),
+            "sampled_median_length": int(np.searchsorted(np.cumsum(length_pmf), 0.5))
+            + 1,
+            "n_kept": n_kept,
+        }
 
 
 def _recorder(curve):
@@ -447,6 +497,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
 
     def _pretrain_and_reinforce(self, X1, demos, y_signed, n_rounds):
         n_samples, n_features = X1.shape[0], X1.shape[1] - 1
+        # one copy of the prompts, as columns, read by every product
+        X1T = np.ascontiguousarray(X1.T)
+        X1 = X1T.T
         shape = (n_features, 3, 2 * (n_features + 1))
         self.loss_curve_ = []
         # the token counts of pretraining and of every round, one buffer
@@ -464,14 +517,18 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         self.pretrained_coef_ = coef.copy()
         self.chain_coef_ = coef
         rng = check_random_state(self.random_state)
-        tables = _policy_tables(X1, coef, self.temperature)
-        self.history_ = [_round_record(0, tables, y_signed, n_kept=0)]
+        record = _Record(y_signed, n_features)
+        tables = _policy_tables(X1T, coef, self.temperature, record=record)
+        self.history_ = [record.row(0, n_kept=0)]
         for r in range(1, n_rounds + 1):
             tic = time.perf_counter()
             n_kept = self._rl_round(X1, y_signed, tables, rng, counts)
             # the new model's tables overwrite the former model's
-            tables = _policy_tables(X1, self.chain_coef_, self.temperature, tables)
-            self.history_.append(_round_record(r, tables, y_signed, n_kept))
+            record = _Record(y_signed, n_features)
+            tables = _policy_tables(
+                X1T, self.chain_coef_, self.temperature, tables, record
+            )
+            self.history_.append(record.row(r, n_kept))
             if self.verbose > 0:
                 rec = self.history_[-1]
                 print(
@@ -489,48 +546,42 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 "in {0, 1}. Demonstrations are chains of thought over the bits; "
                 "binarize X first (or fit without sequences)."
             )
-        if getattr(sequences, "ndim", None) == 2:  # array or DataFrame
-            rows = list(np.asarray(sequences))
-        elif hasattr(sequences, "__len__") and not isinstance(sequences, str):
-            rows = [np.asarray(s).ravel() for s in sequences]
-        else:
+        tokens, rows = self._token_array(sequences)
+        if len(tokens) != n_samples:
             raise ValueError(
-                "sequences must be a 2-D array of tokens or a list of 1-D token "
-                f"sequences, got {type(sequences).__name__}."
-            )
-        if len(rows) != n_samples:
-            raise ValueError(
-                f"sequences holds {len(rows)} demonstrations but X has {n_samples} "
+                f"sequences holds {len(tokens)} demonstrations but X has {n_samples} "
                 "rows; give one demonstration per row of X."
             )
-        demos = np.zeros((n_samples, n_features), dtype=np.int8)
-        for i, row in enumerate(rows):
-            row = np.asarray(row)
-            if row.size and not np.issubdtype(row.dtype, np.number):
-                raise ValueError(
-                    f"sequences[{i}] holds non-numeric tokens ({row.dtype}); tokens "
-                    "are -1 and +1, with 0 for EOS and padding."
-                )
-            if not np.all(np.isin(row, (-1, 0, 1))):
+        # every row checked at once; the first row with a fault is reported
+        nonzero = tokens != 0
+        lengths = np.count_nonzero(nonzero, axis=1)
+        bad_token = ~np.isin(tokens, (-1, 0, 1))
+        broken = np.any(nonzero[:, 1:] & ~nonzero[:, :-1], axis=1)
+        faults = bad_token.any(axis=1) | (lengths == 0) | broken
+        faults |= lengths > n_features
+        if faults.any():
+            i = int(np.flatnonzero(faults)[0])
+            if bad_token[i].any():
+                row = np.asarray(rows[i]) if rows is not None else tokens[i]
                 bad = row[~np.isin(row, (-1, 0, 1))][0].item()
                 raise ValueError(
                     f"sequences[{i}] holds the token {bad!r}; tokens are -1 and +1, "
                     "with 0 for EOS and padding."
                 )
-            length = int(np.count_nonzero(row))
-            if length == 0 or np.any(row[:length] == 0):
+            if lengths[i] == 0 or broken[i]:
                 raise ValueError(
-                    f"sequences[{i}] is {'empty' if length == 0 else 'broken'}: a "
-                    "demonstration is 1 or more tokens in {-1, +1} followed only by "
-                    "zeros (EOS and padding)."
+                    f"sequences[{i}] is {'empty' if lengths[i] == 0 else 'broken'}: "
+                    "a demonstration is 1 or more tokens in {-1, +1} followed only "
+                    "by zeros (EOS and padding)."
                 )
-            if length > n_features:
-                raise ValueError(
-                    f"sequences[{i}] has {length} tokens, more than the "
-                    f"{n_features} features of X allow: a response has at most "
-                    "n_features tokens (one per bit)."
-                )
-            demos[i, :length] = row[:length]
+            raise ValueError(
+                f"sequences[{i}] has {lengths[i]} tokens, more than the "
+                f"{n_features} features of X allow: a response has at most "
+                "n_features tokens (one per bit)."
+            )
+        demos = np.zeros((n_samples, n_features), dtype=np.int8)
+        width = min(tokens.shape[1], n_features)
+        demos[:, :width] = tokens[:, :width]
         answers = _answers(demos, _lengths(demos))
         wrong = np.flatnonzero(answers != y_signed)
         if wrong.size:
@@ -542,6 +593,33 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 f"{self.classes_[(y_signed[i] + 1) // 2]!r}."
             )
         return demos
+
+    @staticmethod
+    def _token_array(sequences):
+        """``sequences`` as a 2-D numeric array padded with zeros, and its rows
+        as given when they were a list (None for an array)."""
+        if getattr(sequences, "ndim", None) == 2:  # array or DataFrame
+            tokens = np.asarray(sequences)
+            if tokens.size == 0 or np.issubdtype(tokens.dtype, np.number):
+                return tokens, None
+            rows = list(tokens)
+        elif hasattr(sequences, "__len__") and not isinstance(sequences, str):
+            rows = [np.asarray(s).ravel() for s in sequences]
+        else:
+            raise ValueError(
+                "sequences must be a 2-D array of tokens or a list of 1-D token "
+                f"sequences, got {type(sequences).__name__}."
+            )
+        for i, row in enumerate(rows):
+            if row.size and not np.issubdtype(row.dtype, np.number):
+                raise ValueError(
+                    f"sequences[{i}] holds non-numeric tokens ({row.dtype}); tokens "
+                    "are -1 and +1, with 0 for EOS and padding."
+                )
+        tokens = np.zeros((len(rows), max(map(len, rows), default=0)))
+        for i, row in enumerate(rows):
+            tokens[i, : len(row)] = row
+        return tokens, rows
 
     def _design(self, X):
         """``[1, X / scale_]``: the prompt part of every position's features."""
@@ -624,14 +702,17 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         if self.rl == "reinforce":
             advantages = rewards - rewards.mean()
         else:
+            # the rewards of a prompt's group are 0 or 1: their mean is the
+            # share m of rewarded responses and their standard deviation
+            # sqrt(m (1 - m)) (both exact when k is a power of 2, as numpy's
+            # std of the group is), so each group has two advantages
             grouped = rewards.reshape(n_samples, k)
-            std = grouped.std(axis=1, keepdims=True)
-            advantages = np.divide(
-                grouped - grouped.mean(axis=1, keepdims=True),
-                std,
-                out=np.zeros_like(grouped),
-                where=std > 0,
-            ).ravel()
+            share = (grouped @ np.ones(k)) / k  # sums of 0 and 1: exact
+            std = np.sqrt(share * (1.0 - share))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                plus, minus = (1.0 - share) / std, -share / std
+            plus[std == 0], minus[std == 0] = 0.0, 0.0
+            advantages = np.where(grouped > 0, plus[:, None], minus[:, None]).ravel()
         self.chain_coef_ = self.chain_coef_ + self.learning_rate * (
             self._policy_gradient(
                 X1, tables[1], prompts, responses, lengths, advantages, counts
@@ -651,14 +732,13 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         """
         n_positions, h = self.chain_coef_.shape[0], X1.shape[1]
         grad = np.empty_like(self.chain_coef_)
-        counts.fill(0.0)
-        count_tokens(responses, lengths, prompts, advantages, counts)
-        halves = np.empty((6, X1.shape[0]))
-        for t in range(n_positions):
-            gradient_halves(counts[t], proba[t], t == 0, halves)
-            products = halves @ X1
-            grad[t, :, :h] = products[:3]
-            grad[t, :, h:] = products[3:]
+        # the residuals of every position, in the count buffer's memory
+        halves = counts.reshape(n_positions, 6, X1.shape[0])
+        policy_residuals(responses, lengths, prompts, advantages, proba, halves)
+        # every position's contraction in one product: X1 is read once
+        products = (halves.reshape(-1, X1.shape[0]) @ X1).reshape(n_positions, 6, h)
+        grad[:, :, :h] = products[:, :3]
+        grad[:, :, h:] = products[:, 3:]
         return grad / (self.temperature * len(responses))
 
     def response_proba(self, X, temperature=1.0):
@@ -688,7 +768,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 f"temperature must be > 0, got {temperature!r}; use generate(X) "
                 "for the greedy responses."
             )
-        tables = _policy_tables(self._design(X), self.chain_coef_, float(temperature))
+        tables = _policy_tables(self._design(X).T, self.chain_coef_, float(temperature))
         return np.ascontiguousarray(_response_law(tables[1]).transpose(2, 0, 1))
 
     def generate(self, X, temperature=0.0, random_state=None):
@@ -716,7 +796,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         if not (isinstance(temperature, Real) and temperature >= 0):
             raise ValueError(f"temperature must be a number >= 0, got {temperature!r}.")
         rng = check_random_state(random_state)
-        tables = _policy_tables(self._design(X), self.chain_coef_, float(temperature))
+        tables = _policy_tables(self._design(X).T, self.chain_coef_, float(temperature))
         return _sample(tables, np.arange(X.shape[0]), rng)[0]
 
     def predict(self, X):

@@ -8,6 +8,8 @@ left per sampled token is a table read, and that is what these kernels do:
 
 * :func:`tabulate_logits`: per cell, the greedy token and the logits at a
   temperature shifted by their maximum (whose ``exp`` numpy then takes);
+* :func:`advance_record`: the greedy response and the law of the sampled
+  response's length and answer, one position further (the round's record);
 * :func:`sample_responses`: every position of a block of sampled responses
   (and their lengths), from one uniform 32-bit draw per response and
   position;
@@ -15,12 +17,13 @@ left per sampled token is a table read, and that is what these kernels do:
   lengths);
 * :func:`count_tokens`: the weighted counts of every position's tokens per
   cell, the data of the likelihood gradient;
-* :func:`gradient_halves`: from those counts and the position's law, the
-  per-prompt residuals that one product by the prompts turns into the
-  gradient;
-* :func:`likelihood_terms`: the same from the position's shifted logits and
-  their ``exp``, with the negative log-likelihood of the counts (the
-  likelihood fits' objective).
+* :func:`policy_residuals`: the same counts, one prompt at a time, turned
+  at once into every position's per-prompt residuals under the position's
+  law, which one product by the prompts turns into the policy gradient;
+* :func:`cell_logits` and :func:`cell_likelihood`: the likelihood fits'
+  objective, the negative log-likelihood of the counts in the cells that
+  hold one, and its residuals, from the shifted logits of those cells and
+  their ``exp`` (which numpy takes between the two).
 
 Each has a numpy reference (``*_reference``), the oracle of the kernels' tests
 (which also run with ``NUMBA_DISABLE_JIT=1``).
@@ -81,6 +84,70 @@ def tabulate_logits_reference(halves, first, temperature, greedy, shifted):
     greedy[...] = z.argmax(axis=0)
     if temperature > 0:
         shifted[...] = (z - z.max(axis=0)) * (1.0 / temperature)
+
+
+@njit(cache=True)
+def advance_record(proba, greedy, t, last, y_signed, walk, alive, reward, mass):
+    """Take the record of a model one position further, from the position's
+    law ``proba[v, s, j]`` and greedy tokens ``greedy[s, j]`` (``t``: its
+    index, ``last``: whether it is the last).
+
+    Per prompt ``j`` of the answer ``y_signed[j]``:
+
+    * the greedy response: ``walk[0, j]`` is the cell row of its previous
+      token (-1 once it has ended), ``walk[1, j]`` its length (start: the
+      number of positions), ``walk[2, j]`` its last token;
+    * the law of the sampled response (the forward recursion of
+      :meth:`~sklearn_iclr.sequence.ChainOfThoughtClassifier.response_proba`):
+      ``alive[v, j]``, the probability that it goes on after the token
+      ``SIGNS[v]`` (the last written), is turned into the probability that it
+      ends here (``mass[t - 1]`` sums it over the prompts, ``reward[j]`` over
+      the positions where the token is ``y_signed[j]``) and that it goes on.
+    """
+    for j in range(proba.shape[2]):
+        s = walk[0, j]
+        if s >= 0:
+            v = greedy[s, j]
+            if v == EOS:
+                walk[0, j], walk[1, j] = -1, t
+            else:
+                walk[0, j], walk[2, j] = v, 2 * v - 1
+        answer = 1 if y_signed[j] > 0 else 0
+        if t == 0:
+            on0, on1 = proba[0, 0, j], proba[1, 0, j]
+        else:
+            end0, end1 = alive[0, j] * proba[EOS, 0, j], alive[1, j] * proba[EOS, 1, j]
+            reward[j] += end1 if answer else end0
+            mass[t - 1] += end0 + end1
+            on0 = alive[0, j] * proba[0, 0, j] + alive[1, j] * proba[0, 1, j]
+            on1 = alive[0, j] * proba[1, 0, j] + alive[1, j] * proba[1, 1, j]
+        alive[0, j], alive[1, j] = on0, on1
+        if last:  # the response ends after the last position
+            reward[j] += on1 if answer else on0
+            mass[t] += on0 + on1
+
+
+def advance_record_reference(
+    proba, greedy, t, last, y_signed, walk, alive, reward, mass
+):
+    """:func:`advance_record` in numpy."""
+    going = np.flatnonzero(walk[0] >= 0)
+    v = greedy[walk[0, going], going]
+    walk[1, going[v == EOS]] = t
+    walk[0, going[v == EOS]] = -1
+    walk[0, going[v != EOS]] = v[v != EOS]
+    walk[2, going[v != EOS]] = 2 * v[v != EOS] - 1
+    answer = (y_signed > 0).astype(np.intp)
+    if t == 0:
+        alive[...] = proba[:EOS, 0]
+    else:
+        end = alive * proba[EOS]
+        reward += end[answer, np.arange(len(answer))]
+        mass[t - 1] += end.sum()
+        alive[...] = np.einsum("sj,vsj->vj", alive, proba[:EOS])
+    if last:
+        reward += alive[answer, np.arange(len(answer))]
+        mass[t] += alive.sum()
 
 
 @njit(cache=True)
@@ -194,72 +261,139 @@ def count_tokens_reference(sequences, lengths, prompts, weights, counts):
 
 
 @njit(cache=True)
-def gradient_halves(counts, proba, first, halves):
-    """Per prompt ``j``, the residuals ``r[v, s] = counts[v, s, j] - proba[v,
-    s, j] * sum_v counts[v, s, j]`` summed over the previous token, plain
-    (``halves[v, j]``) and times its value ``y_s`` (``halves[3 + v, j]``; 0 at
-    the ``first`` position): the coefficients of ``[x1, y_prev x1]`` in minus
-    the likelihood gradient."""
-    for j in range(counts.shape[2]):
-        total0 = counts[0, 0, j] + counts[1, 0, j] + counts[2, 0, j]
-        total1 = counts[0, 1, j] + counts[1, 1, j] + counts[2, 1, j]
-        for v in range(3):
-            r0 = counts[v, 0, j] - proba[v, 0, j] * total0
-            r1 = counts[v, 1, j] - proba[v, 1, j] * total1
-            halves[v, j] = r0 + r1
-            halves[3 + v, j] = 0.0 if first else SIGNS[0] * r0 + SIGNS[1] * r1
+def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
+    """Per position ``t`` and prompt ``j``, the residuals ``r[v, s] =
+    counts[t, v, s, j] - proba[t, v, s, j] * sum_v counts[t, v, s, j]``
+    summed over the previous token, plain (``halves[t, v, j]``) and times its
+    value ``y_s`` (``halves[t, 3 + v, j]``; 0 at the first position): the
+    coefficients of ``[x1, y_prev x1]`` in minus the likelihood gradient of
+    the counts, which are taken as :func:`count_tokens` takes them (in the
+    same order) one prompt at a time.
+
+    The rows must come sorted by prompt, as the responses of a round do: the
+    counts of one prompt then fit in a buffer of ``(n_positions, 3, 2)``
+    instead of a table of every cell, and each residual is written once.
+    """
+    n_positions, n_prompts, n_rows = proba.shape[0], proba.shape[3], len(prompts)
+    for i in range(1, n_rows):
+        if prompts[i] < prompts[i - 1]:
+            raise ValueError("policy_residuals needs the rows sorted by prompt.")
+    local = np.empty((n_positions, 3, 2))
+    i = 0
+    for j in range(n_prompts):
+        local[:] = 0.0
+        while i < n_rows and prompts[i] == j:
+            weight = weights[i]
+            if weight != 0:
+                s = 0
+                for t in range(min(lengths[i] + 1, n_positions)):
+                    if t == lengths[i]:
+                        local[t, EOS, s] += weight
+                    else:
+                        v = 1 if sequences[i, t] > 0 else 0
+                        local[t, v, s] += weight
+                        s = v
+            i += 1
+        for t in range(n_positions):
+            total0 = local[t, 0, 0] + local[t, 1, 0] + local[t, 2, 0]
+            total1 = local[t, 0, 1] + local[t, 1, 1] + local[t, 2, 1]
+            for v in range(3):
+                r0 = local[t, v, 0] - proba[t, v, 0, j] * total0
+                r1 = local[t, v, 1] - proba[t, v, 1, j] * total1
+                halves[t, v, j] = r0 + r1
+                halves[t, 3 + v, j] = 0.0 if t == 0 else SIGNS[0] * r0 + SIGNS[1] * r1
 
 
-def gradient_halves_reference(counts, proba, first, halves):
-    """:func:`gradient_halves` in numpy."""
-    residual = counts - proba * counts.sum(axis=0)
-    signs = np.zeros((2, 1)) if first else np.array(SIGNS)[:, None]
-    halves[:3] = residual.sum(axis=1)
-    halves[3:] = (signs * residual).sum(axis=1)
+def policy_residuals_reference(sequences, lengths, prompts, weights, proba, halves):
+    """:func:`policy_residuals` in numpy (from :func:`count_tokens_reference`)."""
+    counts = np.zeros(proba.shape)
+    count_tokens_reference(sequences, lengths, prompts, weights, counts)
+    residual = counts - proba * counts.sum(axis=1, keepdims=True)
+    signs = np.array(SIGNS)[:, None]
+    halves[:, :3] = residual.sum(axis=2)
+    halves[:, 3:] = (signs * residual).sum(axis=2)
+    halves[0, 3:] = 0.0
 
 
 @njit(cache=True)
-def likelihood_terms(shifted, exp_shifted, counts, first, residual):
-    """Negative log-likelihood of ``counts`` under the logits ``z`` of
-    :func:`tabulate_logits` (``shifted`` at temperature 1, and its ``exp``).
+def cell_logits(halves, cell_prev, cell_prompt, first, shifted):
+    """The logits of the listed cells at temperature 1, shifted by their
+    maximum: cell ``c`` is the prompt ``j = cell_prompt[c]`` after the
+    previous token ``SIGNS[cell_prev[c]]``, and ``shifted[v, c] = z_v -
+    max_u z_u`` with ``z = a_j + y b_j`` as in :func:`tabulate_logits`.
 
-    Cell ``(s, j)`` contributes ``sum_v counts[v, s, j] (log sum_u exp z_u -
-    z_v)``. Writes into ``residual`` the :func:`gradient_halves` of the
-    softmax of ``z`` with the sign flipped (``softmax * total - counts``: the
-    gradient's coefficients); empty cells are skipped.
+    The likelihood fits list only the cells that hold a count: a prompt of
+    the demonstrations or of the kept responses mostly reaches a position
+    after one previous token, not both.
+    """
+    for c in range(cell_prompt.shape[0]):
+        j = cell_prompt[c]
+        sign = 0.0 if first else SIGNS[cell_prev[c]]
+        z0 = halves[0, j] + sign * halves[3, j]
+        z1 = halves[1, j] + sign * halves[4, j]
+        z2 = -np.inf if first else halves[2, j] + sign * halves[5, j]
+        top = max(z0, z1, z2)
+        shifted[0, c] = z0 - top
+        shifted[1, c] = z1 - top
+        shifted[2, c] = z2 - top
+
+
+def cell_logits_reference(halves, cell_prev, cell_prompt, first, shifted):
+    """:func:`cell_logits` in numpy."""
+    signs = np.zeros(2) if first else np.array(SIGNS)
+    z = halves[:3, cell_prompt] + signs[cell_prev] * halves[3:, cell_prompt]
+    if first:
+        z[EOS] = -np.inf
+    shifted[...] = z - z.max(axis=0)
+
+
+@njit(cache=True)
+def cell_likelihood(
+    shifted, exp_shifted, counts, cell_prev, cell_prompt, first, residual
+):
+    """Negative log-likelihood of ``counts[v, c]`` (token ``v`` in cell ``c``
+    of :func:`cell_logits`) under those logits (``shifted``, and its ``exp``).
+
+    Cell ``c`` contributes ``sum_v counts[v, c] (log sum_u exp z_u - z_v)``.
+    Writes into ``residual`` the residuals of :func:`policy_residuals` for
+    the softmax of ``z``, with the sign flipped (``softmax * total -
+    counts``, summed per prompt: the gradient's coefficients).
     """
     n_tokens = EOS if first else 3
     residual[:] = 0.0
     loss = 0.0
-    for s in range(2):
-        sign = 0.0 if first else SIGNS[s]
-        for j in range(shifted.shape[2]):
-            total = counts[0, s, j] + counts[1, s, j] + counts[2, s, j]
-            if total == 0:
-                continue
-            norm = 0.0
-            for v in range(n_tokens):
-                norm += exp_shifted[v, s, j]
-            log_norm = math.log(norm)
-            for v in range(n_tokens):
-                count = counts[v, s, j]
-                if count != 0:
-                    loss += count * (log_norm - shifted[v, s, j])
-                r = exp_shifted[v, s, j] / norm * total - count
-                residual[v, j] += r
-                residual[3 + v, j] += sign * r
+    for c in range(cell_prompt.shape[0]):
+        j = cell_prompt[c]
+        sign = 0.0 if first else SIGNS[cell_prev[c]]
+        total = counts[0, c] + counts[1, c] + counts[2, c]
+        norm = 0.0
+        for v in range(n_tokens):
+            norm += exp_shifted[v, c]
+        log_norm = math.log(norm)
+        for v in range(n_tokens):
+            count = counts[v, c]
+            if count != 0:
+                loss += count * (log_norm - shifted[v, c])
+            r = exp_shifted[v, c] / norm * total - count
+            residual[v, j] += r
+            residual[3 + v, j] += sign * r
     return loss
 
 
-def likelihood_terms_reference(shifted, exp_shifted, counts, first, residual):
-    """:func:`likelihood_terms` in numpy."""
+def cell_likelihood_reference(
+    shifted, exp_shifted, counts, cell_prev, cell_prompt, first, residual
+):
+    """:func:`cell_likelihood` in numpy."""
     n_tokens = EOS if first else 3
-    signs = np.zeros((2, 1)) if first else np.array(SIGNS)[:, None]
+    signs = np.zeros(2) if first else np.array(SIGNS)
     z = shifted[:n_tokens]
     log_norm = np.log(exp_shifted[:n_tokens].sum(axis=0))
     target = counts[:n_tokens]
     r = np.exp(z - log_norm) * counts.sum(axis=0) - target
     residual[:] = 0.0
-    residual[:n_tokens] = r.sum(axis=1)
-    residual[3 : 3 + n_tokens] = (signs * r).sum(axis=1)
+    for v in range(n_tokens):
+        residual[v] = np.bincount(cell_prompt, r[v], residual.shape[1])
+        residual[3 + v] = np.bincount(
+            cell_prompt, signs[cell_prev] * r[v], residual.shape[1]
+        )
     return float(np.sum(target * (log_norm - z)))

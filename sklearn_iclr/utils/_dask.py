@@ -198,12 +198,13 @@ def _all_finite(block):
     return bool(np.isfinite(block).all())
 
 
-def _block_partial(block_stats, index, names, args, *blocks):
+def _block_partial(block_stats, index, names, args, check_finite, *blocks):
     """Statistics of one block of rows, or the first non-finite input named."""
     blocks = [_aligned(block) for block in blocks]
-    for name, block in zip(names, blocks, strict=True):
-        if block is not None and not _all_finite(block):
-            return {"_bad": (index, name)}
+    if check_finite:
+        for name, block in zip(names, blocks, strict=True):
+            if block is not None and not _all_finite(block):
+                return {"_bad": (index, name)}
     return block_stats(*blocks, *args)
 
 
@@ -250,7 +251,7 @@ def _combine(*partials):
     return total
 
 
-def reduce_blocks(block_stats, arrays, names, args=()):
+def reduce_blocks(block_stats, arrays, names, args=(), *, check_finite=True):
     """Totals of per-block statistics over the row blocks of aligned arrays.
 
     One pass over the data: ``block_stats(*blocks, *args)`` runs once per
@@ -271,6 +272,9 @@ def reduce_blocks(block_stats, arrays, names, args=()):
         Names of ``arrays``, for the error message.
     args : tuple, default=()
         Extra arguments of ``block_stats`` (small: coefficients, means).
+    check_finite : bool, default=True
+        Check every block for NaN and infinity. False only for a later pass
+        over the same arrays, whose blocks an earlier pass checked.
 
     Returns
     -------
@@ -299,7 +303,14 @@ def reduce_blocks(block_stats, arrays, names, args=()):
     # Empty blocks (an empty partition of a dask.dataframe, say) hold no
     # statistics, and a block function's max of nothing would fail.
     level = [
-        partial(block_stats, i, tuple(names), tuple(args), *[b[i] for b in per_array])
+        partial(
+            block_stats,
+            i,
+            tuple(names),
+            tuple(args),
+            check_finite,
+            *[b[i] for b in per_array],
+        )
         for i in range(n_blocks)
         if X.chunks[0][i] > 0
     ]
