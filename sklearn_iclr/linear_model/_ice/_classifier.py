@@ -525,14 +525,15 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         )
         heuristic = partial(self._heuristic, Y, y, w, incumbent, plane, budget)
         # HiGHS alone can prove the optimum: the heuristic yields it the CPU,
-        # and on a busy machine a round's time too.
+        # and on a busy machine a head start too (a round's time, at most
+        # _SWEEP_FIRST).
         niced = "sweep" if milp is not None and _sweeps_in_process() else None
         n_candidates, timings = race(
             heuristic if niced is None else _in_parallel_config(heuristic),
             None if milp is None else partial(milp, time_limit=budget),
             incumbent,
             niced=niced,
-            milp_yields_after=budget / _HEURISTIC_ROUNDS,
+            milp_yields_after=min(budget / _HEURISTIC_ROUNDS, _SWEEP_FIRST),
             sweep_proves=False,
         )
         optimal = incumbent.proved_by is not None
