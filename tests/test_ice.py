@@ -544,7 +544,8 @@ def test_the_method_predicted_to_lose_is_niced(monkeypatch, predicted, niced, n_
     caller, threads = _nice(), set(threading.enumerate())
     clf = ICEClassifier(search="exact", max_candidates=10**12, n_jobs=n_jobs)
     assert clf.fit(X, y).portfolio_["proved_by"] == "sweep"
-    assert _nice() == caller and set(threading.enumerate()) == threads
+    assert _nice() == caller
+    assert not [t for t in set(threading.enumerate()) - threads if "ICE" in t.name]
     # every chunk, in whichever joblib thread, ran at the sweep's priority
     (sweep_nice,) = priorities["sweep"]
     assert (sweep_nice > caller) == (niced == "sweep")
