@@ -706,6 +706,14 @@ def kernel_baseline(quick, baseline):
     )
 
 
+def _median_row(rows):
+    """The row of medians over rounds (its ``round`` is "median")."""
+    return {
+        key: "median" if key == "round" else statistics.median(r[key] for r in rows)
+        for key in rows[0]
+    }
+
+
 def caesarian_highs(quick, baseline):
     """Caesarian: the exact fit on one thread (baseline and current code, in
     processes of their own) and HiGHS alone on the MILP of the
@@ -746,11 +754,7 @@ def caesarian_highs(quick, baseline):
         finally:
             for worker in workers.values():
                 worker.close()
-    summary = {"round": "median"}
-    for key in rows[0]:
-        if key != "round":
-            summary[key] = statistics.median(row[key] for row in rows)
-    rows.append(summary)
+    rows.append(_median_row(rows))
     report(
         "ice_kernel_highs",
         rows,
@@ -807,11 +811,7 @@ def ties_baseline(quick, baseline):
         finally:
             for worker in workers.values():
                 worker.close()
-    summary = {"round": "median"}
-    for key in rows[0]:
-        if key != "round":
-            summary[key] = statistics.median(row[key] for row in rows)
-    rows.append(summary)
+    rows.append(_median_row(rows))
     report(
         "ice_ties_baseline",
         rows,

@@ -208,23 +208,7 @@ def resampled(make_pool, n, d, chunk, seed=0):
     index = da.random.default_rng(seed).integers(0, POOL_ROWS, size=n, chunks=chunk)
     take = dask.delayed(_take, pure=True)
     blocks = [take(make_pool, d, i) for i in index.to_delayed().ravel()]
-    pool = make_pool(d)
-    arrays = []
-    for j, values in enumerate(pool):
-        arrays.append(
-            da.concatenate(
-                [
-                    da.from_delayed(
-                        block[j],
-                        shape=(rows,) + values.shape[1:],
-                        dtype=values.dtype,
-                        meta=np.empty((0,) + values.shape[1:], dtype=values.dtype),
-                    )
-                    for block, rows in zip(blocks, index.chunks[0], strict=True)
-                ]
-            )
-        )
-    return tuple(arrays)
+    return _arrays_from_tuples(blocks, index.chunks[0], make_pool(d))
 
 
 def warm_pools(client, make_pool, d):
@@ -430,7 +414,6 @@ def persist_together(client, arrays):
     parts, which the fit reads where they lie.
     """
     import dask
-    import dask.array as da
     from distributed import wait
 
     per_array = [array.to_delayed().ravel() for array in arrays]
@@ -438,22 +421,29 @@ def persist_together(client, arrays):
         [dask.delayed(_parts)(*blocks) for blocks in zip(*per_array, strict=True)]
     )
     wait(together)
-    rebuilt = []
-    for j, array in enumerate(arrays):
-        rebuilt.append(
-            da.concatenate(
-                [
-                    da.from_delayed(
-                        parts[j],
-                        shape=(rows,) + array.shape[1:],
-                        dtype=array.dtype,
-                        meta=np.empty((0,) + array.shape[1:], dtype=array.dtype),
-                    )
-                    for parts, rows in zip(together, array.chunks[0], strict=True)
-                ]
-            )
+    return _arrays_from_tuples(together, arrays[0].chunks[0], arrays)
+
+
+def _arrays_from_tuples(blocks, rows, like):
+    """The Dask arrays whose block i is item j of the tuple ``blocks[i]``
+    (delayed), ``rows[i]`` rows long; ``like[j]`` gives array j's trailing
+    shape and dtype."""
+    import dask.array as da
+
+    return tuple(
+        da.concatenate(
+            [
+                da.from_delayed(
+                    block[j],
+                    shape=(n_rows,) + values.shape[1:],
+                    dtype=values.dtype,
+                    meta=np.empty((0,) + values.shape[1:], dtype=values.dtype),
+                )
+                for block, n_rows in zip(blocks, rows, strict=True)
+            ]
         )
-    return tuple(rebuilt)
+        for j, values in enumerate(like)
+    )
 
 
 def _timed_fit(client, fit, arrays):
@@ -652,6 +642,7 @@ def main(argv=None):
         args.lstdq_sizes = args.ridge_sizes = [1e5, 2e5]
         args.lstdq_features, args.ridge_features = 16, 8
         args.chunk, args.draws, args.cluster_draws = 20_000, 3, 1
+        args.worker_settings, args.repeats = args.worker_settings[:1], 1
     meta = {
         "chunk": args.chunk,
         "workers": args.workers,
