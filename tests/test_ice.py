@@ -673,6 +673,9 @@ def test_interrupting_a_niced_sweep_stops_both_methods(monkeypatch):
     """Ctrl-C reaches the caller, which waits for the niced sweep's thread:
     the fit raises KeyboardInterrupt at once and both threads end."""
     _free_machine(monkeypatch)
+    # A shell's background job starts with SIGINT ignored, and Python then
+    # installs no handler: put Python's own back for this test.
+    default = signal.signal(signal.SIGINT, signal.default_int_handler)
     scan_chunk = _classifier._scan_chunk
 
     def interrupted(*args):
@@ -684,8 +687,11 @@ def test_interrupting_a_niced_sweep_stops_both_methods(monkeypatch):
     monkeypatch.setattr(_classifier, "_scan_chunk", interrupted)
     X, y = _chunked_problem()
     threads = set(threading.enumerate())
-    with pytest.raises(KeyboardInterrupt):
-        ICEClassifier(search="exact", max_candidates=10**12).fit(X, y)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ICEClassifier(search="exact", max_candidates=10**12).fit(X, y)
+    finally:
+        signal.signal(signal.SIGINT, default)
     assert set(threading.enumerate()) == threads
 
 
