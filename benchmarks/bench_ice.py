@@ -706,12 +706,34 @@ def kernel_baseline(quick, baseline):
     )
 
 
-def _median_row(rows):
-    """The row of medians over rounds (its ``round`` is "median")."""
-    return {
+def _taking_turns(baseline, name, data, rounds, one_round):
+    """Rows of ``one_round(round_, workers)`` over ``rounds`` rounds, then
+    their medians; ``workers`` maps "baseline" and "current" to processes
+    running that code on ``data`` (``(X, y)``, called ``name``), each warmed
+    by one fit."""
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        data_file = _worker_data({name: data}, folder)
+        workers = {
+            "baseline": _Worker(_baseline_tree(baseline, folder), data_file),
+            "current": _Worker(_ROOT, data_file),
+        }
+        try:
+            for worker in workers.values():
+                worker("fit", name)
+            for round_ in range(rounds):
+                row = {"round": round_ + 1, **one_round(round_, workers)}
+                row["load"] = os.getloadavg()[0]
+                rows.append(row)
+                print(row, flush=True)
+        finally:
+            for worker in workers.values():
+                worker.close()
+    medians = {
         key: "median" if key == "round" else statistics.median(r[key] for r in rows)
         for key in rows[0]
     }
+    return rows + [medians]
 
 
 def caesarian_highs(quick, baseline):
@@ -721,40 +743,26 @@ def caesarian_highs(quick, baseline):
     X, y = load_caesarian(return_X_y=True)
     if quick:
         X, y = X[:40], y[:40]
-    rounds = 2 if quick else 8
-    rows = []
+
+    def one_round(round_, workers):
+        row = {}
+        for name, worker in workers.items():
+            result = worker("fit", "caesarian")
+            row[f"{name}_fit_cpu_s"] = result["cpu_s"]
+            row[f"{name}_errors"] = result["errors"]
+        with threadpool_limits(limits=1):
+            cpu = time.process_time()
+            fun, _, proven = milp_01_loss(
+                X, y, box=1e4, mip_rel_gap=None, time_limit=300
+            )
+            row["highs_cpu_s"] = time.process_time() - cpu
+        assert proven and round(fun) == row["current_errors"]
+        for name in workers:
+            row[f"highs/{name}"] = row["highs_cpu_s"] / row[f"{name}_fit_cpu_s"]
+        return row
+
     load = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as folder:
-        data_file = _worker_data({"caesarian": (X, y)}, folder)
-        workers = {
-            "baseline": _Worker(_baseline_tree(baseline, folder), data_file),
-            "current": _Worker(_ROOT, data_file),
-        }
-        try:
-            for worker in workers.values():
-                worker("fit", "caesarian")
-            for round_ in range(rounds):
-                row = {"round": round_ + 1}
-                for name, worker in workers.items():
-                    result = worker("fit", "caesarian")
-                    row[f"{name}_fit_cpu_s"] = result["cpu_s"]
-                    row[f"{name}_errors"] = result["errors"]
-                with threadpool_limits(limits=1):
-                    cpu = time.process_time()
-                    fun, _, proven = milp_01_loss(
-                        X, y, box=1e4, mip_rel_gap=None, time_limit=300
-                    )
-                    row["highs_cpu_s"] = time.process_time() - cpu
-                assert proven and round(fun) == row["current_errors"]
-                for name in workers:
-                    row[f"highs/{name}"] = row["highs_cpu_s"] / row[f"{name}_fit_cpu_s"]
-                row["load"] = os.getloadavg()[0]
-                rows.append(row)
-                print(row, flush=True)
-        finally:
-            for worker in workers.values():
-                worker.close()
-    rows.append(_median_row(rows))
+    rows = _taking_turns(baseline, "caesarian", (X, y), 2 if quick else 8, one_round)
     report(
         "ice_kernel_highs",
         rows,
@@ -777,41 +785,22 @@ def ties_baseline(quick, baseline):
     identical."""
     n, levels = (300, 7) if quick else (1000, 10)
     name = "tied_grid"
-    rounds = 2 if quick else 7
-    rows = []
+
+    def one_round(round_, workers):
+        order = list(workers)[round_ % 2 :] + list(workers)[: round_ % 2]
+        fitted = {w: workers[w]("fit", name) for w in order}
+        assert fitted["baseline"]["model"] == fitted["current"]["model"]
+        row = {f"{w}_fit_cpu_s": fitted[w]["cpu_s"] for w in workers}
+        row["current-baseline_s"] = row["current_fit_cpu_s"] - row["baseline_fit_cpu_s"]
+        row["probe_cpu_s"] = workers["current"]("probe", name)["cpu_s"]
+        row["rest_s"] = row["current-baseline_s"] - row["probe_cpu_s"]
+        row["current/baseline"] = row["current_fit_cpu_s"] / row["baseline_fit_cpu_s"]
+        row["errors"] = fitted["current"]["errors"]
+        return row
+
     load = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as folder:
-        data_file = _worker_data({name: integer_table(n, 3, levels)}, folder)
-        workers = {
-            "baseline": _Worker(_baseline_tree(baseline, folder), data_file),
-            "current": _Worker(_ROOT, data_file),
-        }
-        try:
-            for worker in workers.values():
-                worker("fit", name)
-            for round_ in range(rounds):
-                row = {"round": round_ + 1}
-                order = list(workers)[round_ % 2 :] + list(workers)[: round_ % 2]
-                fitted = {w: workers[w]("fit", name) for w in order}
-                assert fitted["baseline"]["model"] == fitted["current"]["model"]
-                for w in workers:
-                    row[f"{w}_fit_cpu_s"] = fitted[w]["cpu_s"]
-                row["current-baseline_s"] = (
-                    row["current_fit_cpu_s"] - row["baseline_fit_cpu_s"]
-                )
-                row["probe_cpu_s"] = workers["current"]("probe", name)["cpu_s"]
-                row["rest_s"] = row["current-baseline_s"] - row["probe_cpu_s"]
-                row["current/baseline"] = (
-                    row["current_fit_cpu_s"] / row["baseline_fit_cpu_s"]
-                )
-                row["errors"] = fitted["current"]["errors"]
-                row["load"] = os.getloadavg()[0]
-                rows.append(row)
-                print(row, flush=True)
-        finally:
-            for worker in workers.values():
-                worker.close()
-    rows.append(_median_row(rows))
+    data = integer_table(n, 3, levels)
+    rows = _taking_turns(baseline, name, data, 2 if quick else 7, one_round)
     report(
         "ice_ties_baseline",
         rows,
