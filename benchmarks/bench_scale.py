@@ -870,7 +870,7 @@ PAGE = {
                     "ylabel": "rows per CPU s / in-memory fit's",
                     "caption": "The same ratio on two workers, with "
                     "distributed's default worker settings and the tuned ones "
-                    "(MALLOC_TOP_PAD_, profiler off).",
+                    "(glibc top pad of 64 MiB, profiler off).",
                 },
                 {
                     "results": "scale_lstdq",
