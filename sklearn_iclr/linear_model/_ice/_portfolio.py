@@ -39,8 +39,8 @@ of a tenth of the sweep's predicted time (at most 1 CPU s) it projects its
 time to proof from the share of the gap its dual bound has closed: CPU spent
 / (dual bound / incumbent's cost). A projection within the sweep's predicted
 time lets it run on (random binary 24 x 12: HiGHS proves inside its head
-start). A longer one (the tied grid: a dual bound of 4 against an incumbent
-of 193) holds it, blocked in its callback with the GIL released, until the
+start). A longer one (the tied grid: its dual bound has barely left zero)
+holds it, blocked in its callback with the GIL released, until the
 sweep ends or has used its predicted CPU time (or four times that in wall
 seconds); then HiGHS goes on, niced. The sweep's CPU time is the process's
 less HiGHS's thread's, so only a sweep in this process holds HiGHS.
