@@ -37,6 +37,7 @@ from threadpoolctl import threadpool_limits
 
 from sklearn_iclr.datasets import make_cot_parity
 from sklearn_iclr.sequence import ChainOfThoughtClassifier
+from sklearn_iclr.sequence._chain_of_thought import LOGITS_BLOCK
 
 RL = ("star", "reinforce", "grpo")
 TARGET = 0.95
@@ -235,18 +236,28 @@ def product_seconds(X1, d, repeats=7):
     three tokens) and the gradient's contraction ``(6, n) @ (n, d + 1)``;
     then the same per position when one product serves all ``d`` positions
     (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``, divided by
-    ``d``), which a model's tables and the policy gradient allow."""
+    ``d``), which a model's tables and the policy gradient allow; and the
+    logits per position when one product serves ``g = LOGITS_BLOCK``
+    positions (``(6 g, d + 1) @ (d + 1, n)``, as the tables take them)."""
     rng = np.random.RandomState(0)
     weights = rng.standard_normal((6, X1.shape[1]))
     residual = rng.standard_normal((6, X1.shape[0]))
     all_weights = rng.standard_normal((6 * d, X1.shape[1]))
     all_residuals = rng.standard_normal((6 * d, X1.shape[0]))
     X1t = np.ascontiguousarray(X1.T)
+    group_out = np.empty((6 * LOGITS_BLOCK, X1.shape[0]))
+
+    def grouped_logits():
+        for start in range(0, 6 * d, 6 * LOGITS_BLOCK):
+            group = all_weights[start : start + 6 * LOGITS_BLOCK]
+            np.matmul(group, X1t, out=group_out[: len(group)])
+
     products = (
         (lambda: weights @ X1t, 1),
         (lambda: residual @ X1, 1),
         (lambda: all_weights @ X1t, d),
         (lambda: all_residuals @ X1, d),
+        (grouped_logits, d),
     )
     seconds = []
     for product, positions in products:
@@ -310,15 +321,16 @@ def rl_speed(d, n, rounds, repeats, seed):
             finally:
                 cot._nll_and_grad = objective
         seconds = float(np.median(fits) - np.median(pretrains))
-        logits_s, contraction_s, all_logits_s, all_contractions_s = np.median(
-            rl_products, axis=0
+        logits_s, contraction_s, all_logits_s, all_contractions_s, grouped_s = (
+            np.median(rl_products, axis=0)
         )
         products.extend(rl_products)
         # Each model's tables, and the policy gradient, may take all
-        # positions in one product: the floor takes the cheaper form. STaR's
-        # likelihood fits go position by position.
+        # positions in one product, or the tables a group of positions: the
+        # floor takes the cheapest form. STaR's likelihood fits go position
+        # by position.
         n_logits = n_contractions = float(rounds * d)
-        floor = n_logits * min(logits_s, all_logits_s)
+        floor = n_logits * min(logits_s, all_logits_s, grouped_s)
         if rl == "star":
             n_contractions = (fit_rows - pretrain_rows) / n
             n_logits += n_contractions
@@ -336,6 +348,7 @@ def rl_speed(d, n, rounds, repeats, seed):
                 "contraction ms": 1e3 * contraction_s,
                 "batched logits ms": 1e3 * all_logits_s,
                 "batched contraction ms": 1e3 * all_contractions_s,
+                f"logits in groups of {LOGITS_BLOCK} ms": 1e3 * grouped_s,
                 "product floor CPU s": floor,
                 "ratio to floor": seconds / floor,
                 "fit CPU s": float(np.median(fits)),
@@ -378,17 +391,17 @@ def main(argv=None):
         rounds_tables(d_rounds, n_rounds_data, grid_rounds, max_rounds, args.seed)
     if "speed" in args.tables:
         repeats = 1 if args.quick else 3
-        speed_rows, (logits_s, contraction_s, all_logits_s, all_contractions_s) = (
-            rl_speed(d, n, rounds, repeats, args.seed)
-        )
+        speed_rows, products = rl_speed(d, n, rounds, repeats, args.seed)
+        logits_s, contraction_s, all_logits_s, all_contractions_s, grouped_s = products
         report(
             "chain_of_thought_speed",
             speed_rows,
             title=f"RL rounds against their dense products, d = {d}, n = {n}, "
             f"{rounds} rounds, 8 samples per prompt (medians over the run, per "
             f"position: logits {logits_s:.3g} CPU s alone, {all_logits_s:.3g} "
-            f"in one product for all positions; contraction {contraction_s:.3g} "
-            f"alone, {all_contractions_s:.3g} in one product)",
+            f"in one product for all positions, {grouped_s:.3g} in groups of "
+            f"{LOGITS_BLOCK}; contraction {contraction_s:.3g} alone, "
+            f"{all_contractions_s:.3g} in one product)",
             meta={
                 "d": d,
                 "n": n,
@@ -398,6 +411,7 @@ def main(argv=None):
                 "contraction_cpu_s": contraction_s,
                 "batched_logits_cpu_s_per_position": all_logits_s,
                 "batched_contraction_cpu_s_per_position": all_contractions_s,
+                "grouped_logits_cpu_s_per_position": grouped_s,
                 "load": os.getloadavg(),
             },
         )
