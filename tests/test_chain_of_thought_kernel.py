@@ -38,8 +38,6 @@ def chains(draw):
         "prompts": prompts,
         "weights": weights,
         "t": draw(st.integers(0, n_positions - 1)),
-        # the odds' type: the RL rounds' tables hold float32
-        "dtype": draw(st.sampled_from([np.float64, np.float32])),
     }
 
 
@@ -50,22 +48,12 @@ def test_tabulate_logits_equals_the_reference(chain):
     args = (chain["halves"], chain["first"], chain["temperature"])
     results = []
     for f in (_kernel.tabulate_logits, _kernel.tabulate_logits_reference):
-        greedy, shifted = np.zeros((2, n), np.int8), np.zeros((3, 2, n), chain["dtype"])
+        greedy, shifted = np.zeros((2, n), np.int8), np.zeros((3, 2, n))
         f(*args, greedy, shifted)
         results.append((greedy, shifted))
     (greedy, shifted), (ref_greedy, ref_shifted) = results
     np.testing.assert_array_equal(greedy, ref_greedy)
     np.testing.assert_array_equal(shifted, ref_shifted)
-
-
-def _odds(rng, n_positions, n_prompts, dtype):
-    """Random tables ``(odds, inv_total)`` of ``n_positions`` positions: the
-    odds of a cell are any positive numbers of type ``dtype``, and
-    ``inv_total`` the inverse of their sum in float64."""
-    odds = rng.exponential(size=(n_positions, 3, 2, n_prompts))
-    odds *= 10.0 ** rng.randint(-3, 4, size=(n_positions, 1, 2, n_prompts))
-    odds = odds.astype(dtype)
-    return odds, 1.0 / odds.sum(axis=1, dtype=np.float64)
 
 
 def _assert_same_responses(kernels, like, *inputs):
@@ -92,13 +80,13 @@ def _assert_same_responses(kernels, like, *inputs):
 def test_sample_responses_equals_the_reference(chain):
     n_rows, n_positions = chain["sequences"].shape
     rng = np.random.RandomState(n_rows)
-    odds, inv_total = _odds(rng, n_positions, chain["halves"].shape[1], chain["dtype"])
+    proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, chain["halves"].shape[1]))
+    proba = np.ascontiguousarray(proba.transpose(0, 3, 1, 2))
     bits = rng.randint(2**32, size=(n_positions, n_rows), dtype=np.uint32)
     _assert_same_responses(
         (_kernel.sample_responses, _kernel.sample_responses_reference),
         chain["sequences"],
-        odds,
-        inv_total,
+        proba,
         chain["prompts"],
         bits,
     )
@@ -137,20 +125,21 @@ def test_policy_residuals_equals_the_reference(chain):
     n_positions = chain["sequences"].shape[1]
     order = np.argsort(chain["prompts"], kind="stable")  # rows sorted by prompt
     args = [chain[k][order] for k in ("sequences", "lengths", "prompts", "weights")]
-    odds, inv_total = _odds(np.random.RandomState(n), n_positions, n, chain["dtype"])
+    rng = np.random.RandomState(n)
+    proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, n)).transpose(0, 3, 1, 2)
     halves, ref_halves = np.full((2, n_positions, 6, n), np.nan)
-    _kernel.policy_residuals(*args, odds, inv_total, halves)
-    _kernel.policy_residuals_reference(*args, odds, inv_total, ref_halves)
+    _kernel.policy_residuals(*args, proba, halves)
+    _kernel.policy_residuals_reference(*args, proba, ref_halves)
     np.testing.assert_allclose(halves, ref_halves, rtol=1e-12, atol=1e-12)
 
 
 def test_policy_residuals_refuses_rows_not_sorted_by_prompt():
     sequences = np.array([[1, 0], [-1, 0]], dtype=np.int8)
-    odds, inv_total = np.ones((2, 3, 2, 2)), np.full((2, 2, 2), 1 / 3)
+    proba = np.full((2, 3, 2, 2), 1 / 3)
     with pytest.raises(ValueError, match="sorted by prompt"):
         _kernel.policy_residuals(
-            sequences, np.ones(2, np.intp), np.array([1, 0]), np.ones(2), odds,
-            inv_total, np.empty((2, 6, 2)),
+            sequences, np.ones(2, np.intp), np.array([1, 0]), np.ones(2), proba,
+            np.empty((2, 6, 2)),
         )  # fmt: skip
 
 
@@ -194,26 +183,23 @@ def test_advance_record_equals_the_reference(chain):
     n = chain["halves"].shape[1]
     n_positions = chain["sequences"].shape[1]
     rng = np.random.RandomState(n_positions)
-    odds, _ = _odds(rng, n_positions, n, chain["dtype"])
+    tables = rng.exponential(size=(n_positions, 3, 2, n))
     greedy = rng.randint(3, size=(n_positions, 2, n)).astype(np.int8)
-    odds[0, 2], greedy[0] = 0.0, greedy[0] % 2  # EOS is barred at the first
+    tables[0, 2], greedy[0] = 0.0, greedy[0] % 2  # EOS is barred at the first
+    tables /= tables.sum(axis=1, keepdims=True)
     y_signed = rng.choice(np.array([-1, 1], np.int8), n)
     records = []
     for advance in (_kernel.advance_record, _kernel.advance_record_reference):
         walk = np.zeros((3, n), np.intp)
         walk[1] = n_positions
-        inv_total = np.full((n_positions, 2, n), np.nan)
         terms = (walk, np.empty((2, n)), np.zeros(n), np.zeros(n_positions))
         for t in range(n_positions):
-            last = t == n_positions - 1
-            advance(odds[t], greedy[t], t, last, y_signed, inv_total[t], *terms)
-        records.append((inv_total, *terms))
+            advance(tables[t], greedy[t], t, t == n_positions - 1, y_signed, *terms)
+        records.append(terms)
     for ours, ref in zip(*records, strict=True):
         np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-15)
     # the greedy walk is decode_greedy's; the masses are a law of the length
-    inv_total, walk, _, reward, mass = records[0]
-    total = odds.sum(axis=1, dtype=np.float64)
-    np.testing.assert_allclose(inv_total, 1 / total, rtol=1e-15)
+    walk, _, reward, mass = records[0]
     sequences = np.zeros((n, n_positions), np.int8)
     lengths = np.zeros(n, np.intp)
     _kernel.decode_greedy(greedy, np.arange(n), sequences, lengths)
@@ -227,15 +213,12 @@ def test_kernels_sample_the_documented_law():
     # sample_responses draws -1 below p_-1, +1 below p_-1 + p_+1, else EOS:
     # the empirical law of 100000 draws of one cell is within 5 standard
     # errors of proba.
-    # (given as odds 4 : 10 : 6, normalised by inv_total = 1 / 20)
-    odds = np.array([4.0, 10.0, 6.0]).reshape(1, 3, 1, 1).repeat(2, axis=2)
-    inv_total = np.full((1, 2, 1), 1 / 20)
+    proba = np.array([0.2, 0.5, 0.3]).reshape(1, 3, 1, 1).repeat(2, axis=2)
     n = 100_000
     sequences = np.zeros((n, 1), dtype=np.int8)
     lengths = np.zeros(n, dtype=np.intp)
     bits = np.random.RandomState(0).randint(2**32, size=(1, n), dtype=np.uint32)
-    prompts = np.zeros(n, np.intp)
-    _kernel.sample_responses(odds, inv_total, prompts, bits, sequences, lengths)
+    _kernel.sample_responses(proba, np.zeros(n, np.intp), bits, sequences, lengths)
     share = [np.mean(sequences[:, 0] == -1), np.mean(sequences[:, 0] == 1)]
     np.testing.assert_allclose(share, [0.2, 0.5], atol=5 * np.sqrt(0.25 / n))
     np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))

@@ -132,57 +132,45 @@ def _nll_and_grad(flat, X1, X1T, cells, alpha, first):
     return loss, (grad + alpha * coef).ravel()
 
 
-def _policy_tables(X1T, coef, temperature, out=None, record=None, dtype=np.float64):
+def _policy_tables(X1T, coef, temperature, out=None, record=None):
     """Every position's next-token law, per (previous token, prompt) cell.
 
-    Returns ``(greedy, odds, inv_total)``: ``greedy[t, s, j]`` is the index
-    of the largest logit of position ``t`` in the cell ``(s, j)`` of the
-    prompt ``X1T[:, j]``, and ``odds[t, v, s, j] * inv_total[t, s, j]`` the
-    probability of token ``v`` there at ``temperature`` (``odds`` is the
-    ``exp`` of the logits shifted by their maximum; both None when the
-    temperature is 0). One product per ``LOGITS_BLOCK`` positions (a taller
-    product runs faster per row); sampling, the policy gradient and the
-    round's record all read these tables. A position's table is finished
-    (``exp``, normaliser) and read by ``record`` (a :class:`_Record`, if
-    given, which writes the normalisers as it reads) while it is still in
+    Returns ``(greedy, proba)``: ``greedy[t, s, j]`` is the index of the
+    largest logit of position ``t`` in the cell ``(s, j)`` of the prompt
+    ``X1T[:, j]``, and ``proba[t, v, s, j]`` the probability of token
+    ``v`` there at ``temperature`` (None when it is 0). One product per
+    ``LOGITS_BLOCK`` positions (a taller product runs faster per row);
+    sampling, the policy gradient and the round's record all read these
+    tables. A position's table is finished (``exp``, normalised) and
+    read by ``record`` (a :class:`_Record`, if given) while it is still in
     cache. ``out``, the tables of a former call of the same shapes, are
-    overwritten (no new memory to fault in). ``dtype`` is the odds' type:
-    the RL rounds take float32, whose ``exp`` and table reads cost half as
-    much, at a relative error of 1e-7 in a probability; the normalisers are
-    summed in float64.
+    overwritten (no new memory to fault in).
     """
     n_positions, n_prompts = coef.shape[0], X1T.shape[1]
     X1T = np.ascontiguousarray(X1T)
     shape = (n_positions, 3, 2, n_prompts)
-    if out is None:
-        greedy = np.empty(shape[:1] + shape[2:], dtype=np.int8)
-        # greedy decoding (temperature 0) writes no logits
-        odds = np.empty(shape if temperature > 0 else (1, 3, 2, 0), dtype=dtype)
-        inv_total = np.empty(shape[:1] + shape[2:]) if temperature > 0 else None
+    greedy = np.empty(shape[:1] + shape[2:], dtype=np.int8) if out is None else out[0]
+    if temperature == 0:
+        proba = np.empty((0, *shape[1:]))  # no logits are written
     else:
-        greedy, odds, inv_total = out
+        proba = np.empty(shape) if out is None else out[1]
     weights = _halves_weights(coef)
     n_block = min(LOGITS_BLOCK, n_positions)
-    block = np.empty((n_block * 6, n_prompts))
+    block, norm = np.empty((n_block * 6, n_prompts)), np.empty((2, n_prompts))
     for start in range(0, n_positions, n_block):
         group = weights[start : start + n_block]
         block_halves = block[: 6 * len(group)]
         np.matmul(group.reshape(-1, group.shape[-1]), X1T, out=block_halves)
         for t in range(start, start + len(group)):
             halves = block_halves[6 * (t - start) : 6 * (t - start + 1)]
-            shifted = odds[t] if temperature > 0 else odds[0]
+            shifted = proba[t] if temperature > 0 else proba
             tabulate_logits(halves, t == 0, temperature, greedy[t], shifted)
             if temperature > 0:
-                np.exp(shifted, out=shifted)
-                if record is None:
-                    total = shifted.sum(axis=0, dtype=np.float64)
-                    np.divide(1.0, total, out=inv_total[t])
+                e = np.exp(shifted, out=shifted)
+                e /= np.sum(e, axis=0, out=norm)
             if record is not None:
-                last = t == n_positions - 1
-                record.advance(shifted, greedy[t], t, last, inv_total[t])
-    if temperature == 0:
-        return greedy, None, None
-    return greedy, odds, inv_total
+                record.advance(proba[t], greedy[t], t, t == n_positions - 1)
+    return greedy, (proba if temperature > 0 else None)
 
 
 def _sample(tables, prompts, rng):
@@ -194,11 +182,11 @@ def _sample(tables, prompts, rng):
     ``SAMPLING_BLOCK`` responses, two from each 64-bit output of numpy's SFC64
     bit generator seeded by ``rng`` (the fastest of numpy's generators).
     """
-    greedy, odds, inv_total = tables
+    greedy, proba = tables
     n_rows, n_positions = len(prompts), greedy.shape[0]
     sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
     lengths = np.empty(n_rows, dtype=np.intp)
-    if odds is None:
+    if proba is None:
         decode_greedy(greedy, prompts, sequences, lengths)
         return sequences, lengths
     bit_generator = np.random.SFC64(rng.randint(2**32, size=4, dtype=np.uint64))
@@ -208,8 +196,7 @@ def _sample(tables, prompts, rng):
         size = n_positions * len(block_prompts)
         bits = bit_generator.random_raw((size + 1) // 2).view(np.uint32)[:size]
         sample_responses(
-            odds,
-            inv_total,
+            proba,
             block_prompts,
             bits.reshape(n_positions, -1),
             sequences[block],
@@ -218,12 +205,10 @@ def _sample(tables, prompts, rng):
     return sequences, lengths
 
 
-def _response_law(tables):
+def _response_law(proba):
     """``law[l - 1, c, i]``: probability that the response to prompt ``i``
     has ``l`` tokens and answers -1 (``c = 0``) or +1 (``c = 1``), from the tables of
     :func:`_policy_tables` (a forward recursion over the previous token)."""
-    _, odds, inv_total = tables
-    proba = odds * inv_total[:, None]
     n_positions, n_prompts = proba.shape[0], proba.shape[3]
     law = np.empty((n_positions, 2, n_prompts))
     alive = proba[0, :EOS, 0]
@@ -248,11 +233,10 @@ class _Record:
         self.reward = np.zeros(len(y_signed))
         self.mass = np.zeros(n_positions)
 
-    def advance(self, odds, greedy, t, last, inv_total):
-        """Read position ``t`` (``last``: the last one) of the model's law,
-        writing its normalisers into ``inv_total``."""
+    def advance(self, proba, greedy, t, last):
+        """Read position ``t`` (``last``: the last one) of the model's law."""
         terms = (self.walk, self.alive, self.reward, self.mass)
-        advance_record(odds, greedy, t, last, self.y_signed, inv_total, *terms)
+        advance_record(proba, greedy, t, last, self.y_signed, *terms)
 
     def row(self, r, n_kept):
         """``history_[r]``, once every position has been read."""
@@ -534,10 +518,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         self.chain_coef_ = coef
         rng = check_random_state(self.random_state)
         record = _Record(y_signed, n_features)
-        # the rounds' tables hold float32 odds (see _policy_tables)
-        tables = _policy_tables(
-            X1T, coef, self.temperature, record=record, dtype=np.float32
-        )
+        tables = _policy_tables(X1T, coef, self.temperature, record=record)
         self.history_ = [record.row(0, n_kept=0)]
         for r in range(1, n_rounds + 1):
             tic = time.perf_counter()
@@ -734,13 +715,13 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             advantages = np.where(grouped > 0, plus[:, None], minus[:, None]).ravel()
         self.chain_coef_ = self.chain_coef_ + self.learning_rate * (
             self._policy_gradient(
-                X1, tables, prompts, responses, lengths, advantages, counts
+                X1, tables[1], prompts, responses, lengths, advantages, counts
             )
         )
         return 0
 
     def _policy_gradient(
-        self, X1, tables, prompts, responses, lengths, advantages, counts
+        self, X1, proba, prompts, responses, lengths, advantages, counts
     ):
         """``mean_i A_i grad log pi_T(response_i)`` at the sampling temperature.
 
@@ -753,10 +734,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         grad = np.empty_like(self.chain_coef_)
         # the residuals of every position, in the count buffer's memory
         halves = counts.reshape(n_positions, 6, X1.shape[0])
-        _, odds, inv_total = tables
-        policy_residuals(
-            responses, lengths, prompts, advantages, odds, inv_total, halves
-        )
+        policy_residuals(responses, lengths, prompts, advantages, proba, halves)
         # every position's contraction in one product: X1 is read once
         products = (halves.reshape(-1, X1.shape[0]) @ X1).reshape(n_positions, 6, h)
         grad[:, :, :h] = products[:, :3]
@@ -791,7 +769,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 "for the greedy responses."
             )
         tables = _policy_tables(self._design(X).T, self.chain_coef_, float(temperature))
-        return np.ascontiguousarray(_response_law(tables).transpose(2, 0, 1))
+        return np.ascontiguousarray(_response_law(tables[1]).transpose(2, 0, 1))
 
     def generate(self, X, temperature=0.0, random_state=None):
         """Responses to the prompts ``X``.

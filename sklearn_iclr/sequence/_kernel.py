@@ -2,19 +2,14 @@
 
 A position's next-token law depends on a response only through its prompt and
 its previous token, so the estimator tabulates it once per (previous token,
-prompt) cell, unnormalised: ``odds[v, s, j] * inv_total[s, j]`` is the
-probability of token index ``v`` (-1, +1, EOS) after the previous token
-``SIGNS[s]`` for prompt ``j``, where ``odds`` is the ``exp`` of the logits
-shifted by their maximum and ``inv_total`` the inverse of its sum over ``v``
-(the normaliser is applied where a probability is read, so the tables take
-no pass of their own to be normalised). What is left per sampled token is a
-table read, and that is what these kernels do:
+prompt) cell: ``proba[v, s, j]`` is the probability of token index ``v``
+(-1, +1, EOS) after the previous token ``SIGNS[s]`` for prompt ``j``. What is
+left per sampled token is a table read, and that is what these kernels do:
 
 * :func:`tabulate_logits`: per cell, the greedy token and the logits at a
   temperature shifted by their maximum (whose ``exp`` numpy then takes);
-* :func:`advance_record`: each cell's normaliser, and the greedy response and
-  the law of the sampled response's length and answer one position further
-  (the round's record);
+* :func:`advance_record`: the greedy response and the law of the sampled
+  response's length and answer, one position further (the round's record);
 * :func:`sample_responses`: every position of a block of sampled responses
   (and their lengths), from one uniform 32-bit draw per response and
   position;
@@ -92,14 +87,10 @@ def tabulate_logits_reference(halves, first, temperature, greedy, shifted):
 
 
 @njit(cache=True)
-def advance_record(
-    odds, greedy, t, last, y_signed, inv_total, walk, alive, reward, mass
-):
+def advance_record(proba, greedy, t, last, y_signed, walk, alive, reward, mass):
     """Take the record of a model one position further, from the position's
-    odds ``odds[v, s, j]`` (the law up to a factor per cell) and greedy
-    tokens ``greedy[s, j]`` (``t``: its index, ``last``: whether it is the
-    last); writes each cell's normaliser ``inv_total[s, j] = 1 / sum_v
-    odds[v, s, j]`` on the way.
+    law ``proba[v, s, j]`` and greedy tokens ``greedy[s, j]`` (``t``: its
+    index, ``last``: whether it is the last).
 
     Per prompt ``j`` of the answer ``y_signed[j]``:
 
@@ -113,7 +104,7 @@ def advance_record(
       ends here (``mass[t - 1]`` sums it over the prompts, ``reward[j]`` over
       the positions where the token is ``y_signed[j]``) and that it goes on.
     """
-    for j in range(odds.shape[2]):
+    for j in range(proba.shape[2]):
         s = walk[0, j]
         if s >= 0:
             v = greedy[s, j]
@@ -121,21 +112,15 @@ def advance_record(
                 walk[0, j], walk[1, j] = -1, t
             else:
                 walk[0, j], walk[2, j] = v, 2 * v - 1
-        # summed in float64 whatever the odds' type
-        inv0 = 1.0 / (np.float64(odds[0, 0, j]) + odds[1, 0, j] + odds[2, 0, j])
-        inv1 = 1.0 / (np.float64(odds[0, 1, j]) + odds[1, 1, j] + odds[2, 1, j])
-        inv_total[0, j], inv_total[1, j] = inv0, inv1
         answer = 1 if y_signed[j] > 0 else 0
         if t == 0:
-            on0, on1 = odds[0, 0, j] * inv0, odds[1, 0, j] * inv0
+            on0, on1 = proba[0, 0, j], proba[1, 0, j]
         else:
-            # the weights of the two cells: alive times their normaliser
-            a0, a1 = alive[0, j] * inv0, alive[1, j] * inv1
-            end0, end1 = a0 * odds[EOS, 0, j], a1 * odds[EOS, 1, j]
+            end0, end1 = alive[0, j] * proba[EOS, 0, j], alive[1, j] * proba[EOS, 1, j]
             reward[j] += end1 if answer else end0
             mass[t - 1] += end0 + end1
-            on0 = a0 * odds[0, 0, j] + a1 * odds[0, 1, j]
-            on1 = a0 * odds[1, 0, j] + a1 * odds[1, 1, j]
+            on0 = alive[0, j] * proba[0, 0, j] + alive[1, j] * proba[0, 1, j]
+            on1 = alive[0, j] * proba[1, 0, j] + alive[1, j] * proba[1, 1, j]
         alive[0, j], alive[1, j] = on0, on1
         if last:  # the response ends after the last position
             reward[j] += on1 if answer else on0
@@ -143,7 +128,7 @@ def advance_record(
 
 
 def advance_record_reference(
-    odds, greedy, t, last, y_signed, inv_total, walk, alive, reward, mass
+    proba, greedy, t, last, y_signed, walk, alive, reward, mass
 ):
     """:func:`advance_record` in numpy."""
     going = np.flatnonzero(walk[0] >= 0)
@@ -152,8 +137,6 @@ def advance_record_reference(
     walk[0, going[v == EOS]] = -1
     walk[0, going[v != EOS]] = v[v != EOS]
     walk[2, going[v != EOS]] = 2 * v[v != EOS] - 1
-    inv_total[...] = 1.0 / odds.sum(axis=0, dtype=np.float64)
-    proba = odds * inv_total
     answer = (y_signed > 0).astype(np.intp)
     if t == 0:
         alive[...] = proba[:EOS, 0]
@@ -168,10 +151,9 @@ def advance_record_reference(
 
 
 @njit(cache=True)
-def sample_responses(odds, inv_total, prompts, bits, sequences, lengths):
-    """Sampled responses and their lengths: ``odds[t, v, s, j] * inv_total[t,
-    s, j]`` is the law of token ``v`` at position ``t`` after ``SIGNS[s]``
-    for prompt ``j``.
+def sample_responses(proba, prompts, bits, sequences, lengths):
+    """Sampled responses and their lengths: ``proba[t, v, s, j]`` is the law
+    of token ``v`` at position ``t`` after ``SIGNS[s]`` for prompt ``j``.
 
     At position ``t``, response ``i`` (a row of ``sequences``, answering
     ``prompts[i]``) draws the uniform ``u = bits[t, i] / 2**32`` (``bits``:
@@ -180,7 +162,7 @@ def sample_responses(odds, inv_total, prompts, bits, sequences, lengths):
     The responses go position by position, so that one position's law is
     read at a time.
     """
-    n_positions = odds.shape[0]
+    n_positions = proba.shape[0]
     lengths[:] = n_positions
     for t in range(n_positions):
         for i in range(prompts.shape[0]):
@@ -188,29 +170,27 @@ def sample_responses(odds, inv_total, prompts, bits, sequences, lengths):
                 continue
             s = 1 if t > 0 and sequences[i, t - 1] > 0 else 0
             j = prompts[i]
-            scale = inv_total[t, s, j] * BITS_SCALE
-            below = odds[t, 0, s, j] * scale
+            below = proba[t, 0, s, j] * BITS_SCALE
             # branch-free: the draws are what a branch predictor cannot guess
             plus = bits[t, i] >= below
-            ends = bits[t, i] >= below + odds[t, 1, s, j] * scale
+            ends = bits[t, i] >= below + proba[t, 1, s, j] * BITS_SCALE
             sequences[i, t] = (2 * plus - 1) * (1 - ends)
             if ends:
                 lengths[i] = t
 
 
-def sample_responses_reference(odds, inv_total, prompts, bits, sequences, lengths):
+def sample_responses_reference(proba, prompts, bits, sequences, lengths):
     """:func:`sample_responses` in numpy, one position at a time."""
     alive = np.arange(len(prompts))
-    lengths[:] = odds.shape[0]
-    for t in range(odds.shape[0]):
+    lengths[:] = proba.shape[0]
+    for t in range(proba.shape[0]):
         s, j, u = (
             _previous(sequences, alive, t),
             prompts[alive],
-            bits[t, alive],
+            bits[t, alive] / BITS_SCALE,
         )
-        scale = inv_total[t, s, j] * BITS_SCALE
-        below = odds[t, 0, s, j] * scale
-        go = u < below + odds[t, 1, s, j] * scale
+        below = proba[t, 0, s, j]
+        go = u < below + proba[t, 1, s, j]
         lengths[alive[~go]] = t
         sequences[alive[go], t] = np.where(u[go] < below[go], -1, 1)
         alive = alive[go]
@@ -281,10 +261,9 @@ def count_tokens_reference(sequences, lengths, prompts, weights, counts):
 
 
 @njit(cache=True)
-def policy_residuals(sequences, lengths, prompts, weights, odds, inv_total, halves):
+def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
     """Per position ``t`` and prompt ``j``, the residuals ``r[v, s] =
-    counts[t, v, s, j] - p[t, v, s, j] * sum_v counts[t, v, s, j]``, with
-    ``p = odds * inv_total`` the law of :func:`sample_responses`,
+    counts[t, v, s, j] - proba[t, v, s, j] * sum_v counts[t, v, s, j]``
     summed over the previous token, plain (``halves[t, v, j]``) and times its
     value ``y_s`` (``halves[t, 3 + v, j]``; 0 at the first position): the
     coefficients of ``[x1, y_prev x1]`` in minus the likelihood gradient of
@@ -295,7 +274,7 @@ def policy_residuals(sequences, lengths, prompts, weights, odds, inv_total, halv
     counts of one prompt then fit in a buffer of ``(n_positions, 3, 2)``
     instead of a table of every cell, and each residual is written once.
     """
-    n_positions, n_prompts, n_rows = odds.shape[0], odds.shape[3], len(prompts)
+    n_positions, n_prompts, n_rows = proba.shape[0], proba.shape[3], len(prompts)
     for i in range(1, n_rows):
         if prompts[i] < prompts[i - 1]:
             raise ValueError("policy_residuals needs the rows sorted by prompt.")
@@ -304,36 +283,32 @@ def policy_residuals(sequences, lengths, prompts, weights, odds, inv_total, halv
     for j in range(n_prompts):
         local[:] = 0.0
         while i < n_rows and prompts[i] == j:
-            weight, length = weights[i], lengths[i]
+            weight = weights[i]
             if weight != 0:
                 s = 0
-                for t in range(min(length, n_positions)):
-                    v = 1 if sequences[i, t] > 0 else 0
-                    local[t, v, s] += weight
-                    s = v
-                if length < n_positions:
-                    local[length, EOS, s] += weight
+                for t in range(min(lengths[i] + 1, n_positions)):
+                    if t == lengths[i]:
+                        local[t, EOS, s] += weight
+                    else:
+                        v = 1 if sequences[i, t] > 0 else 0
+                        local[t, v, s] += weight
+                        s = v
             i += 1
         for t in range(n_positions):
             total0 = local[t, 0, 0] + local[t, 1, 0] + local[t, 2, 0]
             total1 = local[t, 0, 1] + local[t, 1, 1] + local[t, 2, 1]
-            total0 *= inv_total[t, 0, j]
-            total1 *= inv_total[t, 1, j]
             for v in range(3):
-                r0 = local[t, v, 0] - odds[t, v, 0, j] * total0
-                r1 = local[t, v, 1] - odds[t, v, 1, j] * total1
+                r0 = local[t, v, 0] - proba[t, v, 0, j] * total0
+                r1 = local[t, v, 1] - proba[t, v, 1, j] * total1
                 halves[t, v, j] = r0 + r1
-                halves[t, 3 + v, j] = 0.0 if t == 0 else r1 - r0
+                halves[t, 3 + v, j] = 0.0 if t == 0 else SIGNS[0] * r0 + SIGNS[1] * r1
 
 
-def policy_residuals_reference(
-    sequences, lengths, prompts, weights, odds, inv_total, halves
-):
+def policy_residuals_reference(sequences, lengths, prompts, weights, proba, halves):
     """:func:`policy_residuals` in numpy (from :func:`count_tokens_reference`)."""
-    counts = np.zeros(odds.shape)
+    counts = np.zeros(proba.shape)
     count_tokens_reference(sequences, lengths, prompts, weights, counts)
-    total = counts.sum(axis=1, keepdims=True) * inv_total[:, None]
-    residual = counts - odds * total
+    residual = counts - proba * counts.sum(axis=1, keepdims=True)
     signs = np.array(SIGNS)[:, None]
     halves[:, :3] = residual.sum(axis=2)
     halves[:, 3:] = (signs * residual).sum(axis=2)
