@@ -238,12 +238,15 @@ def product_seconds(X1, d, repeats=7):
     (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``, divided by
     ``d``), which a model's tables and the policy gradient allow; and the
     logits per position when one product serves ``g = LOGITS_BLOCK``
-    positions (``(6 g, d + 1) @ (d + 1, n)``, as the tables take them)."""
+    positions (``(6 g, d + 1) @ (d + 1, n)``, as the tables take them), and
+    the contraction of all positions as ``(d + 1, n) @ (n, 6 d)`` (the same
+    product with C-ordered operands, as the policy gradient takes it)."""
     rng = np.random.RandomState(0)
     weights = rng.standard_normal((6, X1.shape[1]))
     residual = rng.standard_normal((6, X1.shape[0]))
     all_weights = rng.standard_normal((6 * d, X1.shape[1]))
     all_residuals = rng.standard_normal((6 * d, X1.shape[0]))
+    all_residuals_t = np.ascontiguousarray(all_residuals.T)
     X1t = np.ascontiguousarray(X1.T)
     group_out = np.empty((6 * LOGITS_BLOCK, X1.shape[0]))
 
@@ -258,6 +261,7 @@ def product_seconds(X1, d, repeats=7):
         (lambda: all_weights @ X1t, d),
         (lambda: all_residuals @ X1, d),
         (grouped_logits, d),
+        (lambda: X1t @ all_residuals_t, d),
     )
     seconds = []
     for product, positions in products:
@@ -321,9 +325,14 @@ def rl_speed(d, n, rounds, repeats, seed):
             finally:
                 cot._nll_and_grad = objective
         seconds = float(np.median(fits) - np.median(pretrains))
-        logits_s, contraction_s, all_logits_s, all_contractions_s, grouped_s = (
-            np.median(rl_products, axis=0)
-        )
+        (
+            logits_s,
+            contraction_s,
+            all_logits_s,
+            all_contractions_s,
+            grouped_s,
+            c_ordered_s,
+        ) = np.median(rl_products, axis=0)
         products.extend(rl_products)
         # Each model's tables, and the policy gradient, may take all
         # positions in one product, or the tables a group of positions: the
@@ -336,7 +345,9 @@ def rl_speed(d, n, rounds, repeats, seed):
             n_logits += n_contractions
             floor += n_contractions * (logits_s + contraction_s)
         else:
-            floor += n_contractions * min(contraction_s, all_contractions_s)
+            floor += n_contractions * min(
+                contraction_s, all_contractions_s, c_ordered_s
+            )
         rows.append(
             {
                 "rl": rl,
@@ -349,6 +360,7 @@ def rl_speed(d, n, rounds, repeats, seed):
                 "batched logits ms": 1e3 * all_logits_s,
                 "batched contraction ms": 1e3 * all_contractions_s,
                 f"logits in groups of {LOGITS_BLOCK} ms": 1e3 * grouped_s,
+                "batched contraction, C-ordered ms": 1e3 * c_ordered_s,
                 "product floor CPU s": floor,
                 "ratio to floor": seconds / floor,
                 "fit CPU s": float(np.median(fits)),
@@ -392,7 +404,14 @@ def main(argv=None):
     if "speed" in args.tables:
         repeats = 1 if args.quick else 3
         speed_rows, products = rl_speed(d, n, rounds, repeats, args.seed)
-        logits_s, contraction_s, all_logits_s, all_contractions_s, grouped_s = products
+        (
+            logits_s,
+            contraction_s,
+            all_logits_s,
+            all_contractions_s,
+            grouped_s,
+            c_ordered_s,
+        ) = products
         report(
             "chain_of_thought_speed",
             speed_rows,
@@ -401,7 +420,8 @@ def main(argv=None):
             f"position: logits {logits_s:.3g} CPU s alone, {all_logits_s:.3g} "
             f"in one product for all positions, {grouped_s:.3g} in groups of "
             f"{LOGITS_BLOCK}; contraction {contraction_s:.3g} alone, "
-            f"{all_contractions_s:.3g} in one product)",
+            f"{all_contractions_s:.3g} in one product, {c_ordered_s:.3g} in one "
+            "product of C-ordered operands)",
             meta={
                 "d": d,
                 "n": n,
@@ -412,6 +432,7 @@ def main(argv=None):
                 "batched_logits_cpu_s_per_position": all_logits_s,
                 "batched_contraction_cpu_s_per_position": all_contractions_s,
                 "grouped_logits_cpu_s_per_position": grouped_s,
+                "c_ordered_contraction_cpu_s_per_position": c_ordered_s,
                 "load": os.getloadavg(),
             },
         )

@@ -130,7 +130,7 @@ def test_policy_residuals_equals_the_reference(chain):
     rng = np.random.RandomState(n)
     proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, n)).transpose(0, 3, 1, 2)
     proba = proba.astype(chain["dtype"])
-    halves, ref_halves = np.full((2, n_positions, 6, n), np.nan)
+    halves, ref_halves = np.full((2, n, n_positions, 6), np.nan)
     _kernel.policy_residuals(*args, proba, halves)
     _kernel.policy_residuals_reference(*args, proba, ref_halves)
     np.testing.assert_allclose(halves, ref_halves, rtol=1e-12, atol=1e-12)
@@ -142,7 +142,7 @@ def test_policy_residuals_refuses_rows_not_sorted_by_prompt():
     with pytest.raises(ValueError, match="sorted by prompt"):
         _kernel.policy_residuals(
             sequences, np.ones(2, np.intp), np.array([1, 0]), np.ones(2), proba,
-            np.empty((2, 6, 2)),
+            np.empty((2, 2, 6)),
         )  # fmt: skip
 
 

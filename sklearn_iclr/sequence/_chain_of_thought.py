@@ -738,13 +738,16 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         ``A_i``: per cell, ``(counts - total * proba) / T`` times the features
         ``[x1, y_prev x1]``, summed per prompt before one product by ``X1``.
         """
-        n_positions, h = self.chain_coef_.shape[0], X1.shape[1]
+        n_positions, (n_prompts, h) = self.chain_coef_.shape[0], X1.shape
         grad = np.empty_like(self.chain_coef_)
-        # the residuals of every position, in the count buffer's memory
-        halves = counts.reshape(n_positions, 6, X1.shape[0])
+        # the residuals of every position, one row per prompt, in the count
+        # buffer's memory
+        halves = counts.reshape(n_prompts, n_positions, 6)
         policy_residuals(responses, lengths, prompts, advantages, proba, halves)
-        # every position's contraction in one product: X1 is read once
-        products = (halves.reshape(-1, X1.shape[0]) @ X1).reshape(n_positions, 6, h)
+        # every position's contraction in one product, X1.T @ halves (a
+        # product of two C-ordered operands: the quickest of its forms)
+        products = X1.T @ halves.reshape(n_prompts, -1)
+        products = products.reshape(h, n_positions, 6).transpose(1, 2, 0)
         grad[:, :, :h] = products[:, :3]
         grad[:, :, h:] = products[:, 3:]
         return grad / (self.temperature * len(responses))

@@ -292,17 +292,18 @@ def count_tokens_reference(sequences, lengths, prompts, weights, counts):
 
 @njit(cache=True)
 def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
-    """Per position ``t`` and prompt ``j``, the residuals ``r[v, s] =
+    """Per prompt ``j`` and position ``t``, the residuals ``r[v, s] =
     counts[t, v, s, j] - proba[t, v, s, j] * sum_v counts[t, v, s, j]``
-    summed over the previous token, plain (``halves[t, v, j]``) and times its
-    value ``y_s`` (``halves[t, 3 + v, j]``; 0 at the first position): the
+    summed over the previous token, plain (``halves[j, t, v]``) and times its
+    value ``y_s`` (``halves[j, t, 3 + v]``; 0 at the first position): the
     coefficients of ``[x1, y_prev x1]`` in minus the likelihood gradient of
     the counts, which are taken as :func:`count_tokens` takes them (in the
     same order) one prompt at a time.
 
     The rows must come sorted by prompt, as the responses of a round do: the
     counts of one prompt then fit in a buffer of ``(n_positions, 3, 2)``
-    instead of a table of every cell, and each residual is written once.
+    instead of a table of every cell, and its residuals are written once,
+    side by side (a row of ``halves``).
     """
     n_positions, n_prompts, n_rows = proba.shape[0], proba.shape[3], len(prompts)
     for i in range(1, n_rows):
@@ -330,8 +331,8 @@ def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
             for v in range(3):
                 r0 = local[t, v, 0] - proba[t, v, 0, j] * total0
                 r1 = local[t, v, 1] - proba[t, v, 1, j] * total1
-                halves[t, v, j] = r0 + r1
-                halves[t, 3 + v, j] = 0.0 if t == 0 else SIGNS[0] * r0 + SIGNS[1] * r1
+                halves[j, t, v] = r0 + r1
+                halves[j, t, 3 + v] = 0.0 if t == 0 else SIGNS[0] * r0 + SIGNS[1] * r1
 
 
 def policy_residuals_reference(sequences, lengths, prompts, weights, proba, halves):
@@ -340,9 +341,11 @@ def policy_residuals_reference(sequences, lengths, prompts, weights, proba, halv
     count_tokens_reference(sequences, lengths, prompts, weights, counts)
     residual = counts - proba * counts.sum(axis=1, keepdims=True)
     signs = np.array(SIGNS)[:, None]
-    halves[:, :3] = residual.sum(axis=2)
-    halves[:, 3:] = (signs * residual).sum(axis=2)
-    halves[0, 3:] = 0.0
+    by_position = np.concatenate(
+        [residual.sum(axis=2), (signs * residual).sum(axis=2)], axis=1
+    )
+    by_position[0, 3:] = 0.0
+    halves[...] = by_position.transpose(2, 0, 1)
 
 
 @njit(cache=True)
