@@ -110,6 +110,8 @@ def advance_record(table, greedy, t, last, y_signed, walk, alive, reward, mass):
       prompts, ``reward[j]`` over the positions where the token is
       ``y_signed[j]``) and that it goes on.
     """
+    # the masses are summed in registers, not through memory
+    ended, remaining = 0.0, 0.0
     for j in range(table.shape[2]):
         s = walk[0, j]
         if s >= 0:
@@ -126,13 +128,17 @@ def advance_record(table, greedy, t, last, y_signed, walk, alive, reward, mass):
         else:
             end0, end1 = alive[0, j] * e0, alive[1, j] * e1
             reward[j] += end1 if answer else end0
-            mass[t - 1] += end0 + end1
+            ended += end0 + end1
             on0 = alive[0, j] * a0 + alive[1, j] * a1
             on1 = alive[0, j] * b0 + alive[1, j] * b1
         alive[0, j], alive[1, j] = on0, on1
         if last:  # the response ends after the last position
             reward[j] += on1 if answer else on0
-            mass[t] += on0 + on1
+            remaining += on0 + on1
+    if t > 0:
+        mass[t - 1] += ended
+    if last:
+        mass[t] += remaining
 
 
 @njit(cache=True, inline="always")
