@@ -10,12 +10,16 @@
      source whose reads cost a memory copy, like a fast store; the n x d
      matrix exists nowhere;
    * ``generated``: every read draws the block's normal variates again
-     (``da.random.default_rng``): out of core too, but each read costs about
-     as much as the fit itself;
+     (seeded per block): out of core too, but each read costs about as much
+     as the fit itself;
    * ``persisted``: the resampled blocks computed once and held in the
-     workers' memory, block i of every array on one worker
-     (:func:`persist_together`, not timed), for n up to
+     workers' memory, block i of every array on one worker, one key per
+     block (:func:`persist_together`, not timed), for n up to
      ``--persist-up-to``: the fit alone.
+
+   Every source draws block i of all its arrays in one task, and each
+   array's block is one task that takes its item, as a store read one
+   partition at a time gives (:func:`_arrays_from_blocks`).
 
    LSTDQ reads every block twice (the sums, then the TD residuals of the
    standard error; ``passes`` 2), or once with
@@ -184,8 +188,14 @@ def _ridge_pool(d, seed=0):
     return X, X @ rng.normal(size=d) + rng.standard_normal(POOL_ROWS)
 
 
-def _take(make_pool, d, index):
-    """The rows ``index`` of every array of the pool, in one task."""
+def _block_rng(seed, block):
+    return np.random.default_rng([seed, block])
+
+
+def _take(make_pool, d, seed, block, n_rows):
+    """Block ``block`` of every array of the pool: its rows drawn with seeded
+    indices, in one task."""
+    index = _block_rng(seed, block).integers(0, POOL_ROWS, size=n_rows)
     return tuple(values[index] for values in make_pool(d))
 
 
@@ -202,13 +212,7 @@ def resampled(make_pool, n, d, chunk, seed=0):
     blocks a fit task needs lie on one worker; a block costs its indices and
     a copy of its rows.
     """
-    import dask
-    import dask.array as da
-
-    index = da.random.default_rng(seed).integers(0, POOL_ROWS, size=n, chunks=chunk)
-    take = dask.delayed(_take, pure=True)
-    blocks = [take(make_pool, d, i) for i in index.to_delayed().ravel()]
-    return _arrays_from_tuples(blocks, index.chunks[0], make_pool(d))
+    return _arrays_from_blocks(_take, (make_pool, d, seed), n, chunk, make_pool(d))
 
 
 def warm_pools(client, make_pool, d):
@@ -216,38 +220,43 @@ def warm_pools(client, make_pool, d):
     client.run(_warm, make_pool, d)
 
 
+@functools.cache
+def _lstdq_theta(d, seed):
+    return np.random.default_rng(seed).normal(size=d) / np.sqrt(d)
+
+
+def _lstdq_block(d, seed, block, n_rows):
+    """Block ``block`` of X, y and X_next, drawn in one task."""
+    Z = _block_rng(seed, block).standard_normal((n_rows, d + 1))
+    X = Z[:, :d]
+    X_next = np.zeros_like(X)
+    X_next[:-1] = 0.9 * X[1:]
+    return X, X @ _lstdq_theta(d, seed) + Z[:, d], X_next
+
+
 def lstdq_generated(n, d, chunk, seed=0):
     """X, y, X_next of logged trajectories, generated block by block.
 
     Row i + 1 of a block is the next state of row i (``X_next`` is ``X``
     shifted up by one row within each block, its last row a terminal zero
-    row), so only ``d + 1`` normal draws per transition are generated.
+    row), so only ``d + 1`` normal draws per transition are generated. One
+    task draws block i of the three arrays (as :func:`resampled` does).
     """
-    import dask.array as da
-
-    rng = da.random.default_rng(seed)
-    Z = rng.standard_normal((n, d + 1), chunks=(chunk, d + 1))
-    theta = np.random.default_rng(seed).normal(size=d) / np.sqrt(d)
-    X = Z[:, :d]
-    X_next = X.map_blocks(_next_rows, dtype=np.float64)
-    y = X @ theta + Z[:, d]
-    return X, y, X_next
+    like = (np.empty((0, d)), np.empty(0), np.empty((0, d)))
+    return _arrays_from_blocks(_lstdq_block, (d, seed), n, chunk, like)
 
 
-def _next_rows(block):
-    out = np.zeros_like(block)
-    out[:-1] = 0.9 * block[1:]
-    return out
+def _ridge_block(d, seed, block, n_rows):
+    Z = _block_rng(seed, block).standard_normal((n_rows, d + 1))
+    X = Z[:, :d] + 1.0
+    beta = np.random.default_rng(seed).normal(size=d)
+    return X, X @ beta + Z[:, d]
 
 
 def ridge_generated(n, d, chunk, seed=0):
-    import dask.array as da
-
-    rng = da.random.default_rng(seed)
-    Z = rng.standard_normal((n, d + 1), chunks=(chunk, d + 1))
-    beta = np.random.default_rng(seed).normal(size=d)
-    X = Z[:, :d] + 1.0
-    return X, X @ beta + Z[:, d]
+    """X, y of a linear model, generated block by block (one task each)."""
+    like = (np.empty((0, d)), np.empty(0))
+    return _arrays_from_blocks(_ridge_block, (d, seed), n, chunk, like)
 
 
 def data_source(name, source):
@@ -400,50 +409,56 @@ def _cluster(n_workers, settings="default"):
         )
 
 
-def _parts(*blocks):
-    return blocks
-
-
 def persist_together(client, arrays):
     """``arrays`` held in the workers' memory, block i of each on one worker.
 
-    Persisting the arrays one by one lets the scheduler place block i of
-    ``X`` and of ``X_next`` on different workers, and the fit then moves
-    half the data between them. Here one task per block gathers the blocks
-    of every array (before the timing), and the arrays are rebuilt from its
-    parts, which the fit reads where they lie.
+    Block i of every array is an item of one task's output (see
+    :func:`_arrays_from_blocks`), so the scheduler takes the items where that
+    output lies; the persisted arrays have one key per block, as
+    ``client.persist`` gives a user, and the fit reads them where they lie.
     """
-    import dask
     from distributed import wait
 
-    per_array = [array.to_delayed().ravel() for array in arrays]
-    together = client.persist(
-        [dask.delayed(_parts)(*blocks) for blocks in zip(*per_array, strict=True)]
-    )
-    wait(together)
-    return _arrays_from_tuples(together, arrays[0].chunks[0], arrays)
+    arrays = client.persist(list(arrays))
+    wait(arrays)
+    return tuple(arrays)
 
 
-def _arrays_from_tuples(blocks, rows, like):
-    """The Dask arrays whose block i is item j of the tuple ``blocks[i]``
-    (delayed), ``rows[i]`` rows long; ``like[j]`` gives array j's trailing
-    shape and dtype."""
+def _arrays_from_blocks(make_block, args, n, chunk, like):
+    """Dask arrays of n rows whose block i is item j of the tuple
+    ``make_block(*args, i, rows)``, one task per block; ``like[j]`` gives
+    array j's trailing shape and dtype.
+
+    Each block of each array is one task that takes its item (the graph a
+    source of one task per file partition and column gives, such as
+    ``da.from_zarr``), and the arrays share the blocks' tasks.
+    """
+    import operator
+
     import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
 
-    return tuple(
-        da.concatenate(
-            [
-                da.from_delayed(
-                    block[j],
-                    shape=(n_rows,) + values.shape[1:],
-                    dtype=values.dtype,
-                    meta=np.empty((0,) + values.shape[1:], dtype=values.dtype),
-                )
-                for block, n_rows in zip(blocks, rows, strict=True)
-            ]
+    rows = (chunk,) * (n // chunk) + ((n % chunk,) if n % chunk else ())
+    token = tokenize(make_block, args, n, chunk)
+    blocks = f"{make_block.__name__.strip('_')}-{token}"
+    tasks = {
+        (blocks, i): (make_block, *args, i, n_rows) for i, n_rows in enumerate(rows)
+    }
+    arrays = []
+    for j, values in enumerate(like):
+        name = f"item{j}-{token}"
+        trailing = (0,) * (values.ndim - 1)
+        items = {
+            (name, i, *trailing): (operator.getitem, (blocks, i), j)
+            for i in range(len(rows))
+        }
+        graph = HighLevelGraph(
+            {blocks: tasks, name: items}, {blocks: set(), name: {blocks}}
         )
-        for j, values in enumerate(like)
-    )
+        chunks = (rows,) + tuple((size,) for size in values.shape[1:])
+        arrays.append(da.Array(graph, name, chunks, meta=values[:0]))
+    return tuple(arrays)
 
 
 def _timed_fit(client, fit, arrays):
