@@ -793,14 +793,16 @@ PAGE = {
           0.52 tuned; generated (a read costs more than the fit), 0.28 / 0.28
           default, 0.30 / 0.30 tuned, one pass 0.38 / 0.34 and 0.39 / 0.38.
           Reading every block and fitting it at the anchors' rates (a read of
-          the source and the in-memory fit, both timed in this process) bounds
-          these ratios: 0.45 resampled and 0.36 generated with two reads, 0.53
-          and 0.45 with one. ``vs_read_once_in_memory``, the ratio to reading
-          the rows once and fitting them in memory (what a user without Dask
-          pays for the same source), is reported beside it and is not what the
-          target is judged against: resampled at 1e7, 0.68 / 0.65 default and
-          0.81 / 0.72 tuned (the Dask fit reads twice, the anchor once); in one
-          pass at 1e6, 1.06 / 0.87 and 1.10 / 1.00.
+          the source and the in-memory fit, both timed in this process, not in a
+          worker) would give 0.45 resampled and 0.36 generated with two reads,
+          0.53 and 0.45 with one; the measured ratios sit near those for the
+          resampled source (the tuned ones above) and below them for the
+          generated one. ``vs_read_once_in_memory``, the ratio to reading the
+          rows once and fitting them in memory (what a user without Dask pays
+          for the same source), is reported beside it and is not what the target
+          is judged against: resampled at 1e7, 0.68 / 0.65 default and 0.81 /
+          0.72 tuned (the Dask fit reads twice, the anchor once); in one pass at
+          1e6, 1.06 / 0.87 and 1.10 / 1.00.
         * **Where the second worker's CPU went, and what changed.** (1) Tasks
           per block. The benchmark's sources built each array's block from three
           tasks of its own (a ``getitem`` of the source task's tuple, then
