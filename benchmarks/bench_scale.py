@@ -925,13 +925,13 @@ PAGE = {
                     "by": "workers",
                     "where": {"source": "resampled", "passes": 2, "settings": "tuned"},
                     "labels": {
-                        "vs_in_memory": "as measured",
-                        "vs_in_memory_net": "net of idle workers",
+                        "vs_in_memory": "vs in-memory fit (the target's)",
+                        "vs_in_memory_net": "the same, net of idle workers",
                         "vs_read_once_in_memory": "vs reading once + in-memory fit",
                     },
                     "hline": [{"y": 0.7, "label": "target of #42"}],
                     "xlabel": "n (resampled, out of core)",
-                    "ylabel": "rows per CPU s / in-memory fit's",
+                    "ylabel": "rows per CPU s / anchor's",
                     "caption": "Out of core (resampled source, tuned worker "
                     "settings, fit and standard error): the ratio to the "
                     "in-memory fit (the target's anchor) as measured and net "
