@@ -32,7 +32,9 @@ Two tables, measured in one process on the same data:
    sweep alone, HiGHS alone and the portfolio, each in a fresh process (wall
    and CPU seconds, the answer, whether it was proven within the limit), next
    to the cost model's predicted time and memory of the sweep and the measured
-   ones; the load average before and after each instance.
+   ones; the load average before and after each instance. ``suite_turns``:
+   the three fits of the instances closest to their target taking turns over
+   5 rounds, the portfolio against the faster method alone.
 9. ``heuristic`` (not in the default set): the time the over-budget warning
    announces (the default budget, a minute) against the heuristic's measured
    time, next to HiGHS, with many features (1000 x 200) and on the binarized
@@ -1240,6 +1242,59 @@ def suite(quick, limit, names=None):
     )
 
 
+# Instances of the suite whose portfolio time is closest to its target.
+TURNS_SUITE = ("1000x3 tied grid", "random binary 24x12")
+
+
+def suite_turns(quick, limit, names=None, rounds=5):
+    """The suite's three fits of each instance taking turns, each in a fresh
+    process, over ``rounds`` rounds (the order rotating by round), so that the
+    portfolio meets the load its rivals met; a method stopped at ``limit`` in
+    the first round is left out of the later ones. One row per round: the
+    portfolio against the faster method alone, then the medians."""
+    instances, suite_name = (QUICK_SUITE, "QUICK_SUITE") if quick else (SUITE, "SUITE")
+    names = names or (list(QUICK_SUITE)[:1] if quick else TURNS_SUITE)
+    rows = []
+    for name in names:
+        modes, instance_rows = ["sweep", "milp", "portfolio"], []
+        for round_ in range(2 if quick else rounds):
+            shift = round_ % len(modes)
+            walls, row = {}, {"data": name, "round": round_ + 1}
+            row["load_before"] = os.getloadavg()[0]
+            for mode in modes[shift:] + modes[:shift]:
+                run = _fit_in_child(suite_name, name, mode, limit)
+                if _outcome(run, limit) == "proved":
+                    walls[mode] = run["wall"]
+                    row[f"{mode}_wall_s"] = run["wall"]
+                    row[f"{mode}_waited_s"] = run.get("waited", np.nan)
+            modes = [m for m in modes if m in walls or m == "portfolio"]
+            alone = min((m for m in walls if m != "portfolio"), key=walls.get)
+            row["best_alone"] = alone
+            row["best_alone_wall_s"] = walls[alone]
+            row["portfolio/best"] = walls["portfolio"] / walls[alone]
+            row["target_s"] = 1.25 * walls[alone] + 1.0
+            row["portfolio_within_target"] = walls["portfolio"] <= row["target_s"]
+            instance_rows.append(row)
+            print(row, flush=True)
+        medians = {"data": name, "round": "median"}
+        for key in ("best_alone_wall_s", "portfolio_wall_s", "portfolio/best"):
+            medians[key] = statistics.median(r[key] for r in instance_rows)
+        medians["target_s"] = 1.25 * medians["best_alone_wall_s"] + 1.0
+        medians["portfolio_within_target"] = (
+            medians["portfolio_wall_s"] <= medians["target_s"]
+        )
+        rows += instance_rows + [medians]
+    report(
+        "ice_suite_turns",
+        rows,
+        title=(
+            "The portfolio against the faster method alone, taking turns in fresh "
+            f"processes (stopped at {limit:g} s), wall s"
+        ),
+        meta={"quick": quick, "limit_s": limit},
+    )
+
+
 def heuristic(quick):
     """The heuristic's announced time against its measured one (default
     budget: about a minute; ``--quick``: a tenth of it)."""
@@ -1436,7 +1491,7 @@ def _options(parser):
         default="real,scaling,kernel,compile,ties",
         help=(
             "comma-separated: real, scaling, kernel, compile, ties, big, dask, "
-            "suite, heuristic, cost, baseline, highs, ties_baseline"
+            "suite, suite_turns, heuristic, cost, baseline, highs, ties_baseline"
         ),
     )
     parser.add_argument(
@@ -1476,6 +1531,9 @@ def main(argv=None):
     if "suite" in tables:
         names = args.suite_sets.split(";") if args.suite_sets else None
         suite(args.quick, 10 if args.quick else 120, names)
+    if "suite_turns" in tables:
+        names = args.suite_sets.split(";") if args.suite_sets else None
+        suite_turns(args.quick, 10 if args.quick else 120, names)
     if "heuristic" in tables:
         heuristic(args.quick)
     if "cost" in tables:
