@@ -522,13 +522,16 @@ def test_the_method_predicted_to_lose_is_niced(monkeypatch, predicted, niced, n_
     """On a loaded machine the two threads of the portfolio share the
     process's CPU (the 1000 x 3 tied grid's sweep waited 31 s for a CPU next
     to HiGHS, 6.6 s alone): a sweep predicted short has the CPU first, one
-    predicted long leaves it to HiGHS. The caller's priority never changes,
-    and no thread outlives the fit."""
+    predicted long leaves it to HiGHS (a HiGHS that may be held is niced
+    after its head start). The caller's priority never changes, and no
+    thread outlives the fit."""
     _free_machine(monkeypatch)
     priorities = {"sweep": set()}
     scan_chunk = _classifier._scan_chunk
 
     def milp(Y, y, w, incumbent, rank, time_limit=np.inf):
+        _spin(0.15)  # past a held HiGHS's head start, then a callback
+        incumbent.hold_milp(0.0)
         priorities["milp"] = _nice()
         incumbent.stop.wait(60)
         return _milp.MilpResult("stopped", 0.0)
@@ -639,17 +642,21 @@ def _spin(cpu_seconds):
 @pytest.mark.parametrize("closing", [False, True])
 def test_highs_predicted_to_lose_waits_while_its_gap_stays_open(closing):
     """HiGHS, predicted to lose, has a head start of a tenth of the sweep's
-    predicted time; then a dual bound still at 0 (a proof projected never)
-    holds it in its callback while the sweep runs, and a gap 99% closed (a
-    proof projected within the sweep's time) lets it run on."""
+    predicted time, at the caller's priority; then it is niced, and a dual
+    bound still at 0 (a proof projected never) holds it in its callback while
+    the sweep runs, and a gap 99% closed (a proof projected within the
+    sweep's time) lets it run on."""
     incumbent = _portfolio.Incumbent(10.0, np.ones(2, dtype=np.int8))
-    calls = []  # HiGHS's CPU time at each callback
+    calls, priorities = [], []  # HiGHS's CPU time at each callback, its nice
 
     def milp():
+        nice = {_nice()}
         while not incumbent.stop.is_set():
             _spin(0.001)
             calls.append(time.thread_time())
             incumbent.hold_milp(9.9 if closing else 0.0)
+            nice.add(_nice())
+        priorities.extend(sorted(nice))
         return _milp.MilpResult("stopped", 0.0)
 
     def sweep():
@@ -665,6 +672,9 @@ def test_highs_predicted_to_lose_waits_while_its_gap_stays_open(closing):
     assert report["proved_by"] == "sweep"
     assert (callbacks > 0) == closing
     assert (incumbent.milp_hold.held_seconds > 0) == (not closing)
+    if sys.platform.startswith("linux"):
+        assert priorities[0] == _nice()  # the head start: not niced
+        assert priorities[-1] == min(_nice() + _portfolio.NICENESS, 19)
 
 
 @pytest.mark.parametrize("hold_milp", [True, False])

@@ -35,14 +35,16 @@ Nicing is not enough where HiGHS is the predicted loser: its thread still
 takes the GIL in its callbacks and a share of the process's CPU (the 1000 x 3
 tied grid's portfolio lost to the sweep alone on a busy machine). So there
 HiGHS is judged by its own progress (:class:`MilpHold`). After a head start
-of a tenth of the sweep's predicted time (at most 1 CPU s) it projects its
+of a tenth of the sweep's predicted time (at most 1 CPU s; not niced, or on
+a busy machine it would last most of the sweep's time) it projects its
 time to proof from the share of the gap its dual bound has closed: CPU spent
 / (dual bound / incumbent's cost). A projection within the sweep's predicted
 time lets it run on (random binary 24 x 12: HiGHS proves inside its head
 start). A longer one (the tied grid: its dual bound has barely left zero)
 holds it, blocked in its callback with the GIL released, until the
 sweep ends or has used its predicted CPU time (or four times that in wall
-seconds); then HiGHS goes on, niced. The sweep's CPU time is the process's
+seconds); then, or at once where it is closing its gap, HiGHS goes on,
+niced. The sweep's CPU time is the process's
 less HiGHS's thread's, so only a sweep in this process holds HiGHS.
 
 Ties between equal costs go to the lower *rank*: the starting labelling
@@ -179,7 +181,9 @@ HOLD_WALL_FACTOR = 4.0
 
 class MilpHold:
     """Holds HiGHS back, where it is predicted to lose, while its gap says it
-    will not prove the optimum before the sweep.
+    will not prove the optimum before the sweep. Its head start runs at the
+    caller's priority: niced from the start, HiGHS would take much longer
+    than the head start's CPU time to be judged on a busy machine.
 
     Parameters
     ----------
@@ -200,14 +204,15 @@ class MilpHold:
         self._process_cpu = time.process_time()  # at the race's start
 
     def check(self, dual_bound):
-        """In HiGHS's thread: once its head start is spent, hold it until the
-        sweep ends or has used its predicted CPU time (at most
+        """In HiGHS's thread: once its head start is spent, nice it, and hold
+        it until the sweep ends or has used its predicted CPU time (at most
         ``HOLD_WALL_FACTOR`` times that in wall seconds), unless its projected
         time to proof is within the sweep's predicted time. Judged once."""
         spent = time.thread_time()  # HiGHS's thread started with the race
         if self.held_seconds is not None or spent < self.head_start:
             return
         self.held_seconds = 0.0
+        _renice_this_thread(NICENESS)
         cost = self._incumbent.cost
         closed = max(dual_bound, 0.0) / cost if cost > 0 else 1.0
         if closed > 0 and spent / closed <= self.sweep_seconds:
@@ -298,8 +303,8 @@ def race(
     if milp is not None:
 
         def run_milp():
-            if niced == "milp":
-                _renice_this_thread(NICENESS)
+            if niced == "milp" and incumbent.milp_hold is None:
+                _renice_this_thread(NICENESS)  # (a hold nices it after its head start)
             if not incumbent.stop.wait(milp_delay):
                 outcome["milp"] = milp()
 
