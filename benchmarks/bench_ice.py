@@ -1240,6 +1240,50 @@ def suite(quick, limit, names=None):
     )
 
 
+def prediction(quick, limit, names=None):
+    """The cost model's predictions against the sweep alone, per instance of
+    the suite (the suite's sweep runs, without HiGHS and the portfolio): time
+    in reference seconds, and memory."""
+    from sklearn_iclr.utils._cost import REFERENCE_MULTIPLY_ADDS_PER_SECOND
+
+    instances, suite_name = (QUICK_SUITE, "QUICK_SUITE") if quick else (SUITE, "SUITE")
+    rows = []
+    for name in instances if names is None else names:
+        X, y = instances[name]()
+        load = os.getloadavg()[0]
+        anchor = [_reference_product()]
+        run = _fit_in_child(suite_name, name, "sweep", limit)
+        anchor.append(_reference_product())
+        to_reference = 1.0 / (np.mean(anchor) * REFERENCE_MULTIPLY_ADDS_PER_SECOND)
+        row = {
+            "data": name,
+            "N": len(y),
+            "D": X.shape[1],
+            "outcome": _outcome(run, limit),
+            "cpu_s": run.get("cpu", np.nan),
+            "measured_s": run.get("cpu", np.nan) * to_reference,
+            "predicted_s": run.get("predicted_seconds", np.nan),
+            "measured_MiB": run.get("memory", np.nan) / 2**20,
+            "predicted_MiB": run.get("predicted_bytes", np.nan) / 2**20,
+            "load_before": load,
+            "load_after": os.getloadavg()[0],
+        }
+        row["measured/predicted"] = row["measured_s"] / row["predicted_s"]
+        row["measured/predicted MiB"] = row["measured_MiB"] / row["predicted_MiB"]
+        rows.append(row)
+        print(row, flush=True)
+    report(
+        "ice_prediction",
+        rows,
+        title=(
+            "The cost model's predicted time and memory of the sweep against the "
+            f"sweep alone, each in a fresh process (stopped at {limit:g} s): "
+            "reference s against CPU s converted; MiB on top of the warm process"
+        ),
+        meta={"quick": quick, "limit_s": limit},
+    )
+
+
 def heuristic(quick):
     """The heuristic's announced time against its measured one (default
     budget: about a minute; ``--quick``: a tenth of it)."""
@@ -1413,7 +1457,7 @@ def _options(parser):
     parser.add_argument(
         "--suite-sets",
         default=None,
-        help="semicolon-separated subset of the suite's instances (suite)",
+        help="semicolon-separated subset of the suite's instances (suite, prediction)",
     )
     parser.add_argument(
         "--real-sets",
@@ -1436,7 +1480,7 @@ def _options(parser):
         default="real,scaling,kernel,compile,ties",
         help=(
             "comma-separated: real, scaling, kernel, compile, ties, big, dask, "
-            "suite, heuristic, cost, baseline, highs, ties_baseline"
+            "suite, prediction, heuristic, cost, baseline, highs, ties_baseline"
         ),
     )
     parser.add_argument(
@@ -1476,6 +1520,9 @@ def main(argv=None):
     if "suite" in tables:
         names = args.suite_sets.split(";") if args.suite_sets else None
         suite(args.quick, 10 if args.quick else 120, names)
+    if "prediction" in tables:
+        names = args.suite_sets.split(";") if args.suite_sets else None
+        prediction(args.quick, 10 if args.quick else 120, names)
     if "heuristic" in tables:
         heuristic(args.quick)
     if "cost" in tables:

@@ -4,7 +4,7 @@ import itertools
 import time
 import warnings
 from functools import partial
-from math import ceil, comb
+from math import ceil, comb, floor, log10
 from numbers import Integral
 
 import numpy as np
@@ -938,7 +938,7 @@ def _sweep_verdict(m, d, seconds, table, available, max_candidates, solver):
             f"{format_bytes(available)} available."
         )
     smallest = (
-        f"max_candidates={ceil(_examinations(seconds)):.3g} "
+        f"max_candidates={_rounded_up(_examinations(seconds)):.3g} "
         f"runs it ({format_bytes(table)} of pencil tables)"
     )
     if solver == "milp":
@@ -1048,6 +1048,13 @@ def _off_the_boundary(decision, intercept):
         return intercept
     nonzero = np.abs(values[values != 0])
     return intercept + (nonzero.min() / 2 if nonzero.size else 1.0)
+
+
+def _rounded_up(count):
+    """``count`` rounded up to 3 significant digits (advice printed with
+    ``:.3g`` must not fall short)."""
+    scale = 10.0 ** max(floor(log10(max(count, 1))) - 2, 0)
+    return ceil(count / scale) * scale
 
 
 def _examinations(seconds):

@@ -90,15 +90,15 @@ SUB_PROBLEM = 1.4e-4
 ENUMERATED_ENTRY = 1e-8
 SVD_ENTRY = 2.5e-9
 
-# The search is then started for real, sub-problems solved, until it has
-# done this share of the sample's prediction or this much work (reference
-# seconds, counted): where it ends there, a sub-problem met early having
-# proved the bound optimal, it is predicted exactly.
+# The search is started for real, sub-problems solved, until it has done
+# this much work (reference seconds, counted), before the sample; and after
+# it, up to this share of the sample's prediction or this much, where that
+# is at least 4 times the first: where the search ends there (it has swept
+# every pencil, or a sub-problem met early proved the bound optimal), it is
+# predicted exactly.
+HEAD_FIRST = 0.01
 HEAD_SHARE = 0.02
 HEAD_LIMIT = 0.5
-# (Not for searches predicted to take under HEAD_LEAST / HEAD_SHARE: the
-# head's set-up would then cost more than it could tell.)
-HEAD_LEAST = 0.01
 # A sample of prefixes costing about this long is swept to predict a search
 # (at least MIN_SAMPLE prefixes, unless there are fewer) ...
 PROBE_SECONDS = 0.02
@@ -182,7 +182,8 @@ class SweepPrediction(NamedTuple):
     Attributes
     ----------
     seconds : float
-        Reference seconds of one core.
+        Reference seconds of one core: the search's, and the probe's own
+        (counted the same way).
     nested_bytes : int
         Peak bytes of the on-plane sub-problems' searches, nested in one
         another (each holds its pencil tables and the kernel's workspace
@@ -233,23 +234,30 @@ def predict_sweep(Y, y, w, bound):
     -------
     prediction : SweepPrediction
     """
+    head = _Head(HEAD_FIRST)
+    if head.search(Y, y, w, bound):
+        return head.prediction(0.0)
+    spent = head.seconds  # the probe's own work, counted as the search's
     probe = _Probe()
     seconds, nested_bytes = probe.predict(Y, y, w, bound, top=True)
+    spent += probe.spent
     if not probe.n_sub_problems:  # the search may still nest deep chains
         nested_bytes = chain_bytes(Y.shape[0] - 1, Y.shape[1] - 1)
     cost, labels = probe.best
     if labels is not None:
         # (The nested searches the first sample met still run before the
         # search finds its better labelling: their memory counts.)
-        seconds, more_bytes = _Probe().predict(Y, y, w, cost)
+        again = _Probe()
+        seconds, more_bytes = again.predict(Y, y, w, cost)
         nested_bytes = max(nested_bytes, more_bytes)
+        spent += again.spent
+    bound = min(cost, bound)
     head = _Head(min(HEAD_LIMIT, HEAD_SHARE * seconds))
-    if head.limit >= HEAD_LEAST and head.search(Y, y, w, min(cost, bound)):
-        cost, labels = head.best if head.best[1] is not None else (cost, labels)
-        return SweepPrediction(
-            head.seconds, head.nested_bytes(), min(cost, bound), labels, head.cache
-        )
-    return SweepPrediction(seconds, nested_bytes, min(cost, bound), labels, None)
+    if head.limit >= 4 * HEAD_FIRST:
+        if head.search(Y, y, w, bound):
+            return head.prediction(spent)
+        spent += head.seconds
+    return SweepPrediction(seconds + spent, nested_bytes, bound, labels, None)
 
 
 def kernel_bytes(m):
@@ -317,6 +325,19 @@ class _Head:
         except SearchCancelled:
             return False
         return True
+
+    def prediction(self, spent):
+        """The prediction of a search that ended within the head (after the
+        probe's ``spent`` seconds), with the sub-problems it solved where one
+        of them proved its best optimal (the search then ends at once; one
+        that ended by sweeping every pencil is searched again)."""
+        proved = self.cache.floor >= self.best[0]
+        return SweepPrediction(
+            spent + self.seconds * (1 if proved else 2),
+            self.nested_bytes(),
+            *self.best,
+            self.cache if proved else None,
+        )
 
     def nested_bytes(self):
         """The nested searches' memory while the head's deepest one runs: each
