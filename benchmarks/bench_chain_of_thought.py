@@ -37,6 +37,7 @@ from threadpoolctl import threadpool_limits
 
 from sklearn_iclr.datasets import make_cot_parity
 from sklearn_iclr.sequence import ChainOfThoughtClassifier
+from sklearn_iclr.sequence._chain_of_thought import LOGITS_BLOCK
 
 RL = ("star", "reinforce", "grpo")
 TARGET = 0.95
@@ -235,18 +236,32 @@ def product_seconds(X1, d, repeats=7):
     three tokens) and the gradient's contraction ``(6, n) @ (n, d + 1)``;
     then the same per position when one product serves all ``d`` positions
     (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``, divided by
-    ``d``), which a model's tables and the policy gradient allow."""
+    ``d``), which a model's tables and the policy gradient allow; and the
+    logits per position when one product serves ``g = LOGITS_BLOCK``
+    positions (``(6 g, d + 1) @ (d + 1, n)``, as the tables take them), and
+    the contraction of all positions as ``(d + 1, n) @ (n, 6 d)`` (the same
+    product with C-ordered operands, as the policy gradient takes it)."""
     rng = np.random.RandomState(0)
     weights = rng.standard_normal((6, X1.shape[1]))
     residual = rng.standard_normal((6, X1.shape[0]))
     all_weights = rng.standard_normal((6 * d, X1.shape[1]))
     all_residuals = rng.standard_normal((6 * d, X1.shape[0]))
+    all_residuals_t = np.ascontiguousarray(all_residuals.T)
     X1t = np.ascontiguousarray(X1.T)
+    group_out = np.empty((6 * LOGITS_BLOCK, X1.shape[0]))
+
+    def grouped_logits():
+        for start in range(0, 6 * d, 6 * LOGITS_BLOCK):
+            group = all_weights[start : start + 6 * LOGITS_BLOCK]
+            np.matmul(group, X1t, out=group_out[: len(group)])
+
     products = (
         (lambda: weights @ X1t, 1),
         (lambda: residual @ X1, 1),
         (lambda: all_weights @ X1t, d),
         (lambda: all_residuals @ X1, d),
+        (grouped_logits, d),
+        (lambda: X1t @ all_residuals_t, d),
     )
     seconds = []
     for product, positions in products:
@@ -310,21 +325,29 @@ def rl_speed(d, n, rounds, repeats, seed):
             finally:
                 cot._nll_and_grad = objective
         seconds = float(np.median(fits) - np.median(pretrains))
-        logits_s, contraction_s, all_logits_s, all_contractions_s = np.median(
-            rl_products, axis=0
-        )
+        (
+            logits_s,
+            contraction_s,
+            all_logits_s,
+            all_contractions_s,
+            grouped_s,
+            c_ordered_s,
+        ) = np.median(rl_products, axis=0)
         products.extend(rl_products)
         # Each model's tables, and the policy gradient, may take all
-        # positions in one product: the floor takes the cheaper form. STaR's
-        # likelihood fits go position by position.
+        # positions in one product, or the tables a group of positions: the
+        # floor takes the cheapest form. STaR's likelihood fits go position
+        # by position.
         n_logits = n_contractions = float(rounds * d)
-        floor = n_logits * min(logits_s, all_logits_s)
+        floor = n_logits * min(logits_s, all_logits_s, grouped_s)
         if rl == "star":
             n_contractions = (fit_rows - pretrain_rows) / n
             n_logits += n_contractions
             floor += n_contractions * (logits_s + contraction_s)
         else:
-            floor += n_contractions * min(contraction_s, all_contractions_s)
+            floor += n_contractions * min(
+                contraction_s, all_contractions_s, c_ordered_s
+            )
         rows.append(
             {
                 "rl": rl,
@@ -336,6 +359,8 @@ def rl_speed(d, n, rounds, repeats, seed):
                 "contraction ms": 1e3 * contraction_s,
                 "batched logits ms": 1e3 * all_logits_s,
                 "batched contraction ms": 1e3 * all_contractions_s,
+                f"logits in groups of {LOGITS_BLOCK} ms": 1e3 * grouped_s,
+                "batched contraction, C-ordered ms": 1e3 * c_ordered_s,
                 "product floor CPU s": floor,
                 "ratio to floor": seconds / floor,
                 "fit CPU s": float(np.median(fits)),
@@ -378,17 +403,25 @@ def main(argv=None):
         rounds_tables(d_rounds, n_rounds_data, grid_rounds, max_rounds, args.seed)
     if "speed" in args.tables:
         repeats = 1 if args.quick else 3
-        speed_rows, (logits_s, contraction_s, all_logits_s, all_contractions_s) = (
-            rl_speed(d, n, rounds, repeats, args.seed)
-        )
+        speed_rows, products = rl_speed(d, n, rounds, repeats, args.seed)
+        (
+            logits_s,
+            contraction_s,
+            all_logits_s,
+            all_contractions_s,
+            grouped_s,
+            c_ordered_s,
+        ) = products
         report(
             "chain_of_thought_speed",
             speed_rows,
             title=f"RL rounds against their dense products, d = {d}, n = {n}, "
             f"{rounds} rounds, 8 samples per prompt (medians over the run, per "
             f"position: logits {logits_s:.3g} CPU s alone, {all_logits_s:.3g} "
-            f"in one product for all positions; contraction {contraction_s:.3g} "
-            f"alone, {all_contractions_s:.3g} in one product)",
+            f"in one product for all positions, {grouped_s:.3g} in groups of "
+            f"{LOGITS_BLOCK}; contraction {contraction_s:.3g} alone, "
+            f"{all_contractions_s:.3g} in one product, {c_ordered_s:.3g} in one "
+            "product of C-ordered operands)",
             meta={
                 "d": d,
                 "n": n,
@@ -398,6 +431,8 @@ def main(argv=None):
                 "contraction_cpu_s": contraction_s,
                 "batched_logits_cpu_s_per_position": all_logits_s,
                 "batched_contraction_cpu_s_per_position": all_contractions_s,
+                "grouped_logits_cpu_s_per_position": grouped_s,
+                "c_ordered_contraction_cpu_s_per_position": c_ordered_s,
                 "load": os.getloadavg(),
             },
         )
@@ -486,42 +521,51 @@ PAGE = {
           ``1/p`` instead (R^2 0.98-1.00).
         * **Speed of the RL rounds (issue #42): met for STaR, missed for
           REINFORCE and GRPO.** The floor is the dense products the rounds
-          need, each in its cheaper form: a model's tables and the policy
-          gradient may take all 30 positions in one product, which costs 0.72
-          (logits) and 0.82-0.90 (contraction) of 30 separate products per
-          position; STaR's likelihood fits go position by position. Against
-          that floor ten rounds at d = 30, n = 20000 take 2.68 times their
-          products for STaR, 3.44 for REINFORCE and 3.21 for GRPO in the table
-          below (load 3.2-4.7 on 2 cores), against a target of 3; a second run
-          gave 2.48, 3.66 and 3.49 (before the tables' logits went in one
-          product per 8 positions: 2.42-2.51, 3.60-3.89, 3.46-3.86). Against 30
-          separate products per position, as the floor was first timed, three
-          runs gave STaR 2.40-2.84, REINFORCE 2.79-2.83 and GRPO 2.49-3.14
-          (load 6.5-8.4): the policy-gradient rounds met 3 only because they
-          contract all positions at once and the floor did not. Against the
-          former code in the same run (alternating, medians of 3 or 7) the
-          rounds take 0.74-0.81 (STaR), 0.79-0.94 (REINFORCE) and 0.86-1.06
-          (GRPO) of its CPU time, and whole fits 0.71-0.77, 0.57-0.62 and
-          0.59-0.65 (loads 4.6-12). STaR's likelihood fits evaluate only the
-          cells that hold a count (about half of them) and read one copy of
-          the prompts for both products of an evaluation; the policy gradient
-          counts each prompt's responses in a small buffer and turns them into
-          every position's residuals at once; each model's record is read as
-          its tables are built; the demonstrations are checked as one array
-          (0.46 s -> 4 ms); a model's tables take their logits in one
-          product per 8 positions (5.3 ms against 8.3 ms for 30 products;
-          the tables with the record 0.92 of the former code's CPU, same run,
-          medians of 9, load 2.9). Seeded fits at this size are bit-identical
-          to the former code's. What remains past the products of a
-          policy-gradient round (about 52 ms against 15 ms of products) is
-          per sampled token, 4.8e6 per round: the draws (about 4 ms), the
-          sampling kernel's table reads (about 9 ms), the count and residuals
-          (about 9 ms), and each model's tables past their product (about
-          12 ms: the logits kernel 2, ``exp`` 3-4, normalisation 3.5-4, the
-          record 3). Moving the draws, the normalisation or the record into
-          the numba kernels, sampling response by response, counting position
-          by position and building the tables in column blocks were each
-          measured no faster (or under 1 ms a round faster).
+          need, each in its cheapest form: a model's tables take their logits
+          in one product per 8 positions (0.197 ms per position against 0.200
+          for all 30 in one product and 0.273 alone) and the policy gradient
+          contracts all positions in one product of C-ordered operands,
+          ``(d + 1, n) @ (n, 6 d)`` (0.251 ms per position against 0.298 for
+          ``(6 d, n) @ (n, d + 1)`` and 0.341 alone); STaR's likelihood fits
+          go position by position. Against that floor (13.4 ms of products a
+          round) ten rounds at d = 30, n = 20000 take 2.43 times their
+          products for STaR, 3.34 for REINFORCE and 3.23 for GRPO in the table
+          below (load 3.8-5.0 on 2 cores), against a target of 3; a second run
+          gave 2.59, 3.33 and 3.36 (load 3.5-4.8). Against the former floor
+          (one product of all positions each way, 14.8-15.1 ms a round) the
+          two runs give 2.97-3.00 for REINFORCE and 2.85-2.99 for GRPO. A
+          policy-gradient round takes 43-45 ms (main's code about 52): each
+          model's tables are built in float32, the ``exp`` of the shifted
+          logits normalised in place by the record's
+          numba pass (which reads each position's table once, with the sums
+          and the record in float64; numpy's sum and division passes are
+          gone), and the residuals are written one row per prompt for the
+          C-ordered contraction. Ten rounds take 0.87 (REINFORCE) and 0.86
+          (GRPO) of main's CPU time (two runs, each alternating processes,
+          medians of 3; loads 6.5-7.3 and 2.9-3.2); seeded fits differ from
+          main's in their bits (float32 tables), not in their behaviour: the
+          paper-claim tables below, rerun, give the same rounds and
+          accuracies. What remains past the
+          products of a round (about 31 ms) is per sampled token, 4.8e6 per
+          round: the draws (about 4 ms), the sampling kernel's table reads
+          (about 10 ms), the count and residuals (about 8.5 ms, 7 of them the
+          dense pass that reads each cell's law and writes its residual), and
+          each model's tables past their product (about 7 ms: the logits
+          kernel 1, float32 ``exp`` 2, normalisation with the record 3-4).
+          Measured no faster (or slower): the draws, the normalisation or the
+          record in the sampling kernel; sampling response by response;
+          counting position by position; tables built in column blocks;
+          unnormalised odds with a normaliser table (tables 0.78 of their CPU,
+          the sampler 1.4 times slower with the extra read, the round
+          unchanged); residuals in blocks of 8 prompts side by side (1.7
+          times slower); skipping the law's reads in cells of total 0 (1.2
+          times slower: branches); rows padded against cache-set conflicts;
+          a branch-free sampler (1.1 times slower); one division for both
+          cells of a prompt in the record; sampling blocks of 1024 to 16384
+          responses (within 4%). The lead left: tables laid out prompt-major
+          (logits as ``X1 @ W.T``, 1.4 times the grouped product), so that a
+          prompt's sampling, counts and residuals read one row of its law
+          that stays in L1.
     """,
     "sections": [
         {
@@ -585,8 +629,11 @@ PAGE = {
                 (prompt, previous token) cell. A policy-gradient round adds
                 one contraction ``(6, n) @ (n, d + 1)`` per position (the
                 gradient). Both may serve all positions in one product
-                (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``);
-                the floor counts whichever form is cheaper. A STaR round adds
+                (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``),
+                the logits a group of 8 positions (as the tables take them)
+                and the contraction ``(d + 1, n) @ (n, 6 d)`` (C-ordered
+                operands, as the policy gradient takes it); the floor counts
+                whichever form is cheapest. A STaR round adds
                 a logits product and a contraction per evaluation of its
                 likelihood fits, over the
                 ``m <= n`` prompts that reach the position (counted, ``m / n``
@@ -602,9 +649,12 @@ PAGE = {
                 (numba), and the weighted count that feeds the gradient
                 (numba: the responses of a prompt are counted in a small
                 buffer and turned into every position's residuals at once; one
-                product then contracts all positions). Each model's record
-                (greedy answers, the exact law of length and answer) is read
-                position by position as its tables are built (numba). A STaR
+                product then contracts all positions). Each model's tables
+                hold float32 probabilities: per position, numba writes the
+                shifted logits, numpy takes their ``exp``, and one numba pass
+                normalises them in place (float64 sums) while it takes the
+                record (greedy answers, the exact law of length and answer)
+                one position further. A STaR
                 round spends most of its time in the likelihood evaluations:
                 per counted cell (about half of the (previous token, prompt)
                 cells: a prompt mostly reaches a position after one previous

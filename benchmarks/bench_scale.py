@@ -10,12 +10,16 @@
      source whose reads cost a memory copy, like a fast store; the n x d
      matrix exists nowhere;
    * ``generated``: every read draws the block's normal variates again
-     (``da.random.default_rng``): out of core too, but each read costs about
-     as much as the fit itself;
+     (seeded per block): out of core too, but each read costs about as much
+     as the fit itself;
    * ``persisted``: the resampled blocks computed once and held in the
-     workers' memory, block i of every array on one worker
-     (:func:`persist_together`, not timed), for n up to
+     workers' memory, block i of every array on one worker, one key per
+     block (:func:`persist_together`, not timed), for n up to
      ``--persist-up-to``: the fit alone.
+
+   Every source draws block i of all its arrays in one task, and each
+   array's block is one task that takes its item, as a store read one
+   partition at a time gives (:func:`_arrays_from_blocks`).
 
    LSTDQ reads every block twice (the sums, then the TD residuals of the
    standard error; ``passes`` 2), or once with
@@ -184,8 +188,14 @@ def _ridge_pool(d, seed=0):
     return X, X @ rng.normal(size=d) + rng.standard_normal(POOL_ROWS)
 
 
-def _take(make_pool, d, index):
-    """The rows ``index`` of every array of the pool, in one task."""
+def _block_rng(seed, block):
+    return np.random.default_rng([seed, block])
+
+
+def _take(make_pool, d, seed, block, n_rows):
+    """Block ``block`` of every array of the pool: its rows drawn with seeded
+    indices, in one task."""
+    index = _block_rng(seed, block).integers(0, POOL_ROWS, size=n_rows)
     return tuple(values[index] for values in make_pool(d))
 
 
@@ -202,13 +212,7 @@ def resampled(make_pool, n, d, chunk, seed=0):
     blocks a fit task needs lie on one worker; a block costs its indices and
     a copy of its rows.
     """
-    import dask
-    import dask.array as da
-
-    index = da.random.default_rng(seed).integers(0, POOL_ROWS, size=n, chunks=chunk)
-    take = dask.delayed(_take, pure=True)
-    blocks = [take(make_pool, d, i) for i in index.to_delayed().ravel()]
-    return _arrays_from_tuples(blocks, index.chunks[0], make_pool(d))
+    return _arrays_from_blocks(_take, (make_pool, d, seed), n, chunk, make_pool(d))
 
 
 def warm_pools(client, make_pool, d):
@@ -216,38 +220,43 @@ def warm_pools(client, make_pool, d):
     client.run(_warm, make_pool, d)
 
 
+@functools.cache
+def _lstdq_theta(d, seed):
+    return np.random.default_rng(seed).normal(size=d) / np.sqrt(d)
+
+
+def _lstdq_block(d, seed, block, n_rows):
+    """Block ``block`` of X, y and X_next, drawn in one task."""
+    Z = _block_rng(seed, block).standard_normal((n_rows, d + 1))
+    X = Z[:, :d]
+    X_next = np.zeros_like(X)
+    X_next[:-1] = 0.9 * X[1:]
+    return X, X @ _lstdq_theta(d, seed) + Z[:, d], X_next
+
+
 def lstdq_generated(n, d, chunk, seed=0):
     """X, y, X_next of logged trajectories, generated block by block.
 
     Row i + 1 of a block is the next state of row i (``X_next`` is ``X``
     shifted up by one row within each block, its last row a terminal zero
-    row), so only ``d + 1`` normal draws per transition are generated.
+    row), so only ``d + 1`` normal draws per transition are generated. One
+    task draws block i of the three arrays (as :func:`resampled` does).
     """
-    import dask.array as da
-
-    rng = da.random.default_rng(seed)
-    Z = rng.standard_normal((n, d + 1), chunks=(chunk, d + 1))
-    theta = np.random.default_rng(seed).normal(size=d) / np.sqrt(d)
-    X = Z[:, :d]
-    X_next = X.map_blocks(_next_rows, dtype=np.float64)
-    y = X @ theta + Z[:, d]
-    return X, y, X_next
+    like = (np.empty((0, d)), np.empty(0), np.empty((0, d)))
+    return _arrays_from_blocks(_lstdq_block, (d, seed), n, chunk, like)
 
 
-def _next_rows(block):
-    out = np.zeros_like(block)
-    out[:-1] = 0.9 * block[1:]
-    return out
+def _ridge_block(d, seed, block, n_rows):
+    Z = _block_rng(seed, block).standard_normal((n_rows, d + 1))
+    X = Z[:, :d] + 1.0
+    beta = np.random.default_rng(seed).normal(size=d)
+    return X, X @ beta + Z[:, d]
 
 
 def ridge_generated(n, d, chunk, seed=0):
-    import dask.array as da
-
-    rng = da.random.default_rng(seed)
-    Z = rng.standard_normal((n, d + 1), chunks=(chunk, d + 1))
-    beta = np.random.default_rng(seed).normal(size=d)
-    X = Z[:, :d] + 1.0
-    return X, X @ beta + Z[:, d]
+    """X, y of a linear model, generated block by block (one task each)."""
+    like = (np.empty((0, d)), np.empty(0))
+    return _arrays_from_blocks(_ridge_block, (d, seed), n, chunk, like)
 
 
 def data_source(name, source):
@@ -400,50 +409,56 @@ def _cluster(n_workers, settings="default"):
         )
 
 
-def _parts(*blocks):
-    return blocks
-
-
 def persist_together(client, arrays):
     """``arrays`` held in the workers' memory, block i of each on one worker.
 
-    Persisting the arrays one by one lets the scheduler place block i of
-    ``X`` and of ``X_next`` on different workers, and the fit then moves
-    half the data between them. Here one task per block gathers the blocks
-    of every array (before the timing), and the arrays are rebuilt from its
-    parts, which the fit reads where they lie.
+    Block i of every array is an item of one task's output (see
+    :func:`_arrays_from_blocks`), so the scheduler takes the items where that
+    output lies; the persisted arrays have one key per block, as
+    ``client.persist`` gives a user, and the fit reads them where they lie.
     """
-    import dask
     from distributed import wait
 
-    per_array = [array.to_delayed().ravel() for array in arrays]
-    together = client.persist(
-        [dask.delayed(_parts)(*blocks) for blocks in zip(*per_array, strict=True)]
-    )
-    wait(together)
-    return _arrays_from_tuples(together, arrays[0].chunks[0], arrays)
+    arrays = client.persist(list(arrays))
+    wait(arrays)
+    return tuple(arrays)
 
 
-def _arrays_from_tuples(blocks, rows, like):
-    """The Dask arrays whose block i is item j of the tuple ``blocks[i]``
-    (delayed), ``rows[i]`` rows long; ``like[j]`` gives array j's trailing
-    shape and dtype."""
+def _arrays_from_blocks(make_block, args, n, chunk, like):
+    """Dask arrays of n rows whose block i is item j of the tuple
+    ``make_block(*args, i, rows)``, one task per block; ``like[j]`` gives
+    array j's trailing shape and dtype.
+
+    Each block of each array is one task that takes its item (the graph a
+    source of one task per file partition and column gives, such as
+    ``da.from_zarr``), and the arrays share the blocks' tasks.
+    """
+    import operator
+
     import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
 
-    return tuple(
-        da.concatenate(
-            [
-                da.from_delayed(
-                    block[j],
-                    shape=(n_rows,) + values.shape[1:],
-                    dtype=values.dtype,
-                    meta=np.empty((0,) + values.shape[1:], dtype=values.dtype),
-                )
-                for block, n_rows in zip(blocks, rows, strict=True)
-            ]
+    rows = (chunk,) * (n // chunk) + ((n % chunk,) if n % chunk else ())
+    token = tokenize(make_block, args, n, chunk)
+    blocks = f"{make_block.__name__.strip('_')}-{token}"
+    tasks = {
+        (blocks, i): (make_block, *args, i, n_rows) for i, n_rows in enumerate(rows)
+    }
+    arrays = []
+    for j, values in enumerate(like):
+        name = f"item{j}-{token}"
+        trailing = (0,) * (values.ndim - 1)
+        items = {
+            (name, i, *trailing): (operator.getitem, (blocks, i), j)
+            for i in range(len(rows))
+        }
+        graph = HighLevelGraph(
+            {blocks: tasks, name: items}, {blocks: set(), name: {blocks}}
         )
-        for j, values in enumerate(like)
-    )
+        chunks = (rows,) + tuple((size,) for size in values.shape[1:])
+        arrays.append(da.Array(graph, name, chunks, meta=values[:0]))
+    return tuple(arrays)
 
 
 def _timed_fit(client, fit, arrays):
@@ -744,99 +759,125 @@ PAGE = {
     """,
     "findings": """
         ``LocalCluster`` of 1 and 2 single-thread worker processes, blocks of
-        50,000 rows. Three sources: ``resampled`` (out of core: each block
-        draws its rows, in one task for ``X``, ``y`` and ``X_next``, from a
-        pool of 1e5 transitions every worker holds, so a read costs a memory
-        copy), ``generated`` (out of core: each read draws the normal
-        variates again, as in issue #28's run) and ``persisted`` (the blocks
-        held in the workers' memory: the fit alone). Two worker settings:
-        ``default`` (distributed's) and ``tuned`` (``MALLOC_TOP_PAD_`` of 64
-        MiB and the profiler off, as the user guide's "Worker settings"
-        documents). ``passes`` 2 is the fit and its standard error (two reads
-        of every block), against the in-memory fit and standard error;
-        ``passes`` 1 is ``compute_standard_error=False`` (one read), against
-        the in-memory fit without it. The anchors (one read of a chunk, the
-        in-memory fit of 1e6 rows) are timed in the same run; ratios are of
-        rows per worker CPU second, and rows up to 2e6 are the median of 3
-        fits. The run was made on a loaded machine (load 6.6-12.4, the
-        machine has 2 cores): the in-memory fit and standard error ran at
-        7.4e5-8.4e5 rows per CPU second (9.4e5 on a quiet machine).
+        50,000 rows. Three sources, each drawing block i of ``X``, ``y`` and
+        ``X_next`` in one task, each array's block one task taking its item:
+        ``resampled`` (out of core: a block draws its rows from a pool of 1e5
+        transitions every worker holds, so a read costs a memory copy),
+        ``generated`` (out of core: each read draws the normal variates again,
+        as in issue #28's run) and ``persisted`` (the blocks held in the
+        workers' memory, one key per block as ``client.persist`` gives: the fit
+        alone). Two worker settings: ``default`` (distributed's) and ``tuned``
+        (``MALLOC_TOP_PAD_`` of 64 MiB and the profiler off, as the user guide's
+        "Worker settings" documents). ``passes`` 2 is the fit and its standard
+        error (two reads of every block), against the in-memory fit and standard
+        error; ``passes`` 1 is ``compute_standard_error=False`` (one read),
+        against the in-memory fit without it. The anchors (one read of a chunk,
+        the in-memory fit of 1e6 rows) are timed in the same run; ratios are of
+        rows per worker CPU second, and rows up to 2e6 are the median of 3 fits.
+        The run was made on a loaded machine (load 5.9-8.7, the machine has 2
+        cores): the in-memory fit and standard error ran at 8.8e5-8.9e5 rows per
+        CPU second.
 
-        * **Per CPU second (LSTDQ, #42): partly met.** Persisted, fit and
-          standard error, n = 1e6: 0.83 (one worker) and 0.65 (two),
-          distributed's settings; 0.74 and 0.67 tuned (the former run, on
-          main's code and source at load 0.6-2.0: 0.71 and 0.57); net of the
-          idle workers' background, 0.87 / 0.71 and 0.76 / 0.71. In one pass
-          (``compute_standard_error=False``): 0.90 / 0.75 default, 0.91 /
-          0.77 tuned. Out of core the fit reads every block twice and a read
-          costs about what the in-memory fit does, so 0.7 of a fit that
-          reads nothing is out of reach: resampled at n = 1e7, 0.43 / 0.37
-          default and 0.52 / 0.47 tuned (0.94 / 0.84 of reading the data
-          once and fitting them in memory); in one pass at 1e6, 0.50 / 0.45
-          default, 0.57 / 0.50 tuned. Generated (a read costs more than the
-          fit): 0.25 / 0.23 default, 0.29 / 0.26 tuned; one pass 0.34 / 0.29
-          and 0.37 / 0.34.
-        * **Where the CPU went, and what changed.** (1) Two workers moved
-          data between them: the resampled source drew ``X``, ``y`` and
-          ``X_next`` of a block in three tasks, which the scheduler spread
-          over both workers, and each 2e6-row fit then moved 1.0-1.5 GB
-          (measured from the workers' transfer logs); one task per block
-          now, and ``moved_mb`` is 1-10 MB per fit. The generated source
-          still moves 26-100 MB on two workers (its ``y`` and ``X_next`` are
-          tasks of their own). (2) The allocator: distributed starts workers
-          with ``MALLOC_TRIM_THRESHOLD_=65536``, under which buffers of a
-          block's size come back as fresh pages that fault in (one worker,
-          resampled, 2e6 rows, main's source, load 5-6.5: 1.6 s of system
-          time out of 6.2 s of CPU, 127,600 minor faults). Setting
-          ``MALLOC_MMAP_THRESHOLD_`` (64 MiB) cut it to 0.34 s and 36,000
-          faults and raised the ratio from 0.38 to 0.48 in that measurement;
-          ``MALLOC_TOP_PAD_`` (64 MiB, the tuned setting) cut the faults from
-          58,200 to 20,700 at 1e6 rows but not the system time (1.38 against
-          0.94 s, one measurement at load 11-12), and with the profiler off
-          gave 0.43 s and a ratio of 0.48 against 0.37. The faults depend on
-          more than the setting: in a later same-run comparison (1e6 rows,
-          load 5-6) one cluster of distributed's settings faulted 284 times
-          (0.08 s of system time, ratio 0.47) and another, with only the
-          profiler off, 48,300 times (0.66 s, ratio 0.39), beside 267 and
-          0.07 s for ``MALLOC_TOP_PAD_``. Transparent huge pages are in
-          ``madvise`` mode here, so the kernel's state enters; which
-          allocator variable serves best is not settled, and the tuned rows
-          combine both settings. The estimator's own
-          residual pass no longer allocates temporaries of a block's length
-          (it formed six vectors of 50,000 values per block, each a fresh
-          mmap under that setting) and skips the NaN check of the fit's
-          first pass: in one process under the worker's allocator setting,
-          0.42-0.44 against 0.38-0.40 microseconds per row for that pass
-          (results bit-identical). (3) distributed's profiler, 7-9% of the
-          workers' CPU (measured with it off). (4) The idle background:
-          0.028 CPU seconds per wall second per worker (0.016 tuned), which
-          a loaded machine stretches with the wall time (``idle_cpu_s``,
-          ``vs_in_memory_net``). (5) Two busy workers on a loaded 2-core
-          machine pay more CPU per row than one (net of the background,
-          0.71 against 0.87 persisted); not broken down further. The client
+        * **Per CPU second (LSTDQ, #42): met on persisted data, missed out of
+          core.** The target is judged against ``vs_in_memory``, the ratio to
+          the in-memory fit of rows already in memory: that is the issue's
+          wording ("the in-memory throughput per CPU second"), and that anchor
+          reads nothing. Persisted, fit and standard error, n = 1e6: 0.96 (one
+          worker) and 0.83 (two), distributed's settings; 0.99 and 0.91 tuned;
+          net of the idle workers' background, 1.00 / 0.93 and 1.01 / 0.95. In
+          one pass (``compute_standard_error=False``): 0.98 / 0.91 default, 0.99
+          / 0.92 tuned. Out of core the Dask fit's CPU includes reading every
+          block twice and a read costs about what the in-memory fit does, so the
+          target is missed there: resampled at n = 1e7, 0.42 / 0.41 default and
+          0.51 / 0.45 tuned; in one pass at 1e6, 0.56 / 0.46 default, 0.58 /
+          0.52 tuned; generated (a read costs more than the fit), 0.28 / 0.28
+          default, 0.30 / 0.30 tuned, one pass 0.38 / 0.34 and 0.39 / 0.38.
+          Reading every block and fitting it at the anchors' rates (a read of
+          the source and the in-memory fit, both timed in this process, not in a
+          worker) would give 0.45 resampled and 0.36 generated with two reads,
+          0.53 and 0.45 with one; the measured ratios sit near those for the
+          resampled source (the tuned ones above) and below them for the
+          generated one. ``vs_read_once_in_memory``, the ratio to reading the
+          rows once and fitting them in memory (what a user without Dask pays
+          for the same source), is reported beside it and is not what the target
+          is judged against: resampled at 1e7, 0.68 / 0.65 default and 0.81 /
+          0.72 tuned (the Dask fit reads twice, the anchor once); in one pass at
+          1e6, 1.06 / 0.87 and 1.10 / 1.00.
+        * **Where the second worker's CPU went, and what changed.** (1) Tasks
+          per block. The benchmark's sources built each array's block from three
+          tasks of its own (a ``getitem`` of the source task's tuple, then
+          dask's ``from_delayed`` and ``concatenate``), so a fit of 1e6
+          persisted rows ran 408 tasks for the 48 that compute (20 blocks and 4
+          combinations of the reduction tree, per pass), and each task costs the
+          worker's event loop CPU. One task per array block now (48 tasks per
+          fit persisted, 208 out of core). Same-run comparison, persisted 1e6,
+          fit and standard error, default settings, median of 5 alternating fits
+          at load 6.1-7.4 (worker CPU per thread, psutil): one worker 1.52 ->
+          1.22 CPU s, of which the event loop 0.40 -> 0.12; two workers 2.03 ->
+          1.38, event loop 0.65 -> 0.26; against 1.21 CPU s for the in-memory
+          fit, ratios 0.80 -> 1.00 and 0.60 -> 0.88. What two workers still pay
+          above one is in their event loops (heartbeats, the memory monitor:
+          0.055 CPU s per wall second for two idle workers against 0.023 for
+          one), not in the tasks (1.12 against 1.10 CPU s). (2) BLAS threads:
+          distributed starts workers with ``OPENBLAS_NUM_THREADS``,
+          ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` at 1, and threadpoolctl in
+          the workers reports one thread for OpenBLAS and OpenMP: no
+          oversubscription. (3) The reduction tree: 4 combination tasks per pass
+          at 20 blocks, and two workers send each other the partial sums, about
+          1 MB per 1e6-row fit and 10-12 MB at 1e7 (``moved_mb``); reducing
+          within a worker first has little left to save. (4) Data moved: the
+          generated source drew ``y`` and ``X_next`` in tasks of their own,
+          which the scheduler spread over both workers, and moved 26-100 MB per
+          1e6-row fit; it now draws them with ``X`` and moves 0.8-1.1 MB. (5)
+          The allocator: distributed starts workers with
+          ``MALLOC_TRIM_THRESHOLD_=65536``, under which buffers of a block's
+          size come back as fresh pages that fault in (one worker, resampled,
+          2e6 rows, an earlier source, load 5-6.5: 1.6 s of system time out of
+          6.2 s of CPU, 127,600 minor faults). Setting
+          ``MALLOC_MMAP_THRESHOLD_`` (64 MiB) cut it to 0.34 s and 36,000 faults
+          in that measurement; ``MALLOC_TOP_PAD_`` (64 MiB, the tuned setting)
+          cut the faults from 58,200 to 20,700 at 1e6 rows but not the system
+          time (one measurement at load 11-12). The faults depend on more than
+          the setting: in a later same-run comparison (1e6 rows, load 5-6) one
+          cluster of distributed's settings faulted 284 times and another, with
+          only the profiler off, 48,300 times, beside 267 for
+          ``MALLOC_TOP_PAD_``. Transparent huge pages are in ``madvise`` mode
+          here, so the kernel's state enters; which allocator variable serves
+          best is not settled, and the tuned rows combine both settings. The
+          estimator's residual pass allocates no temporary of a block's length
+          and skips the NaN check of the fit's first pass. (6) distributed's
+          profiler, 7-9% of the workers' CPU in an earlier run (measured with it
+          off). (7) The idle background, which a loaded machine stretches with
+          the wall time (``idle_cpu_s``, ``vs_in_memory_net``). The client
           process (scheduler, nannies, memory sampler) is counted in
-          ``vs_in_memory_with_client``. One exact pass with the standard
-          error is not possible: its residuals need the final ``theta``, and
-          accumulating them for any ``theta`` takes a ``d^4`` tensor per
-          block; ``compute_standard_error=False`` is the one-pass fit, and
+          ``vs_in_memory_with_client``. One exact pass with the standard error
+          is not possible: its residuals need the final ``theta``, and
+          accumulating them for any ``theta`` takes a ``d^4`` tensor per block;
+          ``compute_standard_error=False`` is the one-pass fit, and
           ``accumulate_residuals`` adds the error later.
-        * **Speed-up of two workers over one** (loaded machine): 1.28
-          (default) and 1.11 (tuned) at 1e7 rows, resampled; at 1e6 rows the
-          fixed costs and the load dominate (0.6-1.27). The former run, on a
-          quiet machine: 1.45 (resampled, 1e7), 1.68 (generated, 1e7).
+        * **Speed-up of two workers over one** (loaded machine, load 7-9): 1.85
+          (default) and 0.87 (tuned) at 1e7 rows, resampled, one fit each; at
+          1e6 rows the fixed costs and the load dominate (0.5-1.8). An earlier
+          run on a quiet machine: 1.45 (resampled, 1e7), 1.68 (generated, 1e7).
         * **Memory: met.** Worker memory stays flat from 1e6 to 1e7 rows,
-          resampled: 478 -> 487 MB (one worker) and 478 -> 481 MB (two),
-          default settings; 502 -> 510 and 523 -> 504 MB tuned (the top pad
-          is memory a worker keeps).
-        * **1e8 x 64 out of core: made, memory bounded.** On 1 and 2 workers
-          (resampled source, load 1.6-2.9): 322 s and 210 s, a speed-up of
-          1.53; worker peaks 522 and 606 MB for 51 GB read; 0.59 and 0.54 of
-          the in-memory fit per CPU second (0.81 and 0.74 of reading once
-          plus the in-memory fit), measured before the faster residual pass,
-          the one-task source and the worker settings, and not rerun. Its
-          own section below.
-        * **The ridge** (#28's run, generated source): 0.17 of its in-memory
-          fit per CPU second; not rerun with the new sources.
+          resampled: 474 -> 479 MB (one worker) and 474 -> 476 MB (two), default
+          settings; 501 -> 502 and 500 -> 502 MB tuned (the top pad is memory a
+          worker keeps).
+        * **1e8 x 64 out of core: made, memory bounded; not rerun.** On 1 and 2
+          workers (resampled source, load 1.6-2.9): 322 s and 210 s, a speed-up
+          of 1.53; worker peaks 522 and 606 MB for 51 GB read; 0.59 and 0.54 of
+          the in-memory fit per CPU second (0.81 and 0.74 of reading once plus
+          the in-memory fit). Measured before the faster residual pass, the
+          one-task sources and the worker settings; a rerun takes about 9
+          minutes of both cores and was not made. Its own section below.
+        * **The ridge** (generated source, default settings, load 4.1-6.7):
+          0.13 / 0.12 of its in-memory fit per CPU second at 1e6 rows and 0.13
+          / 0.11 at 1e7 (1 / 2 workers); 0.32-0.37 of reading once plus the
+          in-memory fit. It reads every block three times, a read costs 1.8
+          times its in-memory fit, and the three reads and the fit at the
+          anchors' rates would give 0.16. Worker memory 349 -> 355 MB from 1e6
+          to 1e7 rows. #28's run (0.17, against a chunk the cache flattered)
+          has its own section, with the 1e8-row fit.
         * **Partitioning: met.** The rounded outputs are bit-identical to the
           in-memory fit for every partitioning and cluster size tried.
     """,
@@ -876,19 +917,26 @@ PAGE = {
                     "results": "scale_lstdq",
                     "kind": "bar",
                     "x": "n",
-                    "y": ["vs_in_memory", "vs_in_memory_net"],
+                    "y": [
+                        "vs_in_memory",
+                        "vs_in_memory_net",
+                        "vs_read_once_in_memory",
+                    ],
                     "by": "workers",
                     "where": {"source": "resampled", "passes": 2, "settings": "tuned"},
                     "labels": {
-                        "vs_in_memory": "as measured",
-                        "vs_in_memory_net": "net of idle workers",
+                        "vs_in_memory": "vs in-memory fit (the target's)",
+                        "vs_in_memory_net": "the same, net of idle workers",
+                        "vs_read_once_in_memory": "vs reading once + in-memory fit",
                     },
                     "hline": [{"y": 0.7, "label": "target of #42"}],
                     "xlabel": "n (resampled, out of core)",
-                    "ylabel": "rows per CPU s / in-memory fit's",
+                    "ylabel": "rows per CPU s / anchor's",
                     "caption": "Out of core (resampled source, tuned worker "
-                    "settings, fit and standard error): the ratio as measured "
-                    "and net of the idle workers' background CPU, by number "
+                    "settings, fit and standard error): the ratio to the "
+                    "in-memory fit (the target's anchor) as measured and net "
+                    "of the idle workers' background CPU, and the ratio to "
+                    "reading the rows once plus the in-memory fit, by number "
                     "of workers.",
                 },
             ],
@@ -957,15 +1005,41 @@ PAGE = {
             ],
         },
         {
-            "title": "ReplicableLinearRegressor, d = 32 (issue #28's run)",
+            "title": "ReplicableLinearRegressor, d = 32",
             "text": """
-                Generated source on the quiet box, n = 1e6 to 1e8; the
-                in-memory anchor here is one 50,000-row chunk (which the
-                cache flatters).
+                Generated source (one task draws block i of ``X`` and
+                ``y``), three reads of every block (Gram moments, residual
+                moments, clipped residuals), distributed's default worker
+                settings, n = 1e6 and 1e7, at load 4.1-6.7. Made by
+                ``python -m benchmarks scale --tables ridge --ridge-sizes
+                1e6 1e7 --worker-settings default``.
             """,
             "tables": [
                 {
                     "results": "scale_ridge",
+                    "columns": "n; workers; blocks; wall_s=wall s; "
+                    "worker_cpu_s=worker CPU s; rows_per_cpu_s=rows/CPU s; "
+                    "read_rows_per_cpu_s=read rows/CPU s; "
+                    "in_memory_rows_per_cpu_s=in-memory fit rows/CPU s; "
+                    "vs_in_memory=vs in-memory fit; "
+                    "vs_in_memory_net=vs in-memory (net); "
+                    "vs_read_once_in_memory=vs read once + in-memory fit; "
+                    "speedup=speed-up; moved_mb=moved MB; "
+                    "worker_peak_mb=worker peak MB; load_start=load",
+                },
+            ],
+        },
+        {
+            "title": "ReplicableLinearRegressor, d = 32, 1e6 to 1e8 (issue #28's run)",
+            "text": """
+                Generated source on the quiet box (``y`` drawn in tasks of
+                its own then), n = 1e6 to 1e8; the in-memory anchor here is
+                one 50,000-row chunk (which the cache flatters). Stored as
+                ``scale_ridge_1e8``; not rerun.
+            """,
+            "tables": [
+                {
+                    "results": "scale_ridge_1e8",
                     "columns": "n; workers; blocks; wall_s=wall s; "
                     "worker_cpu_s=worker CPU s; rows_per_s=rows/s (wall); "
                     "rows_per_cpu_s=rows/CPU s; vs_gram=vs X.T @ X; "

@@ -38,6 +38,8 @@ def chains(draw):
         "prompts": prompts,
         "weights": weights,
         "t": draw(st.integers(0, n_positions - 1)),
+        # the tables' type: the RL rounds' tables hold float32
+        "dtype": draw(st.sampled_from([np.float64, np.float32])),
     }
 
 
@@ -48,7 +50,7 @@ def test_tabulate_logits_equals_the_reference(chain):
     args = (chain["halves"], chain["first"], chain["temperature"])
     results = []
     for f in (_kernel.tabulate_logits, _kernel.tabulate_logits_reference):
-        greedy, shifted = np.zeros((2, n), np.int8), np.zeros((3, 2, n))
+        greedy, shifted = np.zeros((2, n), np.int8), np.zeros((3, 2, n), chain["dtype"])
         f(*args, greedy, shifted)
         results.append((greedy, shifted))
     (greedy, shifted), (ref_greedy, ref_shifted) = results
@@ -81,7 +83,7 @@ def test_sample_responses_equals_the_reference(chain):
     n_rows, n_positions = chain["sequences"].shape
     rng = np.random.RandomState(n_rows)
     proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, chain["halves"].shape[1]))
-    proba = np.ascontiguousarray(proba.transpose(0, 3, 1, 2))
+    proba = np.ascontiguousarray(proba.transpose(0, 3, 1, 2), dtype=chain["dtype"])
     bits = rng.randint(2**32, size=(n_positions, n_rows), dtype=np.uint32)
     _assert_same_responses(
         (_kernel.sample_responses, _kernel.sample_responses_reference),
@@ -127,7 +129,8 @@ def test_policy_residuals_equals_the_reference(chain):
     args = [chain[k][order] for k in ("sequences", "lengths", "prompts", "weights")]
     rng = np.random.RandomState(n)
     proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, n)).transpose(0, 3, 1, 2)
-    halves, ref_halves = np.full((2, n_positions, 6, n), np.nan)
+    proba = proba.astype(chain["dtype"])
+    halves, ref_halves = np.full((2, n, n_positions, 6), np.nan)
     _kernel.policy_residuals(*args, proba, halves)
     _kernel.policy_residuals_reference(*args, proba, ref_halves)
     np.testing.assert_allclose(halves, ref_halves, rtol=1e-12, atol=1e-12)
@@ -139,7 +142,7 @@ def test_policy_residuals_refuses_rows_not_sorted_by_prompt():
     with pytest.raises(ValueError, match="sorted by prompt"):
         _kernel.policy_residuals(
             sequences, np.ones(2, np.intp), np.array([1, 0]), np.ones(2), proba,
-            np.empty((2, 6, 2)),
+            np.empty((2, 2, 6)),
         )  # fmt: skip
 
 
@@ -183,23 +186,30 @@ def test_advance_record_equals_the_reference(chain):
     n = chain["halves"].shape[1]
     n_positions = chain["sequences"].shape[1]
     rng = np.random.RandomState(n_positions)
-    tables = rng.exponential(size=(n_positions, 3, 2, n))
+    # the exp of shifted logits: odds of any scale, the largest 1 per cell
+    odds = rng.exponential(size=(n_positions, 3, 2, n))
+    odds *= 10.0 ** rng.randint(-3, 4, size=odds.shape)
     greedy = rng.randint(3, size=(n_positions, 2, n)).astype(np.int8)
-    tables[0, 2], greedy[0] = 0.0, greedy[0] % 2  # EOS is barred at the first
-    tables /= tables.sum(axis=1, keepdims=True)
+    odds[0, 2], greedy[0] = 0.0, greedy[0] % 2  # EOS is barred at the first
+    odds = (odds / odds.max(axis=1, keepdims=True)).astype(chain["dtype"])
     y_signed = rng.choice(np.array([-1, 1], np.int8), n)
     records = []
     for advance in (_kernel.advance_record, _kernel.advance_record_reference):
+        tables = odds.copy()  # normalised in place
         walk = np.zeros((3, n), np.intp)
         walk[1] = n_positions
         terms = (walk, np.empty((2, n)), np.zeros(n), np.zeros(n_positions))
         for t in range(n_positions):
             advance(tables[t], greedy[t], t, t == n_positions - 1, y_signed, *terms)
-        records.append(terms)
+        records.append((tables, *terms))
     for ours, ref in zip(*records, strict=True):
         np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-15)
+    # the tables are each cell's law: the odds over their (float64) sum
+    tables, walk, _, reward, mass = records[0]
+    law = odds / odds.sum(axis=1, keepdims=True, dtype=np.float64)
+    eps = np.finfo(chain["dtype"]).eps
+    np.testing.assert_allclose(tables, law, rtol=eps, atol=0)
     # the greedy walk is decode_greedy's; the masses are a law of the length
-    walk, _, reward, mass = records[0]
     sequences = np.zeros((n, n_positions), np.int8)
     lengths = np.zeros(n, np.intp)
     _kernel.decode_greedy(greedy, np.arange(n), sequences, lengths)

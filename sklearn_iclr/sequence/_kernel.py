@@ -8,8 +8,10 @@ left per sampled token is a table read, and that is what these kernels do:
 
 * :func:`tabulate_logits`: per cell, the greedy token and the logits at a
   temperature shifted by their maximum (whose ``exp`` numpy then takes);
-* :func:`advance_record`: the greedy response and the law of the sampled
-  response's length and answer, one position further (the round's record);
+* :func:`advance_record`: normalises a position's table (the ``exp`` of its
+  shifted logits) in place and takes the greedy response and the law of the
+  sampled response's length and answer one position further (the round's
+  record), in one pass over the table;
 * :func:`sample_responses`: every position of a block of sampled responses
   (and their lengths), from one uniform 32-bit draw per response and
   position;
@@ -87,10 +89,13 @@ def tabulate_logits_reference(halves, first, temperature, greedy, shifted):
 
 
 @njit(cache=True)
-def advance_record(proba, greedy, t, last, y_signed, walk, alive, reward, mass):
-    """Take the record of a model one position further, from the position's
-    law ``proba[v, s, j]`` and greedy tokens ``greedy[s, j]`` (``t``: its
-    index, ``last``: whether it is the last).
+def advance_record(table, greedy, t, last, y_signed, walk, alive, reward, mass):
+    """Normalise one position's table and take the record of a model one
+    position further, from the position's odds ``table[v, s, j]`` (the
+    ``exp`` of its shifted logits, normalised here in place into its law
+    ``p[v, s, j] = table[v, s, j] / sum_u table[u, s, j]``, the sum in
+    float64 whatever the table's type) and greedy tokens ``greedy[s, j]``
+    (``t``: its index, ``last``: whether it is the last).
 
     Per prompt ``j`` of the answer ``y_signed[j]``:
 
@@ -98,13 +103,16 @@ def advance_record(proba, greedy, t, last, y_signed, walk, alive, reward, mass):
       token (-1 once it has ended), ``walk[1, j]`` its length (start: the
       number of positions), ``walk[2, j]`` its last token;
     * the law of the sampled response (the forward recursion of
-      :meth:`~sklearn_iclr.sequence.ChainOfThoughtClassifier.response_proba`):
-      ``alive[v, j]``, the probability that it goes on after the token
-      ``SIGNS[v]`` (the last written), is turned into the probability that it
-      ends here (``mass[t - 1]`` sums it over the prompts, ``reward[j]`` over
-      the positions where the token is ``y_signed[j]``) and that it goes on.
+      :meth:`~sklearn_iclr.sequence.ChainOfThoughtClassifier.response_proba`,
+      from the law ``p`` in float64): ``alive[v, j]``, the probability that it
+      goes on after the token ``SIGNS[v]`` (the last written), is turned into
+      the probability that it ends here (``mass[t - 1]`` sums it over the
+      prompts, ``reward[j]`` over the positions where the token is
+      ``y_signed[j]``) and that it goes on.
     """
-    for j in range(proba.shape[2]):
+    # the masses are summed in registers, not through memory
+    ended, remaining = 0.0, 0.0
+    for j in range(table.shape[2]):
         s = walk[0, j]
         if s >= 0:
             v = greedy[s, j]
@@ -112,25 +120,53 @@ def advance_record(proba, greedy, t, last, y_signed, walk, alive, reward, mass):
                 walk[0, j], walk[1, j] = -1, t
             else:
                 walk[0, j], walk[2, j] = v, 2 * v - 1
+        a0, b0, e0 = _normalise_cell(table, 0, j)  # after -1 (or at t = 0)
+        a1, b1, e1 = _normalise_cell(table, 1, j)  # after +1
         answer = 1 if y_signed[j] > 0 else 0
         if t == 0:
-            on0, on1 = proba[0, 0, j], proba[1, 0, j]
+            on0, on1 = a0, b0
         else:
-            end0, end1 = alive[0, j] * proba[EOS, 0, j], alive[1, j] * proba[EOS, 1, j]
+            end0, end1 = alive[0, j] * e0, alive[1, j] * e1
             reward[j] += end1 if answer else end0
-            mass[t - 1] += end0 + end1
-            on0 = alive[0, j] * proba[0, 0, j] + alive[1, j] * proba[0, 1, j]
-            on1 = alive[0, j] * proba[1, 0, j] + alive[1, j] * proba[1, 1, j]
+            ended += end0 + end1
+            on0 = alive[0, j] * a0 + alive[1, j] * a1
+            on1 = alive[0, j] * b0 + alive[1, j] * b1
         alive[0, j], alive[1, j] = on0, on1
         if last:  # the response ends after the last position
             reward[j] += on1 if answer else on0
-            mass[t] += on0 + on1
+            remaining += on0 + on1
+    if t > 0:
+        mass[t - 1] += ended
+    if last:
+        mass[t] += remaining
+
+
+@njit(cache=True, inline="always")
+def _normalise_cell(table, s, j):
+    """Normalise the cell ``(s, j)`` of ``table`` in place; returns its law
+    (tokens -1, +1, EOS) in float64."""
+    odds0, odds1, odds2 = np.float64(table[0, s, j]), table[1, s, j], table[2, s, j]
+    inverse = 1.0 / (odds0 + odds1 + odds2)
+    p0, p1, p2 = odds0 * inverse, odds1 * inverse, odds2 * inverse
+    table[0, s, j], table[1, s, j], table[2, s, j] = p0, p1, p2
+    return p0, p1, p2
+
+
+def normalise_table(table):
+    """The law of a position's odds ``table``, as :func:`advance_record`
+    takes it (a float64 sum, a reciprocal and a product): written into
+    ``table``, and returned in float64. The tables taken without a record
+    are normalised by it."""
+    p = table * (1.0 / table.sum(axis=0, dtype=np.float64))
+    table[...] = p
+    return p
 
 
 def advance_record_reference(
-    proba, greedy, t, last, y_signed, walk, alive, reward, mass
+    table, greedy, t, last, y_signed, walk, alive, reward, mass
 ):
     """:func:`advance_record` in numpy."""
+    proba = normalise_table(table)
     going = np.flatnonzero(walk[0] >= 0)
     v = greedy[walk[0, going], going]
     walk[1, going[v == EOS]] = t
@@ -262,17 +298,18 @@ def count_tokens_reference(sequences, lengths, prompts, weights, counts):
 
 @njit(cache=True)
 def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
-    """Per position ``t`` and prompt ``j``, the residuals ``r[v, s] =
+    """Per prompt ``j`` and position ``t``, the residuals ``r[v, s] =
     counts[t, v, s, j] - proba[t, v, s, j] * sum_v counts[t, v, s, j]``
-    summed over the previous token, plain (``halves[t, v, j]``) and times its
-    value ``y_s`` (``halves[t, 3 + v, j]``; 0 at the first position): the
+    summed over the previous token, plain (``halves[j, t, v]``) and times its
+    value ``y_s`` (``halves[j, t, 3 + v]``; 0 at the first position): the
     coefficients of ``[x1, y_prev x1]`` in minus the likelihood gradient of
     the counts, which are taken as :func:`count_tokens` takes them (in the
     same order) one prompt at a time.
 
     The rows must come sorted by prompt, as the responses of a round do: the
     counts of one prompt then fit in a buffer of ``(n_positions, 3, 2)``
-    instead of a table of every cell, and each residual is written once.
+    instead of a table of every cell, and its residuals are written once,
+    side by side (a row of ``halves``).
     """
     n_positions, n_prompts, n_rows = proba.shape[0], proba.shape[3], len(prompts)
     for i in range(1, n_rows):
@@ -300,8 +337,8 @@ def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
             for v in range(3):
                 r0 = local[t, v, 0] - proba[t, v, 0, j] * total0
                 r1 = local[t, v, 1] - proba[t, v, 1, j] * total1
-                halves[t, v, j] = r0 + r1
-                halves[t, 3 + v, j] = 0.0 if t == 0 else SIGNS[0] * r0 + SIGNS[1] * r1
+                halves[j, t, v] = r0 + r1
+                halves[j, t, 3 + v] = 0.0 if t == 0 else SIGNS[0] * r0 + SIGNS[1] * r1
 
 
 def policy_residuals_reference(sequences, lengths, prompts, weights, proba, halves):
@@ -310,9 +347,11 @@ def policy_residuals_reference(sequences, lengths, prompts, weights, proba, halv
     count_tokens_reference(sequences, lengths, prompts, weights, counts)
     residual = counts - proba * counts.sum(axis=1, keepdims=True)
     signs = np.array(SIGNS)[:, None]
-    halves[:, :3] = residual.sum(axis=2)
-    halves[:, 3:] = (signs * residual).sum(axis=2)
-    halves[0, 3:] = 0.0
+    by_position = np.concatenate(
+        [residual.sum(axis=2), (signs * residual).sum(axis=2)], axis=1
+    )
+    by_position[0, 3:] = 0.0
+    halves[...] = by_position.transpose(2, 0, 1)
 
 
 @njit(cache=True)
