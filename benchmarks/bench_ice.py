@@ -1610,7 +1610,7 @@ PAGE = {
           calls (``ice_cost``, constants unchanged: the kernel is unchanged).
           On this round's code (``ice_prediction``, the sweep alone per
           instance of the suite, load 2.5-3.1) the predicted time is within
-          3x of the measured on all nine instances the sweep runs to the
+          3x of the measured on all eight instances the sweep runs to the
           end (measured/predicted 0.57-1.24: Caesarian 0.57, Haberman 0.97,
           Voice path 0.98, the D = 6 grid 0.74, 63 points in D = 60 1.24, 33
           points in D = 30 0.98, random binary 24 x 12 0.61, the 1000 x 3
