@@ -726,6 +726,14 @@ def test_the_advice_of_an_over_budget_fit_works():
     assert clf.fit(X, y).optimal_
 
 
+def test_advised_budget_is_rounded_up():
+    """The advice prints max_candidates to 3 digits: rounded to nearest,
+    2.48e+05 for 248,431 examinations fell short, and the advised fit was
+    refused."""
+    for count in (248_431.2, 999.5, 1234.0, 7.0, 1e21 + 1e18):
+        assert float(f"{_classifier._rounded_up(count):.3g}") >= count
+
+
 def test_probe_prices_sub_problems_without_solving_them(monkeypatch):
     """The cost model sweeps a sample of the pencils: the on-plane
     sub-problems it meets are priced, not solved."""
