@@ -852,6 +852,27 @@ def test_probe_sees_a_nested_chain_end_the_search(n_general):
     assert first < prediction.nested_bytes < _cost_model.chain_bytes(m - 1, d - 1)
 
 
+def test_nested_chains_the_probe_does_not_meet_are_bounded(monkeypatch):
+    """63 points in D = 60, the search not started by the probe: its sample
+    meets no on-plane sub-problem (10 MiB predicted once), while the search
+    may nest them a point and a dimension smaller each, down to dimension 2:
+    where the sample meets none, the nested memory is bounded by the deepest
+    chain the shape allows."""
+    monkeypatch.setattr(_cost_model, "HEAD_FIRST", 0.0)
+    monkeypatch.setattr(_cost_model, "HEAD_SHARE", 0.0)
+    X, y = _midpoint_conflicts(61, 60)
+    order = np.lexsort(X.T[::-1])
+    Y = _search.affine_coordinates(X[order])
+    y = np.where(y[order] > 0, 1, -1).astype(np.int8)
+    m, d = Y.shape
+    probe = _cost_model._Probe()
+    probe.predict(Y, y, np.ones(m), 2.0)
+    assert probe.n_sub_problems == 0
+    prediction = _cost_model.predict_sweep(Y, y, np.ones(m), 2.0)
+    assert prediction.sub_problems is None
+    assert prediction.nested_bytes == _cost_model.chain_bytes(m - 1, d - 1) > 2**29
+
+
 def test_nested_search_tables_are_checked_before_allocation(monkeypatch):
     """An on-plane sub-problem's search checks its pencil tables against the
     memory available before it builds them (the probe may not meet it)."""
