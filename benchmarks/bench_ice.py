@@ -1609,13 +1609,13 @@ PAGE = {
           call the fitted model is within 0.85-2.3x (5-95 %) of 693 timed
           calls (``ice_cost``, constants unchanged: the kernel is unchanged).
           On this round's code (``ice_prediction``, the sweep alone per
-          instance of the suite, load 2.5-3.1) the predicted time is within
+          instance of the suite, load 2.8-3.3) the predicted time is within
           3x of the measured on all eight instances the sweep runs to the
-          end (measured/predicted 0.57-1.24: Caesarian 0.57, Haberman 0.97,
-          Voice path 0.98, the D = 6 grid 0.74, 63 points in D = 60 1.24, 33
-          points in D = 30 0.98, random binary 24 x 12 0.61, the 1000 x 3
-          grid 1.09), and the predicted memory within 2x (0.66-1.34). The
-          7-cube's sweep, stopped at 120 s, had used 97 reference s against
+          end (measured/predicted 0.56-1.21: Caesarian 0.56, Haberman 0.89,
+          Voice path 1.00, the D = 6 grid 0.72, 63 points in D = 60 1.21, 33
+          points in D = 30 0.99, random binary 24 x 12 0.59, the 1000 x 3
+          grid 1.06), and the predicted memory within 2x (0.72-1.35). The
+          7-cube's sweep, stopped at 120 s, had used 84 reference s against
           1355 predicted (a lower bound, consistent with the prediction); the
           diabetes sweep is refused before it starts. 63 points in D = 60 had
           been predicted at 169 s and 591 MiB while its sweep had not ended
@@ -1629,12 +1629,12 @@ PAGE = {
           makes fewer than 2 errors, so both sets are proven in 0.6 and 0.3
           CPU s. The probe's sample cannot see such an end coming; the probe
           now also starts the search for real, before its sample (0.01
-          reference s) and after it (2 % of the sample's prediction, at most
+          reference s) and after it (1 % of the sample's prediction, at most
           0.5 s), and where the search ends there, that count is the
-          prediction (0.51 s and 204 MiB against 0.64 s and 206 MiB
+          prediction (0.51 s and 204 MiB against 0.62 s and 204 MiB
           measured), and the search reuses the sub-problems it solved. The
           prediction now counts the probe's own work too (Voice path, 2.87
-          before, is 0.98). The suite table below is the previous round's
+          before, is 1.00). The suite table below is the previous round's
           (its 63- and 33-point sweeps were stopped at 120 s).
         * **Heuristic's announced time: met in CPU.** With 1000 x 200 and on
           binarized diabetes the warning announces 48 reference seconds; the

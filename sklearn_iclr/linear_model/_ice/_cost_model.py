@@ -97,7 +97,7 @@ SVD_ENTRY = 2.5e-9
 # every pencil, or a sub-problem met early proved the bound optimal), it is
 # predicted exactly.
 HEAD_FIRST = 0.01
-HEAD_SHARE = 0.02
+HEAD_SHARE = 0.01
 HEAD_LIMIT = 0.5
 # A sample of prefixes costing about this long is swept to predict a search
 # (at least MIN_SAMPLE prefixes, unless there are fewer) ...
