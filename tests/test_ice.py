@@ -850,6 +850,9 @@ def test_probe_sees_a_nested_chain_end_the_search(n_general):
         m - 1, d - 1, _search.BATCH_ENTRIES // (m - 1), first_chunk=True
     )
     assert first < prediction.nested_bytes < _cost_model.chain_bytes(m - 1, d - 1)
+    # the fit's search has nothing left: it counts the probe's planes
+    clf = ICEClassifier(solver="sweep", max_candidates=10**15).fit(X[order], y)
+    assert clf.optimal_ and clf.weighted_error_ == 2 and clf.n_candidates_ > 0
 
 
 def test_nested_chains_the_probe_does_not_meet_are_bounded(monkeypatch):

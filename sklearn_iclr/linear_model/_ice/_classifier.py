@@ -471,6 +471,9 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 niced=niced,
                 milp_yields_after=seconds,
             )
+            # (with the planes the cost model's start of the search examined,
+            # where it proved the optimum and the sweep had nothing left)
+            n_candidates += prediction.n_examined
             return incumbent.labels, True, n_candidates, {**report, **timings}
         verdict = _sweep_verdict(
             m, d, seconds, table, available, self.max_candidates, self.solver

@@ -197,6 +197,8 @@ class SweepPrediction(NamedTuple):
     sub_problems : _search.SubProblems or None
         The sub-problems solved by the start of the search that proved
         ``cost`` optimal (the search then reuses them), or None.
+    n_examined : int
+        The planes that start of the search examined (0 when None).
     """
 
     seconds: float
@@ -204,6 +206,7 @@ class SweepPrediction(NamedTuple):
     cost: float
     labels: np.ndarray | None
     sub_problems: SubProblems | None
+    n_examined: int = 0
 
 
 def predict_sweep(Y, y, w, bound):
@@ -300,6 +303,7 @@ class _Head:
     def __init__(self, limit):
         self.limit, self.kernel_seconds = limit, 0.0
         self.shapes, self.cache = set(), SubProblems()
+        self.n_examined = 0
         self.best = (np.inf, None)
 
     @property
@@ -337,6 +341,7 @@ class _Head:
             self.nested_bytes(),
             *self.best,
             self.cache if proved else None,
+            self.n_examined if proved else 0,
         )
 
     def nested_bytes(self):
@@ -361,6 +366,8 @@ class _Head:
         if start == 0:  # a new chunk, with its level's coordinates
             self.kernel_seconds += setup_seconds(m, d, pencils.size)
         self.shapes.add((m, d))
+        if (m, d) == self.top:  # (the search counts its own level's planes)
+            self.n_examined += found.n_examined
         if self.seconds > self.limit:
             raise SearchCancelled
 
