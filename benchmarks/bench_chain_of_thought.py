@@ -41,6 +41,8 @@ from sklearn_iclr.sequence._chain_of_thought import LOGITS_BLOCK
 
 RL = ("star", "reinforce", "grpo")
 TARGET = 0.95
+# prompts per product in the prompt-major form of the logits, X1 @ W.T
+PROMPT_BLOCK = 1024
 
 
 def timed(func):
@@ -238,9 +240,12 @@ def product_seconds(X1, d, repeats=7):
     (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``, divided by
     ``d``), which a model's tables and the policy gradient allow; and the
     logits per position when one product serves ``g = LOGITS_BLOCK``
-    positions (``(6 g, d + 1) @ (d + 1, n)``, as the tables take them), and
-    the contraction of all positions as ``(d + 1, n) @ (n, 6 d)`` (the same
-    product with C-ordered operands, as the policy gradient takes it)."""
+    positions (``(6 g, d + 1) @ (d + 1, n)``, as the tables take them), the
+    contraction of all positions as ``(d + 1, n) @ (n, 6 d)`` (the same
+    product with C-ordered operands, as the policy gradient takes it), and
+    the logits of all positions as ``X1 @ W.T``, one ``(b, d + 1) @ (d + 1,
+    6 d)`` product per block of ``b = PROMPT_BLOCK`` prompts (the form of
+    prompt-major tables)."""
     rng = np.random.RandomState(0)
     weights = rng.standard_normal((6, X1.shape[1]))
     residual = rng.standard_normal((6, X1.shape[0]))
@@ -249,11 +254,17 @@ def product_seconds(X1, d, repeats=7):
     all_residuals_t = np.ascontiguousarray(all_residuals.T)
     X1t = np.ascontiguousarray(X1.T)
     group_out = np.empty((6 * LOGITS_BLOCK, X1.shape[0]))
+    block_out = np.empty((PROMPT_BLOCK, 6 * d))
 
     def grouped_logits():
         for start in range(0, 6 * d, 6 * LOGITS_BLOCK):
             group = all_weights[start : start + 6 * LOGITS_BLOCK]
             np.matmul(group, X1t, out=group_out[: len(group)])
+
+    def prompt_block_logits():
+        for start in range(0, X1.shape[0], PROMPT_BLOCK):
+            rows = X1[start : start + PROMPT_BLOCK]
+            np.matmul(rows, all_weights.T, out=block_out[: len(rows)])
 
     products = (
         (lambda: weights @ X1t, 1),
@@ -262,6 +273,7 @@ def product_seconds(X1, d, repeats=7):
         (lambda: all_residuals @ X1, d),
         (grouped_logits, d),
         (lambda: X1t @ all_residuals_t, d),
+        (prompt_block_logits, d),
     )
     seconds = []
     for product, positions in products:
@@ -332,14 +344,15 @@ def rl_speed(d, n, rounds, repeats, seed):
             all_contractions_s,
             grouped_s,
             c_ordered_s,
+            prompt_block_s,
         ) = np.median(rl_products, axis=0)
         products.extend(rl_products)
         # Each model's tables, and the policy gradient, may take all
-        # positions in one product, or the tables a group of positions: the
-        # floor takes the cheapest form. STaR's likelihood fits go position
-        # by position.
+        # positions in one product, or the tables a group of positions or a
+        # block of prompts: the floor takes the cheapest form. STaR's
+        # likelihood fits go position by position.
         n_logits = n_contractions = float(rounds * d)
-        floor = n_logits * min(logits_s, all_logits_s, grouped_s)
+        floor = n_logits * min(logits_s, all_logits_s, grouped_s, prompt_block_s)
         if rl == "star":
             n_contractions = (fit_rows - pretrain_rows) / n
             n_logits += n_contractions
@@ -360,6 +373,7 @@ def rl_speed(d, n, rounds, repeats, seed):
                 "batched logits ms": 1e3 * all_logits_s,
                 "batched contraction ms": 1e3 * all_contractions_s,
                 f"logits in groups of {LOGITS_BLOCK} ms": 1e3 * grouped_s,
+                f"logits in blocks of {PROMPT_BLOCK} prompts ms": 1e3 * prompt_block_s,
                 "batched contraction, C-ordered ms": 1e3 * c_ordered_s,
                 "product floor CPU s": floor,
                 "ratio to floor": seconds / floor,
@@ -411,6 +425,7 @@ def main(argv=None):
             all_contractions_s,
             grouped_s,
             c_ordered_s,
+            prompt_block_s,
         ) = products
         report(
             "chain_of_thought_speed",
@@ -419,7 +434,8 @@ def main(argv=None):
             f"{rounds} rounds, 8 samples per prompt (medians over the run, per "
             f"position: logits {logits_s:.3g} CPU s alone, {all_logits_s:.3g} "
             f"in one product for all positions, {grouped_s:.3g} in groups of "
-            f"{LOGITS_BLOCK}; contraction {contraction_s:.3g} alone, "
+            f"{LOGITS_BLOCK} positions, {prompt_block_s:.3g} in blocks of "
+            f"{PROMPT_BLOCK} prompts; contraction {contraction_s:.3g} alone, "
             f"{all_contractions_s:.3g} in one product, {c_ordered_s:.3g} in one "
             "product of C-ordered operands)",
             meta={
@@ -432,6 +448,7 @@ def main(argv=None):
                 "batched_logits_cpu_s_per_position": all_logits_s,
                 "batched_contraction_cpu_s_per_position": all_contractions_s,
                 "grouped_logits_cpu_s_per_position": grouped_s,
+                "prompt_block_logits_cpu_s_per_position": prompt_block_s,
                 "c_ordered_contraction_cpu_s_per_position": c_ordered_s,
                 "load": os.getloadavg(),
             },
@@ -521,51 +538,53 @@ PAGE = {
           ``1/p`` instead (R^2 0.98-1.00).
         * **Speed of the RL rounds (issue #42): met for STaR, missed for
           REINFORCE and GRPO.** The floor is the dense products the rounds
-          need, each in its cheapest form: a model's tables take their logits
-          in one product per 8 positions (0.197 ms per position against 0.200
-          for all 30 in one product and 0.273 alone) and the policy gradient
-          contracts all positions in one product of C-ordered operands,
-          ``(d + 1, n) @ (n, 6 d)`` (0.251 ms per position against 0.298 for
-          ``(6 d, n) @ (n, d + 1)`` and 0.341 alone); STaR's likelihood fits
-          go position by position. Against that floor (13.4 ms of products a
-          round) ten rounds at d = 30, n = 20000 take 2.43 times their
-          products for STaR, 3.34 for REINFORCE and 3.23 for GRPO in the table
-          below (load 3.8-5.0 on 2 cores), against a target of 3; a second run
-          gave 2.59, 3.33 and 3.36 (load 3.5-4.8). Against the former floor
-          (one product of all positions each way, 14.8-15.1 ms a round) the
-          two runs give 2.97-3.00 for REINFORCE and 2.85-2.99 for GRPO. A
-          policy-gradient round takes 43-45 ms (main's code about 52): each
-          model's tables are built in float32, the ``exp`` of the shifted
-          logits normalised in place by the record's
-          numba pass (which reads each position's table once, with the sums
-          and the record in float64; numpy's sum and division passes are
-          gone), and the residuals are written one row per prompt for the
-          C-ordered contraction. Ten rounds take 0.87 (REINFORCE) and 0.86
-          (GRPO) of main's CPU time (two runs, each alternating processes,
-          medians of 3; loads 6.5-7.3 and 2.9-3.2); seeded fits differ from
-          main's in their bits (float32 tables), not in their behaviour: the
-          paper-claim tables below, rerun, give the same rounds and
-          accuracies. What remains past the
-          products of a round (about 31 ms) is per sampled token, 4.8e6 per
-          round: the draws (about 4 ms), the sampling kernel's table reads
-          (about 10 ms), the count and residuals (about 8.5 ms, 7 of them the
-          dense pass that reads each cell's law and writes its residual), and
-          each model's tables past their product (about 7 ms: the logits
-          kernel 1, float32 ``exp`` 2, normalisation with the record 3-4).
-          Measured no faster (or slower): the draws, the normalisation or the
-          record in the sampling kernel; sampling response by response;
-          counting position by position; tables built in column blocks;
-          unnormalised odds with a normaliser table (tables 0.78 of their CPU,
-          the sampler 1.4 times slower with the extra read, the round
-          unchanged); residuals in blocks of 8 prompts side by side (1.7
-          times slower); skipping the law's reads in cells of total 0 (1.2
-          times slower: branches); rows padded against cache-set conflicts;
-          a branch-free sampler (1.1 times slower); one division for both
-          cells of a prompt in the record; sampling blocks of 1024 to 16384
-          responses (within 4%). The lead left: tables laid out prompt-major
-          (logits as ``X1 @ W.T``, 1.4 times the grouped product), so that a
-          prompt's sampling, counts and residuals read one row of its law
-          that stays in L1.
+          need, each in its cheapest form: it counts a model's logits as ``X1
+          @ W.T``, one product per block of 1024 prompts (0.179-0.181
+          ms per position against 0.190-0.203 in groups of 8 positions, as
+          the tables take them, 0.192-0.200 for all 30 in one product and
+          0.268-0.271 alone) and the policy gradient contracts all positions
+          in one product of C-ordered operands, ``(d + 1, n) @ (n, 6 d)``
+          (0.254-0.256 ms per position against 0.296-0.303 for ``(6 d, n) @
+          (n, d + 1)`` and 0.334-0.336 alone); STaR's likelihood fits go
+          position by position. Against that floor (12.9-13.2 ms of products
+          a round, 0.3 ms under the former floor, which lacked the
+          prompt-block form) ten rounds at d = 30, n = 20000 take 2.51 times
+          their products for STaR, 3.37 for REINFORCE and 3.28 for GRPO in the
+          table below (load 3.0-3.4 on 2 cores), against a target of 3; a
+          first run gave 2.52, 3.57 and 3.37 (load 2.9-3.4). A
+          policy-gradient round takes 42-47 ms: each model's tables are built
+          in float32, the ``exp`` of the shifted logits normalised in place by
+          the record's numba pass (which reads each position's table once,
+          with the sums and the record in float64), and the residuals are
+          written one row per prompt for the C-ordered contraction. What
+          remains past the products of a round (about 31 ms) is per sampled
+          token, 4.8e6 per round: the draws (about 4 ms), the sampling
+          kernel's table reads (about 9 ms), the count and residuals (about
+          8.5 ms, 7 of them the dense pass that reads each cell's law and
+          writes its residual), and each model's tables past their product
+          (about 7 ms: the logits kernel 1, float32 ``exp`` 2, normalisation
+          with the record 3-4). Measured no faster (or slower): the draws,
+          the normalisation or the record in the sampling kernel; sampling
+          response by response; counting position by position; tables built
+          in column blocks; unnormalised odds with a normaliser table (tables
+          0.78 of their CPU, the sampler 1.4 times slower with the extra
+          read, the round unchanged); residuals in blocks of 8 prompts side by
+          side (1.7 times slower); skipping the law's reads in cells of total
+          0 (1.2 times slower: branches); rows padded against cache-set
+          conflicts; a branch-free sampler (1.1 times slower); one division
+          for both cells of a prompt in the record; sampling blocks of 1024 to
+          16384 responses (within 4%); tables laid out prompt-major (one row
+          of 180 laws per prompt, logits as ``X1 @ W.T`` per 1024 prompts, a
+          prompt's 8 responses sampled side by side, its residuals read from
+          its row; branch ``cot-major-prompt-major``, not merged): per round
+          the residuals 5.6 ms instead of 8.4 and the sampling kernel 8.0-8.5
+          instead of 9.2 (one response at a time 18 ms, the responses in
+          chunks of 8 to 4096 14-35 ms), the tables unchanged (13.6-14.2 ms;
+          their logits kernel 2.3-2.4 ms, the position-major one about 1);
+          ten rounds 43.4 and 43.2 ms a round against
+          45.5 and 45.7 for this code in back-to-back runs (0.95), 3.34
+          (REINFORCE) and 3.27 (GRPO) of the floor against 3.37 and 3.46:
+          not under 3.
     """,
     "sections": [
         {
@@ -631,9 +650,10 @@ PAGE = {
                 gradient). Both may serve all positions in one product
                 (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``),
                 the logits a group of 8 positions (as the tables take them)
-                and the contraction ``(d + 1, n) @ (n, 6 d)`` (C-ordered
-                operands, as the policy gradient takes it); the floor counts
-                whichever form is cheapest. A STaR round adds
+                or a block of 1024 prompts (``X1 @ W.T``, the form of
+                prompt-major tables), and the contraction ``(d + 1, n) @ (n,
+                6 d)`` (C-ordered operands, as the policy gradient takes
+                it); the floor counts whichever form is cheapest. A STaR round adds
                 a logits product and a contraction per evaluation of its
                 likelihood fits, over the
                 ``m <= n`` prompts that reach the position (counted, ``m / n``

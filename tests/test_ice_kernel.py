@@ -24,6 +24,7 @@ from hypothesis.extra.numpy import arrays
 
 from sklearn_iclr.linear_model._ice import _kernel, _search, _tolerances
 from sklearn_iclr.linear_model._ice._search import (
+    SubProblems,
     affine_coordinates,
     combinations_array,
     count_examinations,
@@ -155,11 +156,11 @@ def test_heuristic_scan_gives_a_tied_planes_points_their_heavier_label(
         return
     Y, y, w, pencils = search
     optimum = scan_pencils(Y, y, w, pencils, np.inf)[0]
-    cache = {}
+    cache = SubProblems()
     cost, _, labels, _ = scan_pencils(
         Y, y, w, pencils, np.inf, cache, exhaustive=False, compiled=compiled
     )
-    assert not cache
+    assert len(cache) == 0
     assert cost >= optimum
     assert weighted_cost(labels, y, w) == cost
     assert strictly_separable(Y, labels.astype(float))

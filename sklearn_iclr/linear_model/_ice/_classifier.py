@@ -1,9 +1,10 @@
 """ICEClassifier: exact minimum 0-1 loss linear and polynomial classification."""
 
+import itertools
 import time
 import warnings
 from functools import partial
-from math import ceil, comb
+from math import ceil, comb, floor, log10
 from numbers import Integral
 
 import numpy as np
@@ -48,6 +49,7 @@ from ._portfolio import MILP_RANK, Incumbent, race
 from ._search import (
     SearchCancelled,
     SearchControl,
+    SubProblems,
     affine_coordinates,
     constant_labels,
     count_examinations,
@@ -414,7 +416,8 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         seconds = prediction.seconds
         per_chunk = _pencils_per_chunk(m, d, comb(m, d - 1), seconds)
         available = available_memory()
-        table = self._sweep_bytes(m, d, per_chunk, prediction.nested_bytes)
+        proved = prediction.sub_problems is not None
+        table = self._sweep_bytes(m, d, per_chunk, prediction.nested_bytes, proved)
         milp = None
         if self.solver != "sweep" and milp_bytes(m, d) <= available - table:
             milp = partial(solve_milp, Y, y, w, incumbent, MILP_RANK)
@@ -445,7 +448,17 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 )
             total = count_examinations(m, d)
             chunks = exhaustive_chunks(m, d, per_chunk)
-            sweep = partial(self._run, Y, y, w, chunks, incumbent, True, total)
+            sweep = partial(
+                self._run,
+                Y,
+                y,
+                w,
+                chunks,
+                incumbent,
+                True,
+                total,
+                sub_problems=prediction.sub_problems,
+            )
             delay = 0.0 if seconds >= _MILP_DELAY else _MILP_DELAY
             niced = None
             if milp is not None and seconds <= _SWEEP_FIRST:
@@ -462,6 +475,9 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 milp_yields_after=seconds,
                 hold_milp=_sweeps_in_process(),
             )
+            # (with the planes the cost model's start of the search examined,
+            # where it proved the optimum and the sweep had nothing left)
+            n_candidates += prediction.n_examined
             return incumbent.labels, True, n_candidates, {**report, **timings}
         verdict = _sweep_verdict(
             m, d, seconds, table, available, self.max_candidates, self.solver
@@ -543,10 +559,14 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         optimal = incumbent.proved_by is not None
         return incumbent.labels, optimal, n_candidates, {**report, **timings}
 
-    def _sweep_bytes(self, m, d, per_chunk, nested_bytes):
+    def _sweep_bytes(self, m, d, per_chunk, nested_bytes, proved=False):
         """Peak bytes of the exhaustive sweep: the enumeration's pencil
         tables, and per job two chunks in flight, the kernel's workspace and
-        the nested sub-problems' searches."""
+        the nested sub-problems' searches (only these where the cost model's
+        start of the search has ``proved`` the optimum: the sweep then
+        builds no chunk)."""
+        if proved:
+            return nested_bytes
         n_jobs = 1 if self.n_jobs is None else max(abs(self.n_jobs), 1)
         per_job = 2 * per_chunk * max(d - 1, 1) * 8 + kernel_bytes(m) + nested_bytes
         return exhaustive_chunks_peak_bytes(m, d, per_chunk) + min(n_jobs, m) * per_job
@@ -560,11 +580,15 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 flush=True,
             )
 
-    def _run(self, Y, y, w, chunks, incumbent, exhaustive, total, rank=0):
+    def _run(
+        self, Y, y, w, chunks, incumbent, exhaustive, total, rank=0, sub_problems=None
+    ):
         """Scan chunks of pencils in parallel; each starts below the
         incumbent and offers its best to it. Returns ``(candidates examined,
         whether every chunk was scanned)``: the scan stops early once the
-        incumbent's ``stop`` is set."""
+        incumbent's ``stop`` is set. The on-plane sub-problems are solved
+        once for all chunks (``sub_problems``: those the cost model's probe
+        solved, see ``predict_sweep``)."""
         n_jobs = self.n_jobs
         if n_jobs is not None and n_jobs > 0:
             # No more workers than tasks (an exhaustive scan makes at most one
@@ -572,16 +596,22 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
             n_tasks = len(chunks) if hasattr(chunks, "__len__") else len(Y)
             n_jobs = min(n_jobs, max(n_tasks, 1))
         dispatched = {"all": False}
+        cache = SubProblems() if sub_problems is None else sub_problems
 
         def tasks():
             # Each chunk reads the incumbent's bound when it is dispatched.
-            for k, pencils in enumerate(chunks):
-                incumbent.wait_turn()
-                if incumbent.stop.is_set():
+            for k, pencils in enumerate(_until_proved(chunks, cache, incumbent, rank)):
+                if pencils is None:  # stopped
                     return
-                bound = incumbent.bound_for(rank + k)
                 yield delayed(_scan_chunk)(
-                    Y, y, w, pencils, bound, exhaustive, incumbent.stop
+                    Y,
+                    y,
+                    w,
+                    pencils,
+                    incumbent.bound_for(rank + k),
+                    exhaustive,
+                    incumbent.stop,
+                    cache,
                 )
             dispatched["all"] = True
 
@@ -753,15 +783,42 @@ def _merge_nearby(points, tolerance):
     return rank[component]
 
 
-def _scan_chunk(Y, y, w, pencils, bound, exhaustive, stop):
+def _scan_chunk(Y, y, w, pencils, bound, exhaustive, stop, cache):
     """One parallel task: the best candidate of a chunk of pencils (none
     when the search was stopped before the task started)."""
     if stop.is_set():
         return np.inf, None, 0
     cost, _, labels, n_examined = scan_pencils(
-        Y, y, w, pencils, bound, exhaustive=exhaustive, control=SearchControl(stop)
+        Y,
+        y,
+        w,
+        pencils,
+        bound,
+        cache,
+        exhaustive=exhaustive,
+        control=SearchControl(stop),
     )
     return cost, labels, n_examined
+
+
+def _until_proved(chunks, cache, incumbent, rank):
+    """The chunks of a search, each built once the incumbent has its turn
+    (``wait_turn``): None, and no more, once its ``stop`` is set; none
+    once an on-plane sub-problem's optimum reaches the bound of the next
+    (neither it nor a later one, whose bounds are no higher, can beat the
+    incumbent)."""
+    chunks = iter(chunks)
+    for k in itertools.count():
+        incumbent.wait_turn()
+        if incumbent.stop.is_set():
+            yield None
+            return
+        if cache.floor >= incumbent.bound_for(rank + k):
+            return
+        pencils = next(chunks, None)
+        if pencils is None:
+            return
+        yield pencils
 
 
 def _sweeps_in_process():
@@ -888,7 +945,7 @@ def _sweep_verdict(m, d, seconds, table, available, max_candidates, solver):
             f"{format_bytes(available)} available."
         )
     smallest = (
-        f"max_candidates={ceil(_examinations(seconds)):.3g} "
+        f"max_candidates={_rounded_up(_examinations(seconds)):.3g} "
         f"runs it ({format_bytes(table)} of pencil tables)"
     )
     if solver == "milp":
@@ -998,6 +1055,13 @@ def _off_the_boundary(decision, intercept):
         return intercept
     nonzero = np.abs(values[values != 0])
     return intercept + (nonzero.min() / 2 if nonzero.size else 1.0)
+
+
+def _rounded_up(count):
+    """``count`` rounded up to 3 significant digits (advice printed with
+    ``:.3g`` must not fall short)."""
+    scale = 10.0 ** max(floor(log10(max(count, 1))) - 2, 0)
+    return ceil(count / scale) * scale
 
 
 def _examinations(seconds):

@@ -25,6 +25,18 @@ meets, and scales the counts to all prefixes. The prediction is deterministic
 what examinations alone miss: with D close to N the frames dominate (63 points
 in D = 60 make 2.4e6 examinations but 6e5 frames of 2e5 operations each).
 
+A search may end long before its last pencil: once an on-plane sub-problem's
+optimum reaches the bound, no labelling beats the bound
+(``_search.SubProblems``). A sample of prefixes cannot tell when that
+happens, so the probe then starts the search for real, in its own order,
+sub-problems solved, for a few percent of the sample's prediction
+(``HEAD_SHARE``, at most ``HEAD_LIMIT``), its work counted by the same
+constants (and per chunk :func:`setup_seconds`). Where the search ends
+within that, the count is the prediction, and the search reuses the
+sub-problems the probe solved (on 63 points in D = 60, whose nested
+sub-problems each lose one point and one dimension, the first chain of them
+proves at once that no labelling makes fewer than 2 errors).
+
 Memory. The exhaustive search holds its pencil tables and the kernel's
 workspace, and so does each on-plane sub-problem it nests (a nested search
 of m points in dimension d holds ``search_bytes(m, d)``, and chains of them
@@ -35,7 +47,9 @@ it tells nothing of them: on 63 points in D = 60 the search nests one in
 another, each a point and a dimension smaller, down to dimension 2. The
 nested memory is then bounded from the shape alone, by the deepest chain the
 search may nest. The prediction is checked against the memory available
-(``_memory``) before the search starts.
+(``_memory``) before the search starts. Where the probe's start of the
+search ended it, the memory is that of the chain it ran: each nested search
+held its first chunk of pencils.
 """
 
 from functools import lru_cache
@@ -43,10 +57,13 @@ from math import comb
 from typing import NamedTuple
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ._search import (
     BATCH_ENTRIES,
+    SearchCancelled,
     SearchControl,
+    SubProblems,
     exhaustive_chunks,
     exhaustive_chunks_peak_bytes,
     scan_pencils,
@@ -65,7 +82,23 @@ CALL = 1.26e-5  # per call of the kernel
 # and the interpreter's work around it): 13 points in D = 10 meet 95,899 in
 # 13.4 CPU s of search, whose kernel calls take a few percent of it.
 SUB_PROBLEM = 1.4e-4
+# Per pencil index of a chunk enumerated (``_search.exhaustive_chunks``),
+# and per m (d + 1)^2 of a level's coordinates (an SVD): timed on one BLAS
+# thread against the reference product, 5e-9 to 3e-8 and 2e-9 to 3e-8 (the
+# larger on 13 points in D = 10, the smaller on 62 in D = 59, whose nested
+# searches these costs dominate).
+ENUMERATED_ENTRY = 1e-8
+SVD_ENTRY = 2.5e-9
 
+# The search is started for real, sub-problems solved, until it has done
+# this much work (reference seconds, counted), before the sample; and after
+# it, up to this share of the sample's prediction or this much, where that
+# is at least 4 times the first: where the search ends there (it has swept
+# every pencil, or a sub-problem met early proved the bound optimal), it is
+# predicted exactly.
+HEAD_FIRST = 0.01
+HEAD_SHARE = 0.01
+HEAD_LIMIT = 0.5
 # A sample of prefixes costing about this long is swept to predict a search
 # (at least MIN_SAMPLE prefixes, unless there are fewer) ...
 PROBE_SECONDS = 0.02
@@ -105,6 +138,14 @@ def chunk_seconds(m, d, n_pencils, n_prefixes, n_skipped, n_examined):
     )
 
 
+def setup_seconds(m, d, n_entries):
+    """Reference seconds of the set-up of a chunk of a search of m points in
+    dimension d: its ``n_entries`` pencil indices enumerated, and its
+    coordinates (an SVD of m points in dimension d + 1, see
+    :func:`_search.affine_coordinates`)."""
+    return ENUMERATED_ENTRY * n_entries + SVD_ENTRY * m * (d + 1) ** 2
+
+
 def linear_program_entries(n, p):
     """The separating linear program of n samples and p features in the cost
     table's unit (``lp_entry``: samples x features^2): its per-row and
@@ -141,7 +182,8 @@ class SweepPrediction(NamedTuple):
     Attributes
     ----------
     seconds : float
-        Reference seconds of one core.
+        Reference seconds of one core: the search's, and the probe's own
+        (counted the same way).
     nested_bytes : int
         Peak bytes of the on-plane sub-problems' searches, nested in one
         another (each holds its pencil tables and the kernel's workspace
@@ -152,12 +194,19 @@ class SweepPrediction(NamedTuple):
         The best labelling the sampled pencils found, when it beats the
         bound; the search then starts from it, and ``seconds`` is predicted
         with its cost as the bound.
+    sub_problems : _search.SubProblems or None
+        The sub-problems solved by the start of the search that proved
+        ``cost`` optimal (the search then reuses them), or None.
+    n_examined : int
+        The planes that start of the search examined (0 when None).
     """
 
     seconds: float
     nested_bytes: int
     cost: float
     labels: np.ndarray | None
+    sub_problems: SubProblems | None
+    n_examined: int = 0
 
 
 def predict_sweep(Y, y, w, bound):
@@ -188,17 +237,30 @@ def predict_sweep(Y, y, w, bound):
     -------
     prediction : SweepPrediction
     """
+    head = _Head(HEAD_FIRST)
+    if head.search(Y, y, w, bound):
+        return head.prediction(0.0)
+    spent = head.seconds  # the probe's own work, counted as the search's
     probe = _Probe()
     seconds, nested_bytes = probe.predict(Y, y, w, bound, top=True)
+    spent += probe.spent
     if not probe.n_sub_problems:  # the search may still nest deep chains
         nested_bytes = chain_bytes(Y.shape[0] - 1, Y.shape[1] - 1)
     cost, labels = probe.best
-    if labels is None:
-        return SweepPrediction(seconds, nested_bytes, float(bound), None)
-    # (The nested searches the first sample met still run before the
-    # search finds its better labelling: their memory counts.)
-    seconds, more_bytes = _Probe().predict(Y, y, w, cost)
-    return SweepPrediction(seconds, max(nested_bytes, more_bytes), cost, labels)
+    if labels is not None:
+        # (The nested searches the first sample met still run before the
+        # search finds its better labelling: their memory counts.)
+        again = _Probe()
+        seconds, more_bytes = again.predict(Y, y, w, cost)
+        nested_bytes = max(nested_bytes, more_bytes)
+        spent += again.spent
+    bound = min(cost, bound)
+    head = _Head(min(HEAD_LIMIT, HEAD_SHARE * seconds))
+    if head.limit >= 4 * HEAD_FIRST:
+        if head.search(Y, y, w, bound):
+            return head.prediction(spent)
+        spent += head.seconds
+    return SweepPrediction(seconds + spent, nested_bytes, bound, labels, None)
 
 
 def kernel_bytes(m):
@@ -227,6 +289,87 @@ def chain_bytes(m, d):
         total += search_bytes(m, d)
         m, d = m - 1, d - 1
     return total
+
+
+class _Head:
+    """The search started for real, as :func:`predict_sweep`'s last step:
+    its pencils in the order the search takes them, its nested
+    sub-problems solved (on one BLAS thread: their SVDs are small), its
+    work counted (per call of the kernel at any depth :func:`chunk_seconds`,
+    per chunk :func:`setup_seconds`, per sub-problem ``SUB_PROBLEM``) and
+    cut off past ``limit`` reference seconds. ``best`` is ``(cost,
+    labels)``, the bound and None unless it found better."""
+
+    def __init__(self, limit):
+        self.limit, self.kernel_seconds = limit, 0.0
+        self.shapes, self.cache = set(), SubProblems()
+        self.n_examined = 0
+        self.best = (np.inf, None)
+
+    @property
+    def seconds(self):
+        return self.kernel_seconds + SUB_PROBLEM * len(self.cache)
+
+    def search(self, Y, y, w, bound):
+        """Whether the search ends within the limit: it sweeps all its
+        pencils, or a sub-problem proves that none beats its best."""
+        m, d = Y.shape
+        self.top, self.best = (m, d), (float(bound), None)
+        control = SearchControl(tally=self._tally)
+        try:
+            with threadpool_limits(limits=1, user_api="blas"):
+                for pencils in exhaustive_chunks(m, d, max(1, BATCH_ENTRIES // m)):
+                    if self.cache.floor >= self.best[0]:
+                        break
+                    cost, _, labels, _ = scan_pencils(
+                        Y, y, w, pencils, self.best[0], self.cache, control=control
+                    )
+                    if labels is not None:
+                        self.best = (cost, labels)
+        except SearchCancelled:
+            return False
+        return True
+
+    def prediction(self, spent):
+        """The prediction of a search that ended within the head (after the
+        probe's ``spent`` seconds), with the sub-problems it solved where one
+        of them proved its best optimal (the search then ends at once; one
+        that ended by sweeping every pencil is searched again)."""
+        proved = self.cache.floor >= self.best[0]
+        return SweepPrediction(
+            spent + self.seconds * (1 if proved else 2),
+            self.nested_bytes(),
+            *self.best,
+            self.cache if proved else None,
+            self.n_examined if proved else 0,
+        )
+
+    def nested_bytes(self):
+        """The nested searches' memory while the head's deepest one runs: each
+        of its shapes holds its first chunk of pencils and the kernel's
+        workspace (they nest in one another on the data that end with the
+        head)."""
+        return sum(
+            exhaustive_chunks_peak_bytes(
+                m, d, max(1, BATCH_ENTRIES // m), first_chunk=True
+            )
+            + kernel_bytes(m)
+            for m, d in self.shapes - {self.top}
+        )
+
+    def _tally(self, m, d, pencils, start, found):
+        swept = pencils[start : found.stop]
+        skipped = found.n_pruned + found.n_foreign
+        self.kernel_seconds += chunk_seconds(
+            m, d, len(swept), count_prefixes(swept, d), skipped, found.n_examined
+        )
+        if start == 0:  # a new chunk, with its level's coordinates
+            self.kernel_seconds += setup_seconds(m, d, pencils.size)
+        self.shapes.add((m, d))
+        if (m, d) == self.top:  # (the search counts its own level's planes)
+            self.n_examined += found.n_examined
+        if self.seconds > self.limit:
+            raise SearchCancelled
 
 
 class _Probe:
@@ -273,7 +416,7 @@ class _Probe:
         outer = self.nested_seconds, self.nested_bytes
         self.nested_seconds, self.nested_bytes = 0.0, 0
         seconds, n_calls = 0.0, 0
-        cache = {}
+        cache = SubProblems()
         for pencils in chunks:
             stats, n_solved = {}, len(cache)
             cost, _, labels, n_examined = scan_pencils(
