@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import tracemalloc
 import warnings
 from math import comb
@@ -524,13 +525,16 @@ def test_the_method_predicted_to_lose_is_niced(monkeypatch, predicted, niced, n_
     """On a loaded machine the two threads of the portfolio share the
     process's CPU (the 1000 x 3 tied grid's sweep waited 31 s for a CPU next
     to HiGHS, 6.6 s alone): a sweep predicted short has the CPU first, one
-    predicted long leaves it to HiGHS. The caller's priority never changes,
-    and no thread outlives the fit."""
+    predicted long leaves it to HiGHS (a HiGHS that may be held is niced
+    after its head start). The caller's priority never changes, and no
+    thread outlives the fit."""
     _free_machine(monkeypatch)
     priorities = {"sweep": set()}
     scan_chunk = _classifier._scan_chunk
 
     def milp(Y, y, w, incumbent, rank, time_limit=np.inf):
+        _spin(0.15)  # past a held HiGHS's head start, then a callback
+        incumbent.hold_milp(0.0)
         priorities["milp"] = _nice()
         incumbent.stop.wait(60)
         return _milp.MilpResult("stopped", 0.0)
@@ -629,6 +633,120 @@ def test_on_a_busy_machine_the_sweep_waits_for_highs_bet(monkeypatch, busy):
 
     _portfolio.race(sweep, busy_milp, incumbent, niced="sweep", milp_yields_after=0.2)
     assert (seen["milp cpu"] > 0.2) == busy
+
+
+def _spin(cpu_seconds):
+    """Burn this thread's CPU for ``cpu_seconds``."""
+    end = time.thread_time() + cpu_seconds
+    while time.thread_time() < end:
+        pass
+
+
+@pytest.mark.parametrize("closing", [False, True])
+def test_highs_predicted_to_lose_waits_while_its_gap_stays_open(closing):
+    """HiGHS, predicted to lose, has a head start of a tenth of the sweep's
+    predicted time, at the caller's priority; then it is niced, and a dual
+    bound still at 0 (a proof projected never) holds it in its callback while
+    the sweep runs, and a gap 99% closed (a proof projected within the
+    sweep's time) lets it run on."""
+    incumbent = _portfolio.Incumbent(10.0, np.ones(2, dtype=np.int8))
+    calls, priorities = [], []  # HiGHS's CPU time at each callback, its nice
+
+    def milp():
+        nice = {_nice()}
+        while not incumbent.stop.is_set():
+            _spin(0.001)
+            calls.append(time.thread_time())
+            incumbent.hold_milp(9.9 if closing else 0.0)
+            nice.add(_nice())
+        priorities.extend(sorted(nice))
+        return _milp.MilpResult("stopped", 0.0)
+
+    def sweep():
+        while not calls or calls[-1] < 0.05:  # HiGHS's head start
+            incumbent.stop.wait(0.01)
+        seen = len(calls)
+        incumbent.stop.wait(0.5)
+        return len(calls) - seen, True
+
+    callbacks, report = _portfolio.race(
+        sweep, milp, incumbent, niced="milp", milp_yields_after=0.5, hold_milp=True
+    )
+    assert report["proved_by"] == "sweep"
+    assert (callbacks > 0) == closing
+    assert (incumbent.milp_hold.held_seconds > 0) == (not closing)
+    if sys.platform.startswith("linux"):
+        assert priorities[0] == _nice()  # the head start: not niced
+        assert priorities[-1] == min(_nice() + _portfolio.NICENESS, 19)
+
+
+@pytest.mark.parametrize("hold_milp", [True, False])
+def test_a_held_highs_goes_on_once_the_sweep_has_used_its_predicted_time(
+    hold_milp,
+):
+    """The hold is bounded by the sweep's predicted CPU time: a mispredicted
+    sweep still running after it leaves HiGHS to go on (and without
+    ``hold_milp``, a sweep in worker processes, HiGHS is never held)."""
+    incumbent = _portfolio.Incumbent(10.0, np.ones(2, dtype=np.int8))
+    calls = []
+
+    def milp():
+        while not incumbent.stop.is_set():
+            _spin(0.001)
+            calls.append(time.thread_time())
+            incumbent.hold_milp(0.0)
+        return _milp.MilpResult("stopped", 0.0)
+
+    def sweep():
+        while not calls or calls[-1] < 0.05:
+            incumbent.stop.wait(0.01)
+        _spin(0.6)  # more than predicted
+        seen = len(calls)
+        for _ in range(500):  # HiGHS goes on within 5 s
+            if len(calls) > seen:
+                break
+            incumbent.stop.wait(0.01)
+        return len(calls) - seen, True
+
+    callbacks, _ = _portfolio.race(
+        sweep, milp, incumbent, niced="milp", milp_yields_after=0.5, hold_milp=hold_milp
+    )
+    assert callbacks > 0
+    if hold_milp:
+        assert incumbent.milp_hold.held_seconds > 0
+    else:
+        assert incumbent.milp_hold is None
+
+
+@pytest.mark.filterwarnings("ignore:ICEClassifier. the exact sweep")
+def test_highs_predicted_to_lose_leaves_the_cpu_to_the_sweep(monkeypatch):
+    """Haberman, where HiGHS's gap stays open for minutes: with a sweep
+    predicted to take 2 s (it takes 1.5 CPU s here), HiGHS runs its head start
+    of 0.2 CPU s and then waits for the sweep's proof, instead of taking a
+    core (or, on a busy machine, the GIL and the process's CPU) all along."""
+    _free_machine(monkeypatch)
+    X, y = load_haberman(return_X_y=True)
+    alone = ICEClassifier(solver="sweep").fit(X, y)
+    highs_cpu, scan_chunk = [], _classifier._scan_chunk
+
+    def milp(*args, **kwargs):
+        result = _milp.solve_milp(*args, **kwargs)
+        highs_cpu.append(time.thread_time())
+        return result
+
+    def slower(*args):
+        if not highs_cpu:  # once: the sweep takes 1.5 CPU s
+            highs_cpu.append(None)
+            _spin(1.5)
+        return scan_chunk(*args)
+
+    monkeypatch.setattr(_classifier, "solve_milp", milp)
+    monkeypatch.setattr(_classifier, "predict_sweep", _predicting(2.0))
+    monkeypatch.setattr(_classifier, "_scan_chunk", slower)
+    clf = ICEClassifier(search="exact", max_candidates=10**12).fit(X, y)
+    assert clf.portfolio_["proved_by"] == "sweep"
+    np.testing.assert_array_equal(clf.coef_, alone.coef_)
+    assert highs_cpu[-1] < 0.6
 
 
 def _free_machine(monkeypatch):

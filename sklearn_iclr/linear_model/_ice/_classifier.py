@@ -142,9 +142,12 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         caller's own priority never changes), so that on a busy machine it
         takes only the CPU the other leaves; there a sweep predicted long
         also waits until HiGHS has used as much CPU as the sweep was
-        predicted to take. A sweep in worker processes (loky, Dask) is
-        neither niced nor held. ``"sweep"`` runs the sweep alone: its
-        model does not depend on ``n_jobs``, the joblib backend or timing.
+        predicted to take; and HiGHS, where it is expected to lose and its
+        dual bound moves too slowly to prove sooner, waits until the sweep
+        has used its predicted time. A sweep in worker processes (loky,
+        Dask) is neither niced nor held, nor holds HiGHS. ``"sweep"`` runs
+        the sweep alone: its model does not depend on ``n_jobs``, the joblib
+        backend or timing.
         ``"milp"`` runs HiGHS alone, for the budget's time. A proof by HiGHS
         covers the boundaries of margin at least 1e-6 on features scaled to
         [-1, 1] (see Notes). With several optimal labellings, the one
@@ -470,6 +473,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 milp_delay=delay,
                 niced=niced,
                 milp_yields_after=seconds,
+                hold_milp=_sweeps_in_process(),
             )
             # (with the planes the cost model's start of the search examined,
             # where it proved the optimum and the sweep had nothing left)

@@ -183,6 +183,7 @@ class _Sharing:
         self.Y, self.y, self.w = Y, y, w
         self.incumbent, self.rank, self.unit = incumbent, rank, unit
         self.given = incumbent.version  # the last incumbent handed to HiGHS
+        self.dual_bound = -np.inf  # HiGHS's latest (its units)
 
     def start_solution(self):
         """The error indicators of the incumbent's labelling."""
@@ -227,12 +228,15 @@ class _Sharing:
         event.data_in.user_has_solution = True
 
     def mip_interrupt(self, event):
-        if self.incumbent.stop.is_set():
-            event.interrupt()
-        elif self.proves(event.data_out.mip_dual_bound):
+        self.dual_bound = event.data_out.mip_dual_bound
+        if not self.incumbent.stop.is_set() and self.proves(self.dual_bound):
             self.incumbent.prove("milp")
-            event.interrupt()
+        self.interrupt(event)
 
     def interrupt(self, event):
+        """Stop when the race has ended; else the portfolio may hold HiGHS
+        back here (its last dual bound: LP callbacks carry none)."""
+        if not self.incumbent.stop.is_set():
+            self.incumbent.hold_milp(self.dual_bound * self.unit)
         if self.incumbent.stop.is_set():
             event.interrupt()

@@ -31,6 +31,22 @@ privileges, so no thread that outlives the race is ever niced. The bet on
 HiGHS is bounded: once HiGHS has used as much CPU as the sweep was predicted
 to take, its thread is niced below the sweep's.
 
+Nicing is not enough where HiGHS is the predicted loser: its thread still
+takes the GIL in its callbacks and a share of the process's CPU (the 1000 x 3
+tied grid's portfolio lost to the sweep alone on a busy machine). So there
+HiGHS is judged by its own progress (:class:`MilpHold`). After a head start
+of a tenth of the sweep's predicted time (at most 1 CPU s; not niced, or on
+a busy machine it would last most of the sweep's time) it projects its
+time to proof from the share of the gap its dual bound has closed: CPU spent
+/ (dual bound / incumbent's cost). A projection within the sweep's predicted
+time lets it run on (random binary 24 x 12: HiGHS proves inside its head
+start). A longer one (the tied grid: its dual bound has barely left zero)
+holds it, blocked in its callback with the GIL released, until the
+sweep ends or has used its predicted CPU time (or four times that in wall
+seconds); then, or at once where it is closing its gap, HiGHS goes on,
+niced. The sweep's CPU time is the process's
+less HiGHS's thread's, so only a sweep in this process holds HiGHS.
+
 Ties between equal costs go to the lower *rank*: the starting labelling
 (-1), then the sweep's chunks in order, then the MILP. So when the sweep
 finishes first its labelling is the one it would return alone, on any number
@@ -106,6 +122,13 @@ class Incumbent:
         self.turn = threading.Event()  # cleared: the sweep waits between chunks
         self.turn.set()
         self.proved_by = None
+        self.milp_hold = None  # a MilpHold, set by race()
+
+    def hold_milp(self, dual_bound):
+        """Called by HiGHS's callbacks with its dual bound (weights' units):
+        blocks while a :class:`MilpHold` holds HiGHS back."""
+        if self.milp_hold is not None:
+            self.milp_hold.check(dual_bound)
 
     def best(self):
         """``(cost, labels)``, read together."""
@@ -147,6 +170,68 @@ class Incumbent:
         self.stop.set()
 
 
+# HiGHS predicted to lose runs this share of the sweep's predicted time, at
+# most HEAD_START_SECONDS of CPU, before its progress is judged.
+HEAD_START_SHARE = 0.1
+HEAD_START_SECONDS = 1.0
+# A hold lasts at most this many times the sweep's predicted time, in wall
+# seconds (a sweep that waits rather than computes holds HiGHS no longer).
+HOLD_WALL_FACTOR = 4.0
+
+
+class MilpHold:
+    """Holds HiGHS back, where it is predicted to lose, while its gap says it
+    will not prove the optimum before the sweep. Its head start runs at the
+    caller's priority: niced from the start, HiGHS would take much longer
+    than the head start's CPU time to be judged on a busy machine.
+
+    Parameters
+    ----------
+    incumbent : Incumbent
+    sweep_seconds : float
+        The sweep's predicted CPU seconds.
+
+    Attributes
+    ----------
+    held_seconds : float or None
+        Seconds HiGHS was held; None until its progress was judged.
+    """
+
+    def __init__(self, incumbent, sweep_seconds):
+        self._incumbent, self.sweep_seconds = incumbent, sweep_seconds
+        self.head_start = min(HEAD_START_SECONDS, HEAD_START_SHARE * sweep_seconds)
+        self.held_seconds = None
+        self._process_cpu = time.process_time()  # at the race's start
+
+    def check(self, dual_bound):
+        """In HiGHS's thread: once its head start is spent, nice it, and hold
+        it until the sweep ends or has used its predicted CPU time (at most
+        ``HOLD_WALL_FACTOR`` times that in wall seconds), unless its projected
+        time to proof is within the sweep's predicted time. Judged once."""
+        spent = time.thread_time()  # HiGHS's thread started with the race
+        if self.held_seconds is not None or spent < self.head_start:
+            return
+        self.held_seconds = 0.0
+        _renice_this_thread(NICENESS)
+        cost = self._incumbent.cost
+        closed = max(dual_bound, 0.0) / cost if cost > 0 else 1.0
+        if closed > 0 and spent / closed <= self.sweep_seconds:
+            return
+        start, stop = time.perf_counter(), self._incumbent.stop
+        while (
+            not stop.wait(_POLL_SECONDS)
+            and self._sweep_cpu() < self.sweep_seconds
+            and time.perf_counter() - start < HOLD_WALL_FACTOR * self.sweep_seconds
+        ):
+            pass
+        self.held_seconds = time.perf_counter() - start
+
+    def _sweep_cpu(self):
+        """CPU seconds the process's other threads used since the race began
+        (called in HiGHS's thread)."""
+        return time.process_time() - self._process_cpu - time.thread_time()
+
+
 # Added to the nice value of the thread of the method expected to lose: a
 # tenth of the other's CPU weight where both wait for one core.
 NICENESS = 10
@@ -162,6 +247,7 @@ def race(
     milp_delay=0.0,
     niced=None,
     milp_yields_after=np.inf,
+    hold_milp=False,
     sweep_proves=True,
 ):
     """Run ``sweep`` and ``milp`` side by side until the first proof.
@@ -193,6 +279,11 @@ def race(
         then costs the sweep at most about that long, where the sweep wins
         after all. On a busy machine the sweep waits between its chunks
         until then.
+    hold_milp : bool, default=False
+        With a niced MILP: hold HiGHS back while its progress says it will
+        not prove the optimum before the sweep (:class:`MilpHold`, the
+        sweep predicted to take ``milp_yields_after`` CPU seconds). Only for
+        a sweep in this process: the hold measures its CPU time here.
     sweep_proves : bool, default=True
         Whether a finished sweep is a proof. False for the heuristic: the
         MILP then runs on, to its proof or its time limit.
@@ -207,11 +298,13 @@ def race(
     """
     outcome = {}
     threads, milp_thread = [], None
+    if milp is not None and niced == "milp" and hold_milp:
+        incumbent.milp_hold = MilpHold(incumbent, milp_yields_after)
     if milp is not None:
 
         def run_milp():
-            if niced == "milp":
-                _renice_this_thread(NICENESS)
+            if niced == "milp" and incumbent.milp_hold is None:
+                _renice_this_thread(NICENESS)  # (a hold nices it after its head start)
             if not incumbent.stop.wait(milp_delay):
                 outcome["milp"] = milp()
 
