@@ -365,16 +365,19 @@ def _milp_threads():
     return [t for t in threading.enumerate() if t.name == "ICEClassifier MILP"]
 
 
-def test_highs_proves_first_where_the_sweep_is_slow():
+def test_highs_proves_first_where_the_sweep_is_slow(monkeypatch):
     """90 points of a 3-level grid in D = 6: the sweep takes half a minute,
     HiGHS proves the optimum in about a second; the portfolio returns
-    HiGHS's proof and stops the sweep."""
+    HiGHS's proof and stops the sweep. The warning of a long sweep (its
+    threshold lowered below the sweep's prediction here) says so."""
+    monkeypatch.setattr(_classifier, "_LONG_SEARCH", 1.0)
     rng = np.random.default_rng(1)
     grid = np.stack(np.meshgrid(*[np.arange(3)] * 6, indexing="ij"), -1)
     X = grid.reshape(-1, 6)[rng.permutation(3**6)[:90]].astype(float)
     score = X @ np.linspace(1.0, 2.0, 6) + 1.8 * rng.standard_normal(90)
     y = np.where(score > np.median(score), 1, -1)
-    clf = ICEClassifier(max_candidates=10**15).fit(X, y)
+    with pytest.warns(UserWarning, match="MILP runs beside it"):
+        clf = ICEClassifier(max_candidates=10**15).fit(X, y)
     assert clf.optimal_ and clf.portfolio_["proved_by"] == "milp"
     assert clf.weighted_error_ == clf.n_errors_ == 9
     assert clf.portfolio_["sweep_seconds"] is not None  # it ran, and stopped
