@@ -28,6 +28,7 @@ run.
 
 import os
 import time
+from typing import NamedTuple
 
 import numpy as np
 from _harness import bench_arguments, ratio, report
@@ -38,6 +39,20 @@ from threadpoolctl import threadpool_limits
 from sklearn_iclr.datasets import make_cot_parity
 from sklearn_iclr.sequence import ChainOfThoughtClassifier
 from sklearn_iclr.sequence._chain_of_thought import LOGITS_BLOCK
+
+
+class ProductSeconds(NamedTuple):
+    """CPU seconds per position of the forms of a round's two products
+    (:func:`product_seconds`)."""
+
+    logits: float
+    contraction: float
+    all_logits: float
+    all_contractions: float
+    grouped_logits: float
+    c_ordered_contraction: float
+    prompt_block_logits: float
+
 
 RL = ("star", "reinforce", "grpo")
 TARGET = 0.95
@@ -284,7 +299,7 @@ def product_seconds(X1, d, repeats=7):
                 product()
             samples.append((time.process_time() - cpu) / 20 / positions)
         seconds.append(float(np.median(samples)))
-    return tuple(seconds)
+    return ProductSeconds(*seconds)
 
 
 def rl_speed(d, n, rounds, repeats, seed):
@@ -337,29 +352,28 @@ def rl_speed(d, n, rounds, repeats, seed):
             finally:
                 cot._nll_and_grad = objective
         seconds = float(np.median(fits) - np.median(pretrains))
-        (
-            logits_s,
-            contraction_s,
-            all_logits_s,
-            all_contractions_s,
-            grouped_s,
-            c_ordered_s,
-            prompt_block_s,
-        ) = np.median(rl_products, axis=0)
+        median = ProductSeconds(*np.median(rl_products, axis=0).tolist())
         products.extend(rl_products)
         # Each model's tables, and the policy gradient, may take all
         # positions in one product, or the tables a group of positions or a
         # block of prompts: the floor takes the cheapest form. STaR's
         # likelihood fits go position by position.
         n_logits = n_contractions = float(rounds * d)
-        floor = n_logits * min(logits_s, all_logits_s, grouped_s, prompt_block_s)
+        floor = n_logits * min(
+            median.logits,
+            median.all_logits,
+            median.grouped_logits,
+            median.prompt_block_logits,
+        )
         if rl == "star":
             n_contractions = (fit_rows - pretrain_rows) / n
             n_logits += n_contractions
-            floor += n_contractions * (logits_s + contraction_s)
+            floor += n_contractions * (median.logits + median.contraction)
         else:
             floor += n_contractions * min(
-                contraction_s, all_contractions_s, c_ordered_s
+                median.contraction,
+                median.all_contractions,
+                median.c_ordered_contraction,
             )
         rows.append(
             {
@@ -368,20 +382,21 @@ def rl_speed(d, n, rounds, repeats, seed):
                 "rounds CPU s": seconds,
                 "logits products": n_logits,
                 "contractions": n_contractions,
-                "logits product ms": 1e3 * logits_s,
-                "contraction ms": 1e3 * contraction_s,
-                "batched logits ms": 1e3 * all_logits_s,
-                "batched contraction ms": 1e3 * all_contractions_s,
-                f"logits in groups of {LOGITS_BLOCK} ms": 1e3 * grouped_s,
-                f"logits in blocks of {PROMPT_BLOCK} prompts ms": 1e3 * prompt_block_s,
-                "batched contraction, C-ordered ms": 1e3 * c_ordered_s,
+                "logits product ms": 1e3 * median.logits,
+                "contraction ms": 1e3 * median.contraction,
+                "batched logits ms": 1e3 * median.all_logits,
+                "batched contraction ms": 1e3 * median.all_contractions,
+                f"logits in groups of {LOGITS_BLOCK} ms": 1e3 * median.grouped_logits,
+                f"logits in blocks of {PROMPT_BLOCK} prompts ms": 1e3
+                * median.prompt_block_logits,
+                "batched contraction, C-ordered ms": 1e3 * median.c_ordered_contraction,
                 "product floor CPU s": floor,
                 "ratio to floor": seconds / floor,
                 "fit CPU s": float(np.median(fits)),
                 "final greedy accuracy": est.history_[-1]["greedy_accuracy"],
             }
         )
-    return rows, tuple(np.median(products, axis=0).tolist())
+    return rows, ProductSeconds(*np.median(products, axis=0).tolist())
 
 
 def configure(parser):
@@ -418,38 +433,33 @@ def main(argv=None):
     if "speed" in args.tables:
         repeats = 1 if args.quick else 3
         speed_rows, products = rl_speed(d, n, rounds, repeats, args.seed)
-        (
-            logits_s,
-            contraction_s,
-            all_logits_s,
-            all_contractions_s,
-            grouped_s,
-            c_ordered_s,
-            prompt_block_s,
-        ) = products
         report(
             "chain_of_thought_speed",
             speed_rows,
             title=f"RL rounds against their dense products, d = {d}, n = {n}, "
             f"{rounds} rounds, 8 samples per prompt (medians over the run, per "
-            f"position: logits {logits_s:.3g} CPU s alone, {all_logits_s:.3g} "
-            f"in one product for all positions, {grouped_s:.3g} in groups of "
-            f"{LOGITS_BLOCK} positions, {prompt_block_s:.3g} in blocks of "
-            f"{PROMPT_BLOCK} prompts; contraction {contraction_s:.3g} alone, "
-            f"{all_contractions_s:.3g} in one product, {c_ordered_s:.3g} in one "
+            f"position: logits {products.logits:.3g} CPU s alone, "
+            f"{products.all_logits:.3g} in one product for all positions, "
+            f"{products.grouped_logits:.3g} in groups of {LOGITS_BLOCK} "
+            f"positions, {products.prompt_block_logits:.3g} in blocks of "
+            f"{PROMPT_BLOCK} prompts; contraction {products.contraction:.3g} "
+            f"alone, {products.all_contractions:.3g} in one product, "
+            f"{products.c_ordered_contraction:.3g} in one "
             "product of C-ordered operands)",
             meta={
                 "d": d,
                 "n": n,
                 "rounds": rounds,
                 "repeats": repeats,
-                "logits_product_cpu_s": logits_s,
-                "contraction_cpu_s": contraction_s,
-                "batched_logits_cpu_s_per_position": all_logits_s,
-                "batched_contraction_cpu_s_per_position": all_contractions_s,
-                "grouped_logits_cpu_s_per_position": grouped_s,
-                "prompt_block_logits_cpu_s_per_position": prompt_block_s,
-                "c_ordered_contraction_cpu_s_per_position": c_ordered_s,
+                "logits_product_cpu_s": products.logits,
+                "contraction_cpu_s": products.contraction,
+                "batched_logits_cpu_s_per_position": products.all_logits,
+                "batched_contraction_cpu_s_per_position": products.all_contractions,
+                "grouped_logits_cpu_s_per_position": products.grouped_logits,
+                "prompt_block_logits_cpu_s_per_position": products.prompt_block_logits,
+                "c_ordered_contraction_cpu_s_per_position": (
+                    products.c_ordered_contraction
+                ),
                 "load": os.getloadavg(),
             },
         )
