@@ -460,10 +460,10 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 sub_problems=prediction.sub_problems,
             )
             delay = 0.0 if seconds >= _MILP_DELAY else _MILP_DELAY
-            niced = None
+            niced, in_process = None, _sweeps_in_process()
             if milp is not None and seconds <= _SWEEP_FIRST:
                 niced = "milp"
-            elif milp is not None and _sweeps_in_process():
+            elif milp is not None and in_process:
                 niced = "sweep"
                 sweep = _in_parallel_config(sweep)
             n_candidates, timings = race(
@@ -473,7 +473,7 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
                 milp_delay=delay,
                 niced=niced,
                 milp_yields_after=seconds,
-                hold_milp=_sweeps_in_process(),
+                hold_milp=in_process,
             )
             # (with the planes the cost model's start of the search examined,
             # where it proved the optimum and the sweep had nothing left)

@@ -28,8 +28,9 @@ in D = 60 make 2.4e6 examinations but 6e5 frames of 2e5 operations each).
 A search may end long before its last pencil: once an on-plane sub-problem's
 optimum reaches the bound, no labelling beats the bound
 (``_search.SubProblems``). A sample of prefixes cannot tell when that
-happens, so the probe then starts the search for real, in its own order,
-sub-problems solved, for a few percent of the sample's prediction
+happens, so the probe starts the search for real, in its own order,
+sub-problems solved: first for ``HEAD_FIRST`` (small searches end there),
+then after the sample for a few percent of its prediction
 (``HEAD_SHARE``, at most ``HEAD_LIMIT``), its work counted by the same
 constants (and per chunk :func:`setup_seconds`). Where the search ends
 within that, the count is the prediction, and the search reuses the
@@ -60,13 +61,14 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._search import (
-    BATCH_ENTRIES,
     SearchCancelled,
     SearchControl,
     SubProblems,
+    chunk_target,
     exhaustive_chunks,
     exhaustive_chunks_peak_bytes,
     scan_pencils,
+    search_chunks,
 )
 
 # Reference seconds (``sklearn_iclr.utils.estimate_seconds``) per unit of work
@@ -189,11 +191,13 @@ class SweepPrediction(NamedTuple):
         another (each holds its pencil tables and the kernel's workspace
         while the sub-problems it meets run): the deepest chain the probe
         meets, or where it meets no sub-problem, the deepest that m points
-        in dimension d may nest.
+        in dimension d may nest; where the start of the search ended it, the
+        chain that start ran.
     cost, labels : float and ndarray of shape (m,), or (bound, None)
-        The best labelling the sampled pencils found, when it beats the
-        bound; the search then starts from it, and ``seconds`` is predicted
-        with its cost as the bound.
+        The best labelling the sampled pencils (or the start of the search,
+        where it ended) found, when it beats the bound; the search then
+        starts from it, and ``seconds`` is predicted with its cost as the
+        bound.
     sub_problems : _search.SubProblems or None
         The sub-problems solved by the start of the search that proved
         ``cost`` optimal (the search then reuses them), or None.
@@ -222,7 +226,10 @@ def predict_sweep(Y, y, w, bound):
     starting one and prunes with it: when the sample finds one, it is
     returned and the prediction is made again with its cost as the bound
     (with the starting bound alone, the random binary 24 x 12 table was
-    predicted 12 times its measured time).
+    predicted 12 times its measured time). Before the sample and after it,
+    the search is started for real (:class:`_Head`); where it ends there,
+    its count is the prediction. The probe's own work is counted in
+    ``seconds``.
 
     Parameters
     ----------
@@ -275,7 +282,7 @@ def search_bytes(m, d):
     """Bytes a nested search of m points in dimension d holds while it runs
     (besides the sub-problems it meets): its pencil tables and the kernel's
     workspace."""
-    target = max(1, BATCH_ENTRIES // m)
+    target = chunk_target(m)
     return exhaustive_chunks_peak_bytes(m, d, target) + kernel_bytes(m)
 
 
@@ -292,7 +299,8 @@ def chain_bytes(m, d):
 
 
 class _Head:
-    """The search started for real, as :func:`predict_sweep`'s last step:
+    """The search started for real, as :func:`predict_sweep`'s first step
+    and, with a longer limit, its last:
     its pencils in the order the search takes them, its nested
     sub-problems solved (on one BLAS thread: their SVDs are small), its
     work counted (per call of the kernel at any depth :func:`chunk_seconds`,
@@ -318,14 +326,11 @@ class _Head:
         control = SearchControl(tally=self._tally)
         try:
             with threadpool_limits(limits=1, user_api="blas"):
-                for pencils in exhaustive_chunks(m, d, max(1, BATCH_ENTRIES // m)):
-                    if self.cache.floor >= self.best[0]:
-                        break
-                    cost, _, labels, _ = scan_pencils(
-                        Y, y, w, pencils, self.best[0], self.cache, control=control
-                    )
-                    if labels is not None:
-                        self.best = (cost, labels)
+                cost, labels = search_chunks(
+                    Y, y, w, float(bound), self.cache, control=control
+                )
+            if labels is not None:
+                self.best = (cost, labels)
         except SearchCancelled:
             return False
         return True
@@ -350,9 +355,7 @@ class _Head:
         workspace (they nest in one another on the data that end with the
         head)."""
         return sum(
-            exhaustive_chunks_peak_bytes(
-                m, d, max(1, BATCH_ENTRIES // m), first_chunk=True
-            )
+            exhaustive_chunks_peak_bytes(m, d, chunk_target(m), first_chunk=True)
             + kernel_bytes(m)
             for m, d in self.shapes - {self.top}
         )
@@ -406,7 +409,7 @@ class _Probe:
         n_units = comb(m - 1, d - 2) if d >= 3 else m
         per_unit = full_sweep_seconds(m, d) / n_units
         sample = max(MIN_SAMPLE, int(PROBE_SECONDS / max(per_unit, 1e-12)))
-        target = max(1, BATCH_ENTRIES // m)
+        target = chunk_target(m)
         if sample >= n_units:  # small enough to count in full
             chunks = exhaustive_chunks(m, d, target)
             scale = 1.0

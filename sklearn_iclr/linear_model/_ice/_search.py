@@ -84,14 +84,17 @@ class SubProblems:
     def __len__(self):
         return len(self.table)
 
+    def _top_level(self, on_plane):
+        """The indices in the top-level problem of this level's ``on_plane``."""
+        return on_plane if self.index is None else self.index[on_plane]
+
     def key(self, on_plane):
         """The table's key of the points ``on_plane`` (sorted indices)."""
-        return (on_plane if self.index is None else self.index[on_plane]).tobytes()
+        return self._top_level(on_plane).tobytes()
 
     def nested(self, on_plane):
         """The sub-problem of the points ``on_plane`` as a level of its own."""
-        index = on_plane if self.index is None else self.index[on_plane]
-        return SubProblems(self.table, index)
+        return SubProblems(self.table, self._top_level(on_plane))
 
 
 class SearchControl:
@@ -472,7 +475,7 @@ def _scan_numpy(X, y, w, pencils, upper_bound, cache, exhaustive):
     signed_weight = y * w
     best_cost, best_key, best_labels = float(upper_bound), None, None
     n_examined = 0
-    step = max(1, BATCH_ENTRIES // m)
+    step = chunk_target(m)
     for offset in range(0, len(pencils), step):
         batch = pencils[offset : offset + step]
         sweep = _Sweep(Z, signed_weight, batch, d)
@@ -563,8 +566,8 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune, cont
     capacity, most = m + 1, 4 * m + 4096
     # Once a sub-problem's optimum reaches the best cost, so does this
     # problem's: nothing left can beat it (a rule of ``Prune.BOUND``).
-    floor = cache if prune & _kernel.Prune.BOUND else SubProblems()
-    while start < len(pencils) and floor.floor < best_cost:
+    use_floor = bool(prune & _kernel.Prune.BOUND)
+    while start < len(pencils) and not (use_floor and cache.floor >= best_cost):
         found = _kernel.scan(
             Z,
             signed_weight,
@@ -590,7 +593,9 @@ def _scan_compiled(X, y, w, pencils, upper_bound, cache, exhaustive, prune, cont
         # least point index, as the kernel orders the planes of one cost).
         tied_lower = found.tied_lower
         for k in np.lexsort((found.tied_point, found.tied_pencil, tied_lower)):
-            if not tied_lower[k] < best_cost or floor.floor >= best_cost:
+            if not tied_lower[k] < best_cost or (
+                use_floor and cache.floor >= best_cost
+            ):
                 break
             key = (int(found.tied_pencil[k]), int(found.tied_point[k]))
             _, on_plane, _ = _kernel.plane_labels(
@@ -751,30 +756,47 @@ def solve_exact(
     if control is not None and control.estimate is not None:
         control.estimate(Y, y, w, min(bound, upper_bound))
         return (bound, constant) if bound < upper_bound else (upper_bound, None)
-    # In chunks (memory), each searched below the best of the earlier ones.
-    target = max(1, BATCH_ENTRIES // len(Y))
     check_memory(
-        exhaustive_chunks_bytes(len(Y), d, target),
+        exhaustive_chunks_bytes(len(Y), d, chunk_target(len(Y))),
         f"The pencil tables of an on-plane sub-problem of {len(Y)} points in "
         f"dimension {d}",
         "Use fewer samples or features, or solver='milp'.",
     )
-    best_cost, best_labels = min(bound, upper_bound), None
     cache = SubProblems() if cache is None else cache
-    for pencils in exhaustive_chunks(len(Y), d, target):
+    best_cost, best_labels = search_chunks(
+        Y, y, w, min(bound, upper_bound), cache, compiled=compiled, control=control
+    )
+    if best_labels is None:
+        if upper_bound < bound:  # nothing below upper_bound
+            return float(upper_bound), None
+        return bound, constant  # the constant classifier is optimal
+    return best_cost, best_labels
+
+
+def chunk_target(m):
+    """Pencils per chunk of an exhaustive search of m points: about
+    ``BATCH_ENTRIES`` indices' worth of tables."""
+    return max(1, BATCH_ENTRIES // m)
+
+
+def search_chunks(Y, y, w, best_cost, cache, *, compiled=True, control=None):
+    """The exhaustive search of ``Y`` in chunks of pencils (memory), each
+    searched below the best of the earlier ones; ``(cost, labels)`` of the
+    best labelling below ``best_cost``, or ``(best_cost, None)``. The
+    compiled search stops after a chunk once a sub-problem's optimum reaches
+    the best cost (``cache.floor``), before the next chunk is built (the
+    numpy oracle searches on)."""
+    best_labels = None
+    for pencils in exhaustive_chunks(len(Y), Y.shape[1], chunk_target(len(Y))):
         if control is not None:
             control.check()
-        if compiled and cache.floor >= best_cost:  # (the numpy oracle searches on)
-            break
         cost, _, labels, _ = scan_pencils(
             Y, y, w, pencils, best_cost, cache, compiled=compiled, control=control
         )
         if labels is not None:
             best_cost, best_labels = cost, labels
-    if best_labels is None:
-        if upper_bound < bound:  # nothing below upper_bound
-            return float(upper_bound), None
-        return bound, constant  # the constant classifier is optimal
+        if compiled and cache.floor >= best_cost:
+            break
     return best_cost, best_labels
 
 
