@@ -715,7 +715,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             # sqrt(m (1 - m)) (both exact when k is a power of 2, as numpy's
             # std of the group is), so each group has two advantages
             grouped = rewards.reshape(n_samples, k)
-            share = (grouped @ np.ones(k)) / k  # sums of 0 and 1: exact
+            share = grouped.mean(axis=1)  # sums of 0 and 1: exact
             std = np.sqrt(share * (1.0 - share))
             with np.errstate(divide="ignore", invalid="ignore"):
                 plus, minus = (1.0 - share) / std, -share / std

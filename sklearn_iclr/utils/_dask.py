@@ -283,8 +283,8 @@ def reduce_blocks(block_stats, arrays, names, args=(), *, check_finite=True):
     Raises
     ------
     ValueError
-        If a block holds NaN or infinity: the message names the array, the
-        block index and its rows.
+        If a block holds NaN or infinity (when ``check_finite``): the message
+        names the array, the block index and its rows.
     """
     import dask
 
