@@ -226,9 +226,14 @@ class ICEClassifier(ClassifierMixin, BaseEstimator):
         What the search did: ``"proved_by"`` (``"sweep"``, ``"milp"``, or
         None when nothing was proven or no search was needed),
         ``"sweep_seconds"`` and ``"milp_seconds"`` (wall seconds each method
-        ran, None when it did not start), ``"predicted_seconds"`` (the
-        sweep's predicted reference seconds) and ``"predicted_bytes"``
-        (its pencil tables and the MILP's model).
+        ran, None when it did not start), ``"milp_held_seconds"`` (wall
+        seconds HiGHS, predicted to lose, was held back after its head
+        start; 0.0 where its progress let it run on, None where it was not
+        judged: predicted to win, a sweep in worker processes, or the race
+        over first), ``"milp_cpu_before_hold"`` (HiGHS's CPU seconds when it
+        was judged, None likewise), ``"predicted_seconds"`` (the sweep's
+        predicted reference seconds) and ``"predicted_bytes"`` (its pencil
+        tables and the MILP's model).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -853,6 +858,8 @@ def _report():
         "proved_by": None,
         "sweep_seconds": None,
         "milp_seconds": None,
+        "milp_held_seconds": None,
+        "milp_cpu_before_hold": None,
         "predicted_seconds": 0.0,
         "predicted_bytes": 0,
     }

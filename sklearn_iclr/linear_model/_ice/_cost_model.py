@@ -244,10 +244,10 @@ def predict_sweep(Y, y, w, bound):
     -------
     prediction : SweepPrediction
     """
-    head = _Head(HEAD_FIRST)
-    if head.search(Y, y, w, bound):
-        return head.prediction(0.0)
-    spent = head.seconds  # the probe's own work, counted as the search's
+    first = _Head(HEAD_FIRST)
+    if first.search(Y, y, w, bound):
+        return first.prediction(0.0)
+    spent = first.seconds  # the probe's own work, counted as the search's
     probe = _Probe()
     seconds, nested_bytes = probe.predict(Y, y, w, bound, top=True)
     spent += probe.spent
@@ -262,9 +262,10 @@ def predict_sweep(Y, y, w, bound):
         nested_bytes = max(nested_bytes, more_bytes)
         spent += again.spent
     bound = min(cost, bound)
-    head = _Head(min(HEAD_LIMIT, HEAD_SHARE * seconds))
+    # (the sub-problems the first start solved are not solved again)
+    head = _Head(min(HEAD_LIMIT, HEAD_SHARE * seconds), first)
     if head.limit >= 4 * HEAD_FIRST:
-        if head.search(Y, y, w, bound):
+        if head.search(Y, y, w, bound, labels):
             return head.prediction(spent)
         spent += head.seconds
     return SweepPrediction(seconds + spent, nested_bytes, bound, labels, None)
@@ -306,31 +307,40 @@ class _Head:
     work counted (per call of the kernel at any depth :func:`chunk_seconds`,
     per chunk :func:`setup_seconds`, per sub-problem ``SUB_PROBLEM``) and
     cut off past ``limit`` reference seconds. ``best`` is ``(cost,
-    labels)``, the bound and None unless it found better."""
+    labels)``: the bound and the labels it was given, unless it found
+    better. A head started ``after`` another of the same search reuses the
+    sub-problems that one solved (their work counted there, their shapes
+    here too)."""
 
-    def __init__(self, limit):
+    def __init__(self, limit, after=None):
         self.limit, self.kernel_seconds = limit, 0.0
-        self.shapes, self.cache = set(), SubProblems()
+        if after is None:
+            self.shapes, self.cache = set(), SubProblems()
+        else:
+            self.shapes, self.cache = set(after.shapes), after.cache
+        self.n_reused = len(self.cache)
         self.n_examined = 0
         self.best = (np.inf, None)
 
     @property
     def seconds(self):
-        return self.kernel_seconds + SUB_PROBLEM * len(self.cache)
+        """Reference seconds of this head's own work."""
+        return self.kernel_seconds + SUB_PROBLEM * (len(self.cache) - self.n_reused)
 
-    def search(self, Y, y, w, bound):
+    def search(self, Y, y, w, bound, labels=None):
         """Whether the search ends within the limit: it sweeps all its
-        pencils, or a sub-problem proves that none beats its best."""
+        pencils, or a sub-problem proves that none beats its best (``bound``,
+        the cost of ``labels`` where given)."""
         m, d = Y.shape
-        self.top, self.best = (m, d), (float(bound), None)
+        self.top, self.best = (m, d), (float(bound), labels)
         control = SearchControl(tally=self._tally)
         try:
             with threadpool_limits(limits=1, user_api="blas"):
-                cost, labels = search_chunks(
+                cost, found = search_chunks(
                     Y, y, w, float(bound), self.cache, control=control
                 )
-            if labels is not None:
-                self.best = (cost, labels)
+            if found is not None:
+                self.best = (cost, found)
         except SearchCancelled:
             return False
         return True
@@ -339,10 +349,12 @@ class _Head:
         """The prediction of a search that ended within the head (after the
         probe's ``spent`` seconds), with the sub-problems it solved where one
         of them proved its best optimal (the search then ends at once; one
-        that ended by sweeping every pencil is searched again)."""
+        that ended by sweeping every pencil is searched again, its
+        sub-problems with it)."""
         proved = self.cache.floor >= self.best[0]
+        again = self.kernel_seconds + SUB_PROBLEM * len(self.cache)
         return SweepPrediction(
-            spent + self.seconds * (1 if proved else 2),
+            spent + self.seconds + (0.0 if proved else again),
             self.nested_bytes(),
             *self.best,
             self.cache if proved else None,
