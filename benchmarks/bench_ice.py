@@ -1101,7 +1101,9 @@ else:
          optimal=bool(clf.optimal_),
          proved_by=clf.portfolio_["proved_by"],
          sweep_seconds=clf.portfolio_["sweep_seconds"],
-         milp_seconds=clf.portfolio_["milp_seconds"], done=True)
+         milp_seconds=clf.portfolio_["milp_seconds"],
+         milp_held_seconds=clf.portfolio_["milp_held_seconds"],
+         milp_cpu_before_hold=clf.portfolio_["milp_cpu_before_hold"], done=True)
 time.sleep(0.25)
 """
 
@@ -1162,6 +1164,18 @@ def _reference_product():
         return anchor_seconds()
 
 
+def _hold(run):
+    """The portfolio's attribution of a fit: how long HiGHS was held, and its
+    CPU seconds before (NaN where it was not judged)."""
+    return {
+        key: np.nan if run.get(name) is None else run[name]
+        for key, name in [
+            ("held_s", "milp_held_seconds"),
+            ("highs_cpu_before_hold_s", "milp_cpu_before_hold"),
+        ]
+    }
+
+
 def _outcome(run, limit):
     if "refused" in run:
         return "refused"
@@ -1212,6 +1226,7 @@ def suite(quick, limit, names=None):
             row[f"{mode}_errors"] = run.get("errors", np.nan)
             row[f"{mode}_waited_s"] = run.get("waited", np.nan)
         row["proved_by"] = portfolio.get("proved_by")
+        row.update(_hold(portfolio))
         row["target_s"] = target
         row["portfolio_within_target"] = bool(
             proven
@@ -1267,6 +1282,8 @@ def suite_turns(quick, limit, names=None, rounds=5):
                     walls[mode] = run["wall"]
                     row[f"{mode}_wall_s"] = run["wall"]
                     row[f"{mode}_waited_s"] = run.get("waited", np.nan)
+                if mode == "portfolio":
+                    row.update(_hold(run))
             modes = [m for m in modes if m in walls or m == "portfolio"]
             alone = min((m for m in walls if m != "portfolio"), key=walls.get)
             row["best_alone"] = alone
@@ -1778,7 +1795,9 @@ PAGE = {
                     "portfolio_cpu_s=portfolio CPU s; portfolio_outcome=portfolio; "
                     "proved_by=proved by; target_s=1.25 min + 1 s; "
                     "portfolio_within_target=within target; "
-                    "portfolio_errors=errors; sweep_waited_s=sweep waited s; "
+                    "portfolio_errors=errors; held_s=HiGHS held s; "
+                    "highs_cpu_before_hold_s=HiGHS CPU s before; "
+                    "sweep_waited_s=sweep waited s; "
                     "portfolio_waited_s=portfolio waited s; load_before=load",
                 },
                 {
@@ -1808,6 +1827,9 @@ PAGE = {
                     "portfolio_wall_s=portfolio wall s; portfolio/best; "
                     "target_s=1.25 best + 1 s; "
                     "portfolio_within_target=within target; "
+                    "held_s=HiGHS held s; "
+                    "highs_cpu_before_hold_s=HiGHS CPU s before; "
+                    "sweep_waited_s=sweep waited s; "
                     "portfolio_waited_s=portfolio waited s; load_before=load",
                 },
             ],
