@@ -1000,6 +1000,9 @@ SUITE = {
     "random binary 24x12": random_binary,
     "1000x3 tied grid": lambda: integer_table(1000, 3, 10),
 }
+# The instances whose sweep the suite's 120 s stop, run to their end by the
+# ``prediction_long`` table.
+LONG_SWEEPS = ("7-cube corners",)
 QUICK_SUITE = {
     "voicepath": SUITE["voicepath"],
     "60x3 tied grid": lambda: integer_table(60, 3, 4),
@@ -1295,7 +1298,7 @@ def suite_turns(quick, limit, names=None, rounds=5):
     )
 
 
-def prediction(quick, limit, names=None):
+def prediction(quick, limit, names=None, table="ice_prediction"):
     """The cost model's predictions against the sweep alone, per instance of
     the suite (the suite's sweep runs, without HiGHS and the portfolio): time
     in reference seconds, and memory."""
@@ -1328,7 +1331,7 @@ def prediction(quick, limit, names=None):
         rows.append(row)
         print(row, flush=True)
     report(
-        "ice_prediction",
+        table,
         rows,
         title=(
             "The cost model's predicted time and memory of the sweep against the "
@@ -1535,8 +1538,8 @@ def _options(parser):
         default="real,scaling,kernel,compile,ties",
         help=(
             "comma-separated: real, scaling, kernel, compile, ties, big, dask, "
-            "suite, suite_turns, prediction, heuristic, cost, baseline, highs, "
-            "ties_baseline"
+            "suite, suite_turns, prediction, prediction_long, heuristic, cost, "
+            "baseline, highs, ties_baseline"
         ),
     )
     parser.add_argument(
@@ -1582,6 +1585,11 @@ def main(argv=None):
     if "prediction" in tables:
         names = args.suite_sets.split(";") if args.suite_sets else None
         prediction(args.quick, 10 if args.quick else 120, names)
+    if "prediction_long" in tables:
+        names = args.suite_sets.split(";") if args.suite_sets else None
+        long_names = names or (None if args.quick else LONG_SWEEPS)
+        limit = 10 if args.quick else 1800
+        prediction(args.quick, limit, long_names, table="ice_prediction_long")
     if "heuristic" in tables:
         heuristic(args.quick)
     if "cost" in tables:
