@@ -1673,25 +1673,24 @@ PAGE = {
           synthetic D = 3, 4, 5 sets (few sub-problems), are within noise of
           main (1.00-1.03x).
         * **Cost model: met on every instance the sweep proves, the 7-cube
-          included.** Per kernel
-          call the fitted model is within 0.85-2.3x (5-95 %) of 693 timed
-          calls (``ice_cost``, constants unchanged: the kernel is unchanged).
-          On this round's code (``ice_prediction``, the sweep alone per
-          instance of the suite, load 2.8-3.3) the predicted time is within
-          3x of the measured on all eight instances the sweep runs to the
-          end (measured/predicted 0.56-1.21: Caesarian 0.56, Haberman 0.89,
-          Voice path 1.00, the D = 6 grid 0.72, 63 points in D = 60 1.21, 33
-          points in D = 30 0.99, random binary 24 x 12 0.59, the 1000 x 3
-          grid 1.06), and the predicted memory within 2x (0.72-1.35). The
-          7-cube's sweep, stopped there at 120 s, ran to its end in
-          ``ice_prediction_long`` (limit 1800 s, load 6.0-7.2): 761 CPU s,
-          769 reference s against 1355 predicted (0.57), and 9.0 MiB against
-          12.1 (0.74). The diabetes sweep is refused before it starts. 63 points in D = 60 had
-          been predicted at 169 s and 591 MiB while its sweep had not ended
-          in 2,287 CPU s: on-plane sub-problems nest there a point and a
-          dimension smaller each, and the search met the same few thousand
-          sets of points 925,000 times in two minutes, at every level (its
-          sub-problems were kept per chunk and per level). They are now
+          included.** Per kernel call the fitted model is within 0.85-2.3x
+          (5-95 %) of 693 timed calls (``ice_cost``, constants unchanged: the
+          kernel is unchanged). On this round's code (``ice_prediction``, the
+          sweep alone per instance of the suite, load 2.8-3.3) the predicted
+          time is within 3x of the measured on all eight instances the sweep
+          runs to the end (measured/predicted 0.56-1.21: Caesarian 0.56,
+          Haberman 0.89, Voice path 1.00, the D = 6 grid 0.72, 63 points in D
+          = 60 1.21, 33 points in D = 30 0.99, random binary 24 x 12 0.59, the
+          1000 x 3 grid 1.06), and the predicted memory within 2x (0.72-1.35).
+          The 7-cube's sweep, stopped there at 120 s, ran to its end in
+          ``ice_prediction_long`` (limit 1800 s, load 6.0-7.2): 761 CPU s, 769
+          reference s against 1355 predicted (0.57), and 9.0 MiB against 12.1
+          (0.74). The diabetes sweep is refused before it starts. 63 points in
+          D = 60 had been predicted at 169 s and 591 MiB while its sweep had
+          not ended in 2,287 CPU s: on-plane sub-problems nest there a point
+          and a dimension smaller each, and the search met the same few
+          thousand sets of points 925,000 times in two minutes, at every level
+          (its sub-problems were kept per chunk and per level). They are now
           solved once per search, and a search stops once a sub-problem's
           optimum reaches its best cost (a subset's optimum bounds the
           whole's): the first chain of them proves at once that no labelling
@@ -1700,12 +1699,12 @@ PAGE = {
           now also starts the search for real, before its sample (0.01
           reference s) and after it (1 % of the sample's prediction, at most
           0.5 s), and where the search ends there, that count is the
-          prediction (0.51 s and 204 MiB against 0.62 s and 204 MiB
-          measured), and the search reuses the sub-problems it solved. The
-          prediction now counts the probe's own work too (Voice path, 2.87
-          before, is 1.00). The suite's first table, on the final code,
-          agrees: measured/predicted 0.57-1.24 in time and 0.71-1.29 in
-          memory on the eight instances the sweep proves.
+          prediction (0.51 s and 204 MiB against 0.62 s and 204 MiB measured),
+          and the search reuses the sub-problems it solved. The prediction now
+          counts the probe's own work too (Voice path, 2.87 before, is 1.00).
+          The suite's first table, on the final code, agrees:
+          measured/predicted 0.57-1.24 in time and 0.71-1.29 in memory on the
+          eight instances the sweep proves.
         * **Heuristic's announced time: met in CPU.** With 1000 x 200 and on
           binarized diabetes the warning announces 48 reference seconds; the
           fits took 9.4 and 15.0 CPU s (76 and 114 s of wall time at load
