@@ -630,12 +630,20 @@ PAGE = {
           response counted once along it, one cell's law read per position
           (REINFORCE's residual pass 0.88-0.92 of its time after 4-9 rounds,
           with 64-78% of the prompts on one path, but 1.06-1.10 after 0-1:
-          about 0.3 ms a round over ten rounds, not kept). The contraction
-          itself runs at 0.65-0.8 of the floor's C-ordered product when it is
-          taken in blocks of 128 to 2048 prompts whose residuals stay in cache
-          (4.9-6.0 ms against 7.3-7.5 for all positions, load 1-3): a fused
-          residual pass could use that form, which the floor would then have
-          to count.
+          about 0.3 ms a round over ten rounds, interpolated, not kept). The
+          contraction itself runs at 0.65-0.8 of the floor's C-ordered product
+          when it is taken in blocks of 128 to 2048 prompts whose residuals
+          stay in cache (4.9-6.0 ms against 7.3-7.5 for all positions, load
+          1-3). A prototype that fuses the residual pass with that product
+          (the residuals of 128 prompts, then their product, accumulated; not
+          merged) takes 13.1 ms a round against 16.9 for the residual pass and
+          the C-ordered contraction (REINFORCE after 4 rounds, 15 alternating
+          repeats, load 3.3-4.8; gradients equal to 6e-16 relative, a
+          different order of sums): 3.15-3.3 of the present floor for
+          REINFORCE (its 44.7-46.4 ms a round in the two runs, less 3.8), but
+          about 4 of a floor that counts the contraction in that form (about
+          2.6 ms less a round), as a floor of cheapest forms must once the
+          rounds take it.
     """,
     "sections": [
         {
