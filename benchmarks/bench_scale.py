@@ -863,13 +863,14 @@ PAGE = {
           resampled: 474 -> 479 MB (one worker) and 474 -> 476 MB (two), default
           settings; 501 -> 502 and 500 -> 502 MB tuned (the top pad is memory a
           worker keeps).
-        * **1e8 x 64 out of core: made, memory bounded; not rerun.** On 1 and 2
-          workers (resampled source, load 1.6-2.9): 322 s and 210 s, a speed-up
-          of 1.53; worker peaks 522 and 606 MB for 51 GB read; 0.59 and 0.54 of
-          the in-memory fit per CPU second (0.81 and 0.74 of reading once plus
-          the in-memory fit). Measured before the faster residual pass, the
-          one-task sources and the worker settings; a rerun takes about 9
-          minutes of both cores and was not made. Its own section below.
+        * **1e8 x 64 out of core: made, memory bounded.** On 1 and 2 workers
+          (resampled source, default settings, load 3.2-4.5, other work
+          sharing the two cores): 329 s and 291 s of wall time, a speed-up of
+          1.13; 242 and 256 s of worker CPU, and 34 s of the client's; worker
+          peaks 525 and 490 MB for 51 GB read; 0.46 and 0.44 of the in-memory
+          fit per CPU second (0.74 and 0.70 of reading once plus the
+          in-memory fit). The speed-up is the load's: two workers have two
+          cores only on an idle machine. Its own section below.
         * **The ridge** (generated source, default settings, load 4.1-6.7):
           0.13 / 0.12 of its in-memory fit per CPU second at 1e6 rows and 0.13
           / 0.11 at 1e7 (1 / 2 workers); 0.32-0.37 of reading once plus the
@@ -964,20 +965,20 @@ PAGE = {
             "text": """
                 The resampled source (each worker draws its blocks from a pool
                 it holds), n = 1e8, d = 64, 2000 blocks, on a LocalCluster of
-                1 and then 2 workers, at load 1.6-2.9. Made by ``python -m
+                1 and then 2 workers with default settings, at load 3.2-4.5
+                (other work shared the two cores). Made by ``python -m
                 benchmarks scale --tables lstdq --lstdq-sizes 1e8
                 --lstdq-sources resampled --workers 1 2 --fewer-workers-up-to
-                1e8 --out DIR`` and stored as ``scale_lstdq_1e8``. Memory
-                stays bounded: a worker peaks at 522 MB (1 worker) and 606 MB
-                (2 workers), the client at 565 MB, for 51 GB of data read.
-                Two workers fit in 210 s against 322 s for one, a speed-up of
-                1.53. Per CPU second the fit reaches 0.59 (1 worker) and 0.54
-                (2 workers) of the in-memory fit's throughput, 0.81 and 0.74
-                of reading the rows once plus the in-memory fit: LSTDQ reads
-                an out-of-core source twice (the standard error's pass). This
-                run predates the slab-wise residual pass (commit 673c437): its
-                ratios are against that code's in-memory fit, 5.2e5 rows per
-                CPU second on the quiet box.
+                1e8 --worker-settings default --out DIR`` and stored as
+                ``scale_lstdq_1e8``. Memory stays bounded: a worker peaks at
+                525 MB (1 worker) and 490 MB (2 workers), the client at 452
+                MB, for 51 GB of data read. Two workers fit in 291 s against
+                329 s for one, a speed-up of 1.13 on cores the load left them.
+                Per CPU second the fit reaches 0.46 (1 worker) and 0.44 (2
+                workers) of the in-memory fit's throughput (9.0e5 rows per CPU
+                second), 0.74 and 0.70 of reading the rows once plus the
+                in-memory fit: LSTDQ reads an out-of-core source twice (the
+                standard error's pass).
             """,
             "figures": [
                 {

@@ -136,6 +136,21 @@ def test_policy_residuals_equals_the_reference(chain):
     np.testing.assert_allclose(halves, ref_halves, rtol=1e-12, atol=1e-12)
 
 
+def test_policy_residuals_of_a_prompt_without_weight_are_zero_unread():
+    # the rows of prompt 1 weigh 0 (a GRPO group of equal rewards): its
+    # residuals are 0 without a read of its law (NaN here)
+    sequences = np.array([[1, 0], [-1, 1], [1, 1]], dtype=np.int8)
+    lengths, prompts = np.array([1, 2, 2]), np.array([0, 1, 1])
+    proba = np.full((2, 3, 2, 2), 1 / 3)
+    proba[..., 1] = np.nan
+    halves = np.full((2, 2, 6), np.nan)
+    _kernel.policy_residuals(
+        sequences, lengths, prompts, np.array([0.5, 0.0, 0.0]), proba, halves
+    )
+    np.testing.assert_array_equal(halves[1], 0.0)
+    assert np.all(np.isfinite(halves[0]))
+
+
 def test_policy_residuals_refuses_rows_not_sorted_by_prompt():
     sequences = np.array([[1, 0], [-1, 0]], dtype=np.int8)
     proba = np.full((2, 3, 2, 2), 1 / 3)

@@ -568,31 +568,31 @@ def _chunk_sums(X, y, X_next, sample_weight, fit_intercept):
     """One chunk's sums: weight, ``phi phi^T``, ``phi phi'^T`` and ``phi r``."""
     n, d = X.shape
     p = d + fit_intercept
-    s = {
-        "weight": 0.0,
-        "phi_phi": np.zeros((p, p)),
-        "phi_next": np.zeros((p, p)),
-        "phi_r": np.zeros(p),
-    }
-    weighted = X if sample_weight is None else X * sample_weight[:, None]
-    s["weight"] += float(n) if sample_weight is None else sample_weight.sum()
-    s["phi_phi"][:d, :d] += weighted.T @ X
-    s["phi_r"][:d] += weighted.T @ y
+    if sample_weight is None:
+        weighted, weight = X, float(n)
+    else:
+        weighted, weight = X * sample_weight[:, None], float(sample_weight.sum())
+    phi_phi = np.empty((p, p))
+    phi_next = np.zeros((p, p))
+    phi_r = np.empty(p)
+    phi_phi[:d, :d] = weighted.T @ X
+    phi_r[:d] = weighted.T @ y
     if X_next is not None:
-        s["phi_next"][:d, :d] += weighted.T @ X_next
+        phi_next[:d, :d] = weighted.T @ X_next
     if fit_intercept:
-        w = np.ones(n) if sample_weight is None else sample_weight
         col = weighted.sum(axis=0)
-        s["phi_phi"][:d, d] += col
-        s["phi_phi"][d, :d] += col
-        s["phi_phi"][d, d] += s["weight"]
-        s["phi_r"][d] += w @ y
+        phi_phi[:d, d] = col
+        phi_phi[d, :d] = col
+        phi_phi[d, d] = weight
+        phi_r[d] = y.sum() if sample_weight is None else sample_weight @ y
         if X_next is not None:
             # The constant feature is 1 in the next state too.
-            s["phi_next"][:d, d] += col
-            s["phi_next"][d, :d] += w @ X_next
-            s["phi_next"][d, d] += s["weight"]
-    return s
+            phi_next[:d, d] = col
+            phi_next[d, :d] = (
+                X_next.sum(axis=0) if sample_weight is None else sample_weight @ X_next
+            )
+            phi_next[d, d] = weight
+    return {"weight": weight, "phi_phi": phi_phi, "phi_next": phi_next, "phi_r": phi_r}
 
 
 def _dask_chunk_sums(X, y, X_next, sample_weight, fit_intercept):

@@ -138,20 +138,21 @@ def _policy_tables(X1T, coef, temperature, out=None, record=None, dtype=np.float
 
     Returns ``(greedy, proba)``: ``greedy[t, s, j]`` is the index of the
     largest logit of position ``t`` in the cell ``(s, j)`` of the prompt
-    ``X1T[:, j]``, and ``proba[t, v, s, j]`` the probability of token
-    ``v`` there at ``temperature`` (None when it is 0). One product per
-    ``LOGITS_BLOCK`` positions (a taller product runs faster per row);
-    sampling, the policy gradient and the round's record all read these
-    tables. A position's table is finished (``exp``, normalised) and
-    read by ``record`` (a :class:`_Record`, if given, which normalises it
-    as it reads it) while it is still in cache. ``out``, the tables of a
-    former call of the same shapes, are overwritten (no new memory to fault
-    in). ``dtype`` is the probabilities' type: the RL rounds take float32,
-    whose ``exp`` and table reads cost less, at a relative error of 6e-8 in
-    a probability (the normalisers and the record are float64).
+    ``X1T[:, j]`` (``X1T``: the prompts as C-ordered columns, as
+    :meth:`ChainOfThoughtClassifier._design` builds them), and ``proba[t, v,
+    s, j]`` the probability of token ``v`` there at ``temperature`` (None
+    when it is 0). One product per ``LOGITS_BLOCK`` positions (a taller
+    product runs faster per row); sampling, the policy gradient and the
+    round's record all read these tables. A position's table is finished
+    (``exp``, normalised) and read by ``record`` (a :class:`_Record`, if
+    given, which normalises it as it reads it) while it is still in cache.
+    ``out``, the tables of a former call of the same shapes, are overwritten
+    (no new memory to fault in). ``dtype`` is the probabilities' type: the
+    RL rounds take float32, whose ``exp`` and table reads cost less, at a
+    relative error of 6e-8 in a probability (the normalisers and the record
+    are float64).
     """
     n_positions, n_prompts = coef.shape[0], X1T.shape[1]
-    X1T = np.ascontiguousarray(X1T)
     shape = (n_positions, 3, 2, n_prompts)
     greedy = np.empty(shape[:1] + shape[2:], dtype=np.int8) if out is None else out[0]
     if temperature == 0:
@@ -500,11 +501,9 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             self._pretrain_and_reinforce(self._design(X), demos, y_signed, n_rounds)
         return self
 
-    def _pretrain_and_reinforce(self, X1, demos, y_signed, n_rounds):
-        n_samples, n_features = X1.shape[0], X1.shape[1] - 1
-        # one copy of the prompts, as columns, read by every product
-        X1T = np.ascontiguousarray(X1.T)
-        X1 = X1T.T
+    def _pretrain_and_reinforce(self, X1T, demos, y_signed, n_rounds):
+        n_features, n_samples = X1T.shape[0] - 1, X1T.shape[1]
+        X1 = X1T.T  # the one copy of the prompts, read by every product
         shape = (n_features, 3, 2 * (n_features + 1))
         self.loss_curve_ = []
         # the token counts of pretraining and of every round, one buffer
@@ -630,8 +629,13 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         return tokens, rows
 
     def _design(self, X):
-        """``[1, X / scale_]``: the prompt part of every position's features."""
-        return np.hstack([np.ones((X.shape[0], 1)), X / self.scale_])
+        """``[1, X / scale_]``, the prompt part of every position's features,
+        as columns ``(n_features + 1, n_samples)``: the one copy of the
+        prompts that the products read (C-ordered, one column per prompt)."""
+        X1T = np.empty((X.shape[1] + 1, X.shape[0]))
+        X1T[0] = 1.0
+        np.divide(X.T, self.scale_[:, None], out=X1T[1:])
+        return X1T
 
     def _maximise_likelihood(
         self, X1, demos, lengths, prompts, weights, coef0, counts, trace=None
@@ -779,7 +783,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 f"temperature must be > 0, got {temperature!r}; use generate(X) "
                 "for the greedy responses."
             )
-        tables = _policy_tables(self._design(X).T, self.chain_coef_, float(temperature))
+        tables = _policy_tables(self._design(X), self.chain_coef_, float(temperature))
         return np.ascontiguousarray(_response_law(tables[1]).transpose(2, 0, 1))
 
     def generate(self, X, temperature=0.0, random_state=None):
@@ -807,7 +811,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         if not (isinstance(temperature, Real) and temperature >= 0):
             raise ValueError(f"temperature must be a number >= 0, got {temperature!r}.")
         rng = check_random_state(random_state)
-        tables = _policy_tables(self._design(X).T, self.chain_coef_, float(temperature))
+        tables = _policy_tables(self._design(X), self.chain_coef_, float(temperature))
         return _sample(tables, np.arange(X.shape[0]), rng)[0]
 
     def predict(self, X):

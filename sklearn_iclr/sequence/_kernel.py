@@ -18,7 +18,8 @@ left per sampled token is a table read, and that is what these kernels do:
 * :func:`decode_greedy`: every position of the greedy responses (and their
   lengths);
 * :func:`count_tokens`: the weighted counts of every position's tokens per
-  cell, the data of the likelihood gradient;
+  cell, the data of the likelihood gradient (one row at a time, as
+  :func:`policy_residuals` counts them);
 * :func:`policy_residuals`: the same counts, one prompt at a time, turned
   at once into every position's per-prompt residuals under the position's
   law, which one product by the prompts turns into the policy gradient;
@@ -261,26 +262,32 @@ def decode_greedy_reference(greedy, prompts, sequences, lengths):
         sequences[alive, t] = 2 * v[v != EOS] - 1
 
 
+@njit(cache=True, inline="always")
+def _count_row(sequences, i, length, weight, counts, cell):
+    """Add ``weight`` to ``counts[(t, v, s) + cell]`` for every position ``t
+    <= length`` that the row ``sequences[i]`` reaches, ``v`` its token index
+    there (EOS at ``t == length``) and ``s`` its previous token's cell row;
+    ``cell`` indexes the prompt's counts (``(j,)``, or ``()`` for counts of
+    one prompt)."""
+    s = 0
+    for t in range(min(length + 1, counts.shape[0])):
+        if t == length:
+            counts[(t, EOS, s) + cell] += weight
+        else:
+            v = 1 if sequences[i, t] > 0 else 0
+            counts[(t, v, s) + cell] += weight
+            s = v
+
+
 @njit(cache=True)
 def count_tokens(sequences, lengths, prompts, weights, counts):
     """Add ``weights[i]`` to ``counts[t, v, s, prompts[i]]`` for every row
     ``i`` with a non-zero weight and every position ``t <= lengths[i]`` it
     reaches, ``v`` its token index there (EOS at ``t == lengths[i]``) and ``s``
     its previous token's cell row. One pass over the rows, in order."""
-    n_positions = counts.shape[0]
     for i in range(sequences.shape[0]):
-        weight = weights[i]
-        if weight == 0:
-            continue
-        j = prompts[i]
-        s = 0
-        for t in range(min(lengths[i] + 1, n_positions)):
-            if t == lengths[i]:
-                counts[t, EOS, s, j] += weight
-            else:
-                v = 1 if sequences[i, t] > 0 else 0
-                counts[t, v, s, j] += weight
-                s = v
+        if weights[i] != 0:
+            _count_row(sequences, i, lengths[i], weights[i], counts, (prompts[i],))
 
 
 def count_tokens_reference(sequences, lengths, prompts, weights, counts):
@@ -309,7 +316,9 @@ def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
     The rows must come sorted by prompt, as the responses of a round do: the
     counts of one prompt then fit in a buffer of ``(n_positions, 3, 2)``
     instead of a table of every cell, and its residuals are written once,
-    side by side (a row of ``halves``).
+    side by side (a row of ``halves``). A prompt whose rows all weigh 0 (a
+    GRPO group of equal rewards) has residuals 0, written without reading
+    its law.
     """
     n_positions, n_prompts, n_rows = proba.shape[0], proba.shape[3], len(prompts)
     for i in range(1, n_rows):
@@ -319,18 +328,15 @@ def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
     i = 0
     for j in range(n_prompts):
         local[:] = 0.0
+        counted = False
         while i < n_rows and prompts[i] == j:
-            weight = weights[i]
-            if weight != 0:
-                s = 0
-                for t in range(min(lengths[i] + 1, n_positions)):
-                    if t == lengths[i]:
-                        local[t, EOS, s] += weight
-                    else:
-                        v = 1 if sequences[i, t] > 0 else 0
-                        local[t, v, s] += weight
-                        s = v
+            if weights[i] != 0:
+                _count_row(sequences, i, lengths[i], weights[i], local, ())
+                counted = True
             i += 1
+        if not counted:
+            halves[j] = 0.0
+            continue
         for t in range(n_positions):
             total0 = local[t, 0, 0] + local[t, 1, 0] + local[t, 2, 0]
             total1 = local[t, 0, 1] + local[t, 1, 1] + local[t, 2, 1]
