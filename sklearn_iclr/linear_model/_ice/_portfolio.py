@@ -177,10 +177,9 @@ class Incumbent:
 HEAD_START_SHARE = 0.1
 HEAD_START_SECONDS = 1.0
 # A hold lasts until the sweep has used this many times its predicted CPU
-# time (a margin over the cost model's error: where the sweep proved the
-# suite's instances it took 0.5 to 1.25 times its prediction; released at
-# 1 times, HiGHS went on, niced, for the 1000 x 3 tied grid's last 5 %, and on
-# a busy machine the fit then waited for it to reach its next callback) ...
+# time: a margin over the cost model's error, so that a sweep a little over
+# its prediction does not release HiGHS, niced, for its last chunks (the fit
+# would then wait for that thread to reach its next callback) ...
 HOLD_CPU_FACTOR = 1.5
 # ... and at most this many times that, in wall seconds (a sweep that waits
 # rather than computes holds HiGHS no longer).
