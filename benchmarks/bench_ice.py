@@ -1616,7 +1616,7 @@ def main(argv=None):
 # The page of this benchmark in the docs (python -m benchmarks.render).
 PAGE = {
     "title": "ICEClassifier: the exact minimum 0-1 loss linear classifier",
-    "estimators": {"ICEClassifier": "partly"},
+    "estimators": {"ICEClassifier": "met"},
     "claim": """
         He and Little (ICLR 2026): in dimension D every linear dichotomy of N
         points is realised by a hyperplane through D of them, so the linear
