@@ -652,6 +652,22 @@ def _spin(cpu_seconds):
         pass
 
 
+def _gapless_milp(incumbent):
+    """A stand-in for HiGHS whose dual bound stays at 0, calling back each
+    millisecond of its CPU until the race stops it; returns it and the list
+    of its thread's CPU time at each callback."""
+    calls = []
+
+    def milp():
+        while not incumbent.stop.is_set():
+            _spin(0.001)
+            calls.append(time.thread_time())
+            incumbent.hold_milp(0.0)
+        return _milp.MilpResult("stopped", 0.0)
+
+    return milp, calls
+
+
 @pytest.mark.parametrize("closing", [False, True])
 def test_highs_predicted_to_lose_waits_while_its_gap_stays_open(closing):
     """HiGHS, predicted to lose, has a head start of a tenth of the sweep's
@@ -704,14 +720,7 @@ def test_a_held_highs_goes_on_once_the_sweep_has_used_its_predicted_time(
     times it leaves HiGHS to go on (and without ``hold_milp``, a sweep in
     worker processes, HiGHS is never held)."""
     incumbent = _portfolio.Incumbent(10.0, np.ones(2, dtype=np.int8))
-    calls = []
-
-    def milp():
-        while not incumbent.stop.is_set():
-            _spin(0.001)
-            calls.append(time.thread_time())
-            incumbent.hold_milp(0.0)
-        return _milp.MilpResult("stopped", 0.0)
+    milp, calls = _gapless_milp(incumbent)
 
     def sweep():
         while not calls or calls[-1] < 0.05:
@@ -740,14 +749,7 @@ def test_a_sweep_a_little_over_its_prediction_keeps_highs_held():
     predicted CPU time, HiGHS went on, niced, and on a busy machine the fit
     waited up to 1.7 s after the sweep's proof for it to stop."""
     incumbent = _portfolio.Incumbent(10.0, np.ones(2, dtype=np.int8))
-    calls = []
-
-    def milp():
-        while not incumbent.stop.is_set():
-            _spin(0.001)
-            calls.append(time.thread_time())
-            incumbent.hold_milp(0.0)
-        return _milp.MilpResult("stopped", 0.0)
+    milp, calls = _gapless_milp(incumbent)
 
     def sweep():
         while not calls or calls[-1] < 0.05:
