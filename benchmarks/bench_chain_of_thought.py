@@ -546,107 +546,95 @@ PAGE = {
           are linear in ``log((1-p)/p)`` (R^2 0.99) with slope 2.56, against
           1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
           ``1/p`` instead (R^2 0.98-1.00).
-        * **Speed of the RL rounds (issue #42): met for STaR, missed for
-          REINFORCE and GRPO.** The floor is the dense products the rounds
-          need, each in its cheapest form: it counts a model's logits as ``X1
-          @ W.T``, one product per block of 1024 prompts (0.178-0.179 ms per
-          position against 0.185-0.199 in groups of 8 positions, as the tables
-          take them, 0.197-0.199 for all 30 in one product and 0.271-0.276
-          alone) and the policy gradient contracts all positions in one
-          product of C-ordered operands, ``(d + 1, n) @ (n, 6 d)``
-          (0.251-0.253 ms per position against 0.295-0.298 for ``(6 d, n) @
-          (n, d + 1)`` and 0.343-0.345 alone); STaR's likelihood fits go
-          position by position. Against that floor (12.9-13.0 ms of products a
-          round) ten rounds at d = 30, n = 20000 take 2.42 times their
-          products for STaR, 3.58 for REINFORCE and 3.26 for GRPO in the table
-          below (load 6.6 on 2 cores shared with other jobs), against a target
-          of 3; a second run gave 2.42, 3.45 and 3.20 (load 7.1), and the
-          former code (before GRPO's zero-weight prompts were skipped), run
-          alternately in the same session, 2.43 and 2.36, 3.47 and 3.36, 3.24
-          and 3.25 (load 5.9-7.4): the ratios move by up to 0.1 from run to
-          run. A policy-gradient round takes 41-46 ms: each model's tables are
-          built in float32, the ``exp`` of the shifted logits normalised in
-          place by the record's numba pass (which reads each position's table
-          once, with the sums and the record in float64), and the residuals
-          are written one row per prompt for the C-ordered contraction; a
-          prompt whose responses all weigh 0 (a GRPO group of equal rewards,
-          63% of the prompts after one round) gets residuals 0 without a read
-          of its law, which takes GRPO's residual pass from 5.7 to 3.6 ms a
-          round after 9 rounds, 5.9 to 4.1 after 4, 6.7 to 5.9 after 1 and
-          leaves it at 6.7 for the pretrained model (the two kernels
-          alternating in one process, load 3.3-8). What remains past the
-          products of a round (about 31 ms) is per sampled token, 4.8e6 per
-          round: the draws (about 4 ms), the sampling kernel's table reads
-          (about 9 ms), the count and residuals (about 8.5 ms, 7 of them the
-          dense pass that reads each cell's law and writes its residual), and
-          each model's tables past their product (about 7 ms: the logits
-          kernel 1, float32 ``exp`` 2, normalisation with the record 3-4).
-          Measured no faster (or slower): the draws, the normalisation or the
-          record in the sampling kernel; sampling response by response;
-          counting position by position; tables built in column blocks;
-          unnormalised odds with a normaliser table (tables 0.78 of their CPU,
-          the sampler 1.4 times slower with the extra read, the round
-          unchanged); residuals in blocks of 8 prompts side by side (1.7 times
-          slower); skipping the law's reads in cells of total 0 (1.2 times
-          slower: branches); rows padded against cache-set conflicts; a
-          branch-free sampler (1.1 times slower); one division for both cells
-          of a prompt in the record; sampling blocks of 1024 to 16384
-          responses (within 4%); the residuals accumulated while sampling
-          (issue #42's linear split: the advantage of a response is a
-          per-prompt ``alpha + beta r_i``, so the residuals are ``alpha``
-          times those of the plain counts plus ``beta`` times those of the
-          rewarded responses; prototype, same process, load 4.5-4.9): the
-          sampler alone 14.5 ms, 28.3 with the plain part added per sampled
-          token into position-major rows and 51 with a prompt's responses
-          summed in registers, against 9.0 for the whole residual pass, of
-          which the law's reads are 3.9 (5.1 without them), less than the 5 ms
-          a round must lose even if they were fused for free; each sampling
-          block's residuals formed right after it, its laws still in cache
-          (GRPO only, REINFORCE's baseline is known after the last block):
-          sampling and residuals 1.09 times slower (blocks of 4096 responses)
-          and 1.18 (1024); tables laid out prompt-major (one row of 180 laws
-          per prompt, logits as ``X1 @ W.T`` per 1024 prompts, a prompt's 8
-          responses sampled side by side, its residuals read from its row;
-          branch ``cot-major-prompt-major``, not merged): per round the
-          residuals 5.6 ms instead of 8.4 and the sampling kernel 8.0-8.5
-          instead of 9.2 (one response at a time 18 ms, the responses in
-          chunks of 8 to 4096 14-35 ms), the tables unchanged (13.6-14.2 ms;
-          their logits kernel 2.3-2.4 ms, the position-major one about 1); ten
-          rounds 43.4 and 43.2 ms a round against 45.5 and 45.7 for this code
-          in back-to-back runs (0.95), 3.34 (REINFORCE) and 3.27 (GRPO) of the
-          floor against 3.37 and 3.46: not under 3. Measured no faster in this
-          round (the same draws and residuals, same process, alternating):
-          numpy's SFC64 stream generated in numba into one reused buffer (3.5
-          ms a round alone against 4.1 for ``random_raw``, but sampling
-          1.00-1.01 of its time); that stream generated inside the sampling
-          kernel (1.14-1.30 times slower); the sampler with each response's
-          previous-token cell in a byte array (1.13-1.18 times slower) or the
-          law read through per-position views (1.04-1.08); the residuals with
-          the law read position by position over blocks of 16 to 256 prompts
-          (1.5-2.4 times slower); software prefetch of the law's next lines 16
-          to 128 prompts ahead (within 2%); counts with the previous token
-          re-read from the row (0.91 after one round, 1.08 on the pretrained
-          model's responses); a prompt whose weighted responses are all one
-          response counted once along it, one cell's law read per position
-          (REINFORCE's residual pass 0.88-0.92 of its time after 4-9 rounds,
-          with 64-78% of the prompts on one path, but 1.06-1.10 after 0-1:
-          about 0.3 ms a round over ten rounds, interpolated, not kept); the
-          gradient scattered by numba into a block of (positions, 6, d + 1),
-          without the residual matrix (44.9 ms against 17.0 for the residual
-          pass and the contraction, 2.6 times slower; load 3.4-4.6). The
-          contraction itself runs at 0.65-0.8 of the floor's C-ordered product
-          when it is taken in blocks of 128 to 2048 prompts whose residuals
-          stay in cache (4.9-6.0 ms against 7.3-7.5 for all positions, load
-          1-3). A prototype that fuses the residual pass with that product
-          (the residuals of 128 prompts, then their product, accumulated; not
-          merged) takes 13.1 ms a round against 16.9 for the residual pass and
-          the C-ordered contraction (REINFORCE after 4 rounds, 15 alternating
-          repeats, load 3.3-4.8; gradients equal to 6e-16 relative, a
-          different order of sums): 3.15-3.3 of the present floor for
-          REINFORCE (its 44.7-46.4 ms a round in the two runs, less 3.8), but
-          about 4 of a floor that counts the contraction in that form (about
-          2.6 ms less a round), as a floor of cheapest forms must once the
-          rounds take it.
+        * **Speed of the RL rounds (issue #42): met for STaR, missed for REINFORCE and
+          GRPO.** The floor is the dense products the rounds need, each in its
+          cheapest form: it counts a model's logits as ``X1 @ W.T``, one product per
+          block of 1024 prompts (0.178-0.179 ms per position against 0.185-0.199 in
+          groups of 8 positions, as the tables take them, 0.197-0.199 for all 30 in
+          one product and 0.271-0.276 alone) and the policy gradient contracts all
+          positions in one product of C-ordered operands, ``(d + 1, n) @ (n, 6 d)``
+          (0.251-0.253 ms per position against 0.295-0.298 for ``(6 d, n) @ (n, d +
+          1)`` and 0.343-0.345 alone); STaR's likelihood fits go position by position.
+          Against that floor (12.9-13.0 ms of products a round) ten rounds at d = 30,
+          n = 20000 take 2.42 times their products for STaR, 3.57 for REINFORCE and
+          3.26 for GRPO in the table below (load 6.6 on 2 cores shared with other
+          jobs), against a target of 3; a second run (not stored) gave 2.42, 3.45 and
+          3.20 (load 7.1), and the former code (before GRPO's zero-weight prompts were
+          skipped), run alternately in the same session, 2.43 and 2.36, 3.47 and 3.36,
+          3.24 and 3.25 (load 5.9-7.4): the ratios move by up to 0.1 from run to run.
+          A policy-gradient round takes 42-46 ms: each model's tables are built in
+          float32, the ``exp`` of the shifted logits normalised in place by the
+          record's numba pass (which reads each position's table once, with the sums
+          and the record in float64), and the residuals are written one row per prompt
+          for the C-ordered contraction; a prompt whose responses all weigh 0 (a GRPO
+          group of equal rewards, 63% of the prompts after one round) gets residuals 0
+          without a read of its law, which takes GRPO's residual pass from 5.7 to 3.6
+          ms a round after 9 rounds, 5.9 to 4.1 after 4, 6.7 to 5.9 after 1 and leaves
+          it at 6.7 for the pretrained model (the two kernels alternating in one
+          process, load 3.3-8). What remains past the products of a round (about 31
+          ms) is per sampled token, 4.8e6 per round: the draws (about 4 ms), the
+          sampling kernel's table reads (about 9 ms), the count and residuals (about
+          8.5 ms, 7 of them the dense pass that reads each cell's law and writes its
+          residual), and each model's tables past their product (about 7 ms: the
+          logits kernel 1, float32 ``exp`` 2, normalisation with the record 3-4).
+          Measured no faster (or slower): the draws, the normalisation or the record
+          in the sampling kernel; sampling response by response; counting position by
+          position; tables built in column blocks; unnormalised odds with a normaliser
+          table (tables 0.78 of their CPU, the sampler 1.4 times slower with the extra
+          read, the round unchanged); residuals in blocks of 8 prompts side by side
+          (1.7 times slower); skipping the law's reads in cells of total 0 (1.2 times
+          slower: branches); rows padded against cache-set conflicts; a branch-free
+          sampler (1.1 times slower); one division for both cells of a prompt in the
+          record; sampling blocks of 1024 to 16384 responses (within 4%); the
+          residuals accumulated while sampling (issue #42's linear split: the
+          advantage of a response is a per-prompt ``alpha + beta r_i``, so the
+          residuals are ``alpha`` times those of the plain counts plus ``beta`` times
+          those of the rewarded responses; prototype, same process, load 4.5-4.9): the
+          sampler alone 14.5 ms, 28.3 with the plain part added per sampled token into
+          position-major rows and 51 with a prompt's responses summed in registers,
+          against 9.0 for the whole residual pass, of which the law's reads are 3.9
+          (5.1 without them), less than the 5 ms a round must lose even if they were
+          fused for free; each sampling block's residuals formed right after it, its
+          laws still in cache (GRPO only, REINFORCE's baseline is known after the last
+          block): sampling and residuals 1.09 times slower (blocks of 4096 responses)
+          and 1.18 (1024); tables laid out prompt-major (one row of 180 laws per
+          prompt, logits as ``X1 @ W.T`` per 1024 prompts, a prompt's 8 responses
+          sampled side by side, its residuals read from its row; branch
+          ``cot-major-prompt-major``, not merged): per round the residuals 5.6 ms
+          instead of 8.4 and the sampling kernel 8.0-8.5 instead of 9.2 (one response
+          at a time 18 ms, the responses in chunks of 8 to 4096 14-35 ms), the tables
+          unchanged (13.6-14.2 ms; their logits kernel 2.3-2.4 ms, the position-major
+          one about 1); ten rounds 43.4 and 43.2 ms a round against 45.5 and 45.7 for
+          this code in back-to-back runs (0.95), 3.34 (REINFORCE) and 3.27 (GRPO) of
+          the floor against 3.37 and 3.46: not under 3. Measured no faster in this
+          round (the same draws and residuals, same process, alternating): numpy's
+          SFC64 stream generated in numba into one reused buffer (3.5 ms a round alone
+          against 4.1 for ``random_raw``, but sampling 1.00-1.01 of its time); that
+          stream generated inside the sampling kernel (1.14-1.30 times slower); the
+          sampler with each response's previous-token cell in a byte array (1.13-1.18
+          times slower) or the law read through per-position views (1.04-1.08); the
+          residuals with the law read position by position over blocks of 16 to 256
+          prompts (1.5-2.4 times slower); software prefetch of the law's next lines 16
+          to 128 prompts ahead (within 2%); counts with the previous token re-read
+          from the row (0.91 after one round, 1.08 on the pretrained model's
+          responses); a prompt whose weighted responses are all one response counted
+          once along it, one cell's law read per position (REINFORCE's residual pass
+          0.88-0.92 of its time after 4-9 rounds, with 64-78% of the prompts on one
+          path, but 1.06-1.10 after 0-1: about 0.3 ms a round over ten rounds,
+          interpolated, not kept); the gradient scattered by numba into a block of
+          (positions, 6, d + 1), without the residual matrix (44.9 ms against 17.0 for
+          the residual pass and the contraction, 2.6 times slower; load 3.4-4.6). The
+          contraction itself runs at 0.65-0.8 of the floor's C-ordered product when it
+          is taken in blocks of 128 to 2048 prompts whose residuals stay in cache
+          (4.9-6.0 ms against 7.3-7.5 for all positions, load 1-3). A prototype that
+          fuses the residual pass with that product (the residuals of 128 prompts,
+          then their product, accumulated; not merged) takes 13.1 ms a round against
+          16.9 for the residual pass and the C-ordered contraction (REINFORCE after 4
+          rounds, 15 alternating repeats, load 3.3-4.8; gradients equal to 6e-16
+          relative, a different order of sums): 3.15-3.3 of the present floor for
+          REINFORCE (its 44.7-46.4 ms a round in the two runs, less 3.8), but about 4
+          of a floor that counts the contraction in that form (about 2.6 ms less a
+          round), as a floor of cheapest forms must once the rounds take it.
     """,
     "sections": [
         {

@@ -1630,59 +1630,54 @@ PAGE = {
           15 (the paper's 14 relies on jitter breaking a tie), with ties and
           duplicates handled exactly; logistic regression, linear SVM and LDA
           err 18-78 on the same rows.
-        * **Portfolio (issue #41): met, on a quiet machine and on a busy
-          one.** The default fit races the sweep and HiGHS and proves every
-          instance of the suite that either method proves within 120 s (9 of
-          10; on binarized diabetes neither does, and the sweep is refused up
-          front). The threads of one process share its CPU on a busy machine,
-          so the method the cost model expects to lose runs niced (Linux; not
-          under loky or Dask) and is held back: a sweep predicted over 10
-          reference seconds runs niced in a thread of its own and, with the
-          load average at least the cores, waits between its chunks until
-          HiGHS has used the sweep's predicted CPU time; HiGHS, where it is
-          the loser, is judged by its own progress after a head start of a
-          tenth of the sweep's predicted time (at most 1 CPU s): a dual bound
-          that projects its proof later than the sweep's holds it in its
-          callback until the sweep ends or has used 1.5 times its predicted
-          CPU time (random binary 24 x 12, whose sweep is predicted at 5 s, is
-          proven by HiGHS inside its head start). The fitted ``portfolio_``
-          records how long HiGHS was held and its CPU seconds before (the held
-          columns). On a quiet machine (first table, this round's code, load
-          1.2-5.7) the portfolio is within 1.25 x min(sweep, HiGHS) + 1 s on
-          all 9 instances with a proof: the tied grid 7.85 s against the sweep
-          alone's 7.83 (HiGHS held 6.4 s after 0.76 CPU s), the 7-cube 7.16 s
-          against HiGHS alone's 7.16, random binary 24 x 12 0.41 s against
-          0.41. With two busy loops beside the run, each in a session of its
-          own (second table, this round's code, load 1.6-4.3), it is within
-          target on all 9 too: the tied grid 14.4 s against the sweep alone's
-          13.0 (target 17.2; HiGHS held 11.1 s after 0.77 CPU s), the 7-cube
-          10.9 s against HiGHS's 10.3, D = 6, N = 90 2.14 s against 2.19,
-          Caesarian 1.45 s against 1.34. The previous round's code missed
-          there (its two loops in one session, load 4.0-5.5 with the other
-          engineers' jobs): the tied grid took 16.5 s against the sweep
-          alone's 11.9 (target 15.9). Taking turns beside the same busy loops
-          (third table, 5 rounds, load 2.5-3.3), the tied grid's portfolio
-          over the sweep alone is 1.08-1.15, median 1.11 (14.1-14.7 s against
-          12.6-13.2; target 16.8-17.5), within target in 5 of 5 rounds, HiGHS
-          held 10.9-11.3 s after 0.74-0.77 CPU s; random binary 24 x 12's is
-          0.88-1.61 (0.44-0.73 s against HiGHS alone's 0.45-0.51; target
-          1.56-1.64), 5 of 5. The busy miss, attributed by each thread's CPU
-          and wait in fresh processes taking turns beside two busy loops (load
-          2.3-8.6): the sweep's thread used the same CPU in both arms
-          (7.64-7.81 s), so HiGHS's thread slowed it through neither the GIL
-          nor numba's, BLAS's or memory contention; the portfolio's process
-          used 0.7-1.1 CPU s more (HiGHS's head start, 0.74-0.78 CPU s, and
-          its polling while held), and HiGHS was held in every run. The hold
-          ended when the sweep had used its predicted 7.4 CPU s, short of the
-          7.7-7.8 it takes (or, at load 7-9, at its wall limit of 4 times
-          that), so HiGHS went on, niced, for the sweep's last chunks, and the
-          fit ended 0.5-1.7 s after the sweep's proof in 5 of 7 runs, waiting
-          for HiGHS's niced thread to reach its next callback; with the hold
-          to 1.5 times the prediction it ends 0.02-0.08 s after. The rest is
-          the baseline's noise on a busy machine: the sweep alone took
-          15.8-41.8 s of wall for the same 7.7-7.8 CPU s of its thread over 4
-          rounds at load 3.6-7.3 (the other engineers' jobs coming and going),
-          against 12.6-13.2 s in the five rounds of the third table.
+        * **Portfolio (issue #41): met, on a quiet machine and on a busy one.** The
+          default fit races the sweep and HiGHS and proves every instance of the suite
+          that either method proves within 120 s (9 of 10; on binarized diabetes
+          neither does, and the sweep is refused up front). The threads of one process
+          share its CPU on a busy machine, so the method the cost model expects to
+          lose runs niced (Linux; not under loky or Dask) and is held back: a sweep
+          predicted over 10 reference seconds runs niced in a thread of its own and,
+          with the load average at least the cores, waits between its chunks until
+          HiGHS has used the sweep's predicted CPU time; HiGHS, where it is the loser,
+          is judged by its own progress after a head start of a tenth of the sweep's
+          predicted time (at most 1 CPU s): a dual bound that projects its proof later
+          than the sweep's holds it in its callback until the sweep ends or has used
+          1.5 times its predicted CPU time (random binary 24 x 12, whose sweep is
+          predicted at 5 s, is proven by HiGHS inside its head start). The fitted
+          ``portfolio_`` records how long HiGHS was held and its CPU seconds before
+          (the held columns). On a quiet machine (first table, this round's code, load
+          1.2-5.7) the portfolio is within 1.25 x min(sweep, HiGHS) + 1 s on all 9
+          instances with a proof: the tied grid 7.85 s against the sweep alone's 7.83
+          (HiGHS held 6.4 s after 0.76 CPU s), the 7-cube 7.16 s against HiGHS alone's
+          7.16, random binary 24 x 12 0.41 s against 0.41. With two busy loops beside
+          the run, each in a session of its own (second table, this round's code, load
+          1.6-4.3), it is within target on all 9 too: the tied grid 14.4 s against the
+          sweep alone's 13.0 (target 17.2; HiGHS held 11.1 s after 0.77 CPU s), the
+          7-cube 10.9 s against HiGHS's 10.3, D = 6, N = 90 2.14 s against 2.19,
+          Caesarian 1.45 s against 1.34. The previous round's code missed there (its
+          two loops in one session, load 4.0-5.5 with the other engineers' jobs): the
+          tied grid took 16.5 s against the sweep alone's 11.9 (target 15.9). Taking
+          turns beside the same busy loops (third table, 5 rounds, load 2.5-3.3), the
+          tied grid's portfolio over the sweep alone is 1.08-1.15, median 1.11
+          (14.1-14.7 s against 12.6-13.2; target 16.8-17.5), within target in 5 of 5
+          rounds, HiGHS held 10.9-11.3 s after 0.74-0.77 CPU s; random binary 24 x
+          12's is 0.88-1.61 (0.44-0.73 s against HiGHS alone's 0.45-0.51; target
+          1.56-1.64), 5 of 5. The busy miss, attributed by each thread's CPU and wait
+          in fresh processes taking turns beside two busy loops (load 2.3-8.6;
+          instrumented runs outside these tables, not stored): the sweep's thread used
+          the same CPU in both arms (7.64-7.81 s), so HiGHS's thread slowed it through
+          neither the GIL nor numba's, BLAS's or memory contention; the portfolio's
+          process used 0.7-1.1 CPU s more (HiGHS's head start, 0.74-0.78 CPU s, and
+          its polling while held), and HiGHS was held in every run. The hold ended
+          when the sweep had used its predicted 7.4 CPU s, short of the 7.7-7.8 it
+          takes (or, at load 7-9, at its wall limit of 4 times that), so HiGHS went
+          on, niced, for the sweep's last chunks, and the fit ended 0.5-1.7 s after
+          the sweep's proof in 5 of 7 runs, waiting for HiGHS's niced thread to reach
+          its next callback; with the hold to 1.5 times the prediction it ends
+          0.02-0.08 s after. The rest is the baseline's noise on a busy machine: the
+          sweep alone took 15.8-41.8 s of wall for the same 7.7-7.8 CPU s of its
+          thread over 4 rounds at load 3.6-7.3 (the other engineers' jobs coming and
+          going), against 12.6-13.2 s in the five rounds of the third table.
         * **Caesarian against HiGHS: met, at load 0.6-1.4.** On one thread
           the sweep alone proves the optimum with 3.04 times less CPU than
           HiGHS alone (median of 8 rounds, 3.01-3.08, each round over 3;
@@ -1743,7 +1738,7 @@ PAGE = {
           and the search reuses the sub-problems it solved. The prediction now
           counts the probe's own work too (Voice path, 2.87 before, is 1.00).
           The suite's first table, on the final code, agrees:
-          measured/predicted 0.57-1.24 in time and 0.71-1.29 in memory on the
+          measured/predicted 0.54-1.04 in time and 0.66-1.28 in memory on the
           eight instances the sweep proves.
         * **Heuristic's announced time: met in CPU.** With 1000 x 200 and on
           binarized diabetes the warning announces 48 reference seconds; the

@@ -584,7 +584,9 @@ def _chunk_sums(X, y, X_next, sample_weight, fit_intercept):
         phi_phi[:d, d] = col
         phi_phi[d, :d] = col
         phi_phi[d, d] = weight
-        phi_r[d] = y.sum() if sample_weight is None else sample_weight @ y
+        phi_r[d] = (
+            y.sum(dtype=np.float64) if sample_weight is None else sample_weight @ y
+        )
         if X_next is not None:
             # The constant feature is 1 in the next state too.
             phi_next[:d, d] = col

@@ -349,8 +349,9 @@ class _Head:
         """The prediction of a search that ended within the head (after the
         probe's ``spent`` seconds), with the sub-problems it solved where one
         of them proved its best optimal (the search then ends at once; one
-        that ended by sweeping every pencil is searched again, its
-        sub-problems with it)."""
+        that ended by sweeping every pencil is searched again: its kernel
+        work and its sub-problems are counted again, not the kernel work of
+        the sub-problems a first head solved)."""
         proved = self.cache.floor >= self.best[0]
         again = self.kernel_seconds + SUB_PROBLEM * len(self.cache)
         return SweepPrediction(
