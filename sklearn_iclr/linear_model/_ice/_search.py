@@ -53,11 +53,11 @@ class SubProblems:
     The points on a plane through more than d points of a search form a
     sub-problem, searched in dimension d - 1, whose own planes nest further.
     One set of points is met at many nodes: by every plane that holds it,
-    at every level (on 63 points in D = 60, whose nested sub-problems each
-    lose one point, the same few thousand sets were met 925,000 times in
-    two minutes). Their solutions are kept in one table, keyed by the
-    points' indices in the top-level problem and shared by every level
-    (:meth:`nested`) and by the chunks of the search.
+    at every level (where each nested sub-problem loses only one point, a
+    few thousand sets can be met hundreds of thousands of times). Their
+    solutions are kept in one table, keyed by the points' indices in the
+    top-level problem and shared by every level (:meth:`nested`) and by the
+    chunks of the search.
 
     Each level also keeps ``floor``, the largest lower bound known of the
     optimum of a sub-problem it met. A sub-problem's points are a subset of
