@@ -131,7 +131,7 @@ def test_policy_tables_are_each_positions_softmax():
     X, y, seqs = make_cot_parity(200, 11, p_cot=0.5, random_state=3)
     est = ChainOfThoughtClassifier(rl=None).fit(X, y, sequences=seqs)
     X1T = np.vstack([np.ones(5), X[:5].T])
-    greedy, proba = _policy_tables(X1T, est.chain_coef_, 1.3)
+    greedy, proba, _ = _policy_tables(X1T, est.chain_coef_, 1.3)
     for t, s, j in np.ndindex(11, 2, 5):
         z = est.chain_coef_[t] @ _features(X[j], 0.0 if t == 0 else 2 * s - 1)
         if t == 0:

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from scipy.special import log_softmax
 
 from sklearn_iclr.sequence import _kernel
+from sklearn_iclr.sequence._kernel import EOS
 
 pytestmark = pytest.mark.kernel
 
@@ -77,20 +78,63 @@ def _assert_same_responses(kernels, like, *inputs):
     np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
 
 
+def _recorded_tables(rng, n_positions, n, dtype):
+    """Random odds tables of ``n_positions`` positions and ``n`` prompts
+    (the largest 1 per cell, EOS barred at the first position), random greedy
+    tokens, and the terms of :func:`~._kernel.advance_record` that start a
+    record (walk, path, survival, alive, reward, mass)."""
+    odds = rng.exponential(size=(n_positions, 3, 2, n))
+    odds *= 10.0 ** rng.randint(-3, 4, size=odds.shape)
+    greedy = rng.randint(3, size=(n_positions, 2, n)).astype(np.int8)
+    odds[0, 2], greedy[0] = 0.0, greedy[0] % 2
+    odds = (odds / odds.max(axis=1, keepdims=True)).astype(dtype)
+    walk = np.zeros((3, n), np.intp)
+    walk[1] = n_positions
+    survival = np.empty((n_positions + 1, n))
+    survival[0] = 1.0
+    terms = (walk, np.zeros((n, n_positions), np.int8), survival)
+    terms += (np.empty((2, n)), np.zeros(n), np.zeros(n_positions))
+    return odds, greedy, terms
+
+
+def _record(odds, greedy, terms, advance=_kernel.advance_record):
+    """Normalise ``odds`` in place and fill the record ``terms``."""
+    y_signed = np.ones(odds.shape[-1], np.int8)
+    n_positions = len(odds)
+    for t in range(n_positions):
+        advance(odds[t], greedy[t], t, t == n_positions - 1, y_signed, *terms)
+
+
 @settings(max_examples=100, deadline=None)
 @given(chain=chains())
 def test_sample_responses_equals_the_reference(chain):
     n_rows, n_positions = chain["sequences"].shape
+    n = chain["halves"].shape[1]
     rng = np.random.RandomState(n_rows)
-    proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, chain["halves"].shape[1]))
-    proba = np.ascontiguousarray(proba.transpose(0, 3, 1, 2), dtype=chain["dtype"])
-    bits = rng.randint(2**32, size=(n_positions, n_rows), dtype=np.uint32)
+    proba, greedy, terms = _recorded_tables(rng, n_positions, n, chain["dtype"])
+    _record(proba, greedy, terms)
+    walk, path, survival = terms[:3]
+    seeds = rng.randint(2**63, size=3).astype(np.uint64)
+
+    def from_the_same_stream(kernel):
+        def sample(*arrays):
+            *inputs, sequences, lengths = arrays
+            with np.errstate(over="ignore"):  # wrapping sums, without numba
+                kernel(*inputs, _kernel.new_stream(seeds), sequences, lengths)
+
+        return sample
+
     _assert_same_responses(
-        (_kernel.sample_responses, _kernel.sample_responses_reference),
+        (
+            from_the_same_stream(_kernel.sample_responses),
+            from_the_same_stream(_kernel.sample_responses_reference),
+        ),
         chain["sequences"],
         proba,
+        path,
+        survival,
+        walk[1],
         chain["prompts"],
-        bits,
     )
 
 
@@ -201,49 +245,115 @@ def test_advance_record_equals_the_reference(chain):
     n = chain["halves"].shape[1]
     n_positions = chain["sequences"].shape[1]
     rng = np.random.RandomState(n_positions)
-    # the exp of shifted logits: odds of any scale, the largest 1 per cell
-    odds = rng.exponential(size=(n_positions, 3, 2, n))
-    odds *= 10.0 ** rng.randint(-3, 4, size=odds.shape)
-    greedy = rng.randint(3, size=(n_positions, 2, n)).astype(np.int8)
-    odds[0, 2], greedy[0] = 0.0, greedy[0] % 2  # EOS is barred at the first
-    odds = (odds / odds.max(axis=1, keepdims=True)).astype(chain["dtype"])
+    odds, greedy, _ = _recorded_tables(rng, n_positions, n, chain["dtype"])
     y_signed = rng.choice(np.array([-1, 1], np.int8), n)
     records = []
     for advance in (_kernel.advance_record, _kernel.advance_record_reference):
         tables = odds.copy()  # normalised in place
-        walk = np.zeros((3, n), np.intp)
-        walk[1] = n_positions
-        terms = (walk, np.empty((2, n)), np.zeros(n), np.zeros(n_positions))
+        terms = _recorded_tables(rng, n_positions, n, chain["dtype"])[2]
         for t in range(n_positions):
             advance(tables[t], greedy[t], t, t == n_positions - 1, y_signed, *terms)
         records.append((tables, *terms))
     for ours, ref in zip(*records, strict=True):
         np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-15)
     # the tables are each cell's law: the odds over their (float64) sum
-    tables, walk, _, reward, mass = records[0]
+    tables, walk, path, survival, _, reward, mass = records[0]
     law = odds / odds.sum(axis=1, keepdims=True, dtype=np.float64)
     eps = np.finfo(chain["dtype"]).eps
     np.testing.assert_allclose(tables, law, rtol=eps, atol=0)
-    # the greedy walk is decode_greedy's; the masses are a law of the length
+    # the greedy walk is decode_greedy's, and survival the product of the
+    # stored law along it; the masses are a law of the length
     sequences = np.zeros((n, n_positions), np.int8)
     lengths = np.zeros(n, np.intp)
     _kernel.decode_greedy(greedy, np.arange(n), sequences, lengths)
     np.testing.assert_array_equal(walk[1], lengths)
     np.testing.assert_array_equal(walk[2], sequences[np.arange(n), lengths - 1])
+    np.testing.assert_array_equal(path, sequences)
+    stored = tables.astype(np.float64)
+    stored[1:, EOS] = 1.0 - stored[1:, 0] - stored[1:, 1]
+    for j in range(n):
+        chance, s = 1.0, 0
+        for t in range(min(lengths[j] + 1, n_positions)):
+            v = greedy[t, s, j]
+            chance *= stored[t, v, s, j]
+            s = v
+        np.testing.assert_allclose(survival[-1, j], chance, rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(mass.sum(), n)
     assert np.all((reward >= 0) & (reward <= 1 + 1e-12))
 
 
-def test_kernels_sample_the_documented_law():
-    # sample_responses draws -1 below p_-1, +1 below p_-1 + p_+1, else EOS:
-    # the empirical law of 100000 draws of one cell is within 5 standard
-    # errors of proba.
-    proba = np.array([0.2, 0.5, 0.3]).reshape(1, 3, 1, 1).repeat(2, axis=2)
-    n = 100_000
-    sequences = np.zeros((n, 1), dtype=np.int8)
-    lengths = np.zeros(n, dtype=np.intp)
-    bits = np.random.RandomState(0).randint(2**32, size=(1, n), dtype=np.uint32)
-    _kernel.sample_responses(proba, np.zeros(n, np.intp), bits, sequences, lengths)
-    share = [np.mean(sequences[:, 0] == -1), np.mean(sequences[:, 0] == 1)]
-    np.testing.assert_allclose(share, [0.2, 0.5], atol=5 * np.sqrt(0.25 / n))
-    np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
+def test_sampled_responses_follow_the_law_of_every_response():
+    # Oracle: the exact probability of every response of 4 positions, a
+    # product of its tokens' stored laws, enumerated; a chi-square test of
+    # 200000 sampled responses of each of two prompts (the first near its
+    # greedy response, the second not) at the 1e-4 level.
+    from itertools import product
+
+    from scipy.stats import chi2
+
+    rng = np.random.RandomState(0)
+    n_positions, n, n_samples = 4, 2, 200_000
+    odds, _, terms = _recorded_tables(rng, n_positions, n, np.float32)
+    odds[..., 0] = rng.dirichlet([40.0, 1.0, 1.0], size=(n_positions, 2)).transpose(
+        0, 2, 1
+    )
+    odds[0, EOS] = 0.0
+    odds /= odds.max(axis=1, keepdims=True)
+    greedy = odds.argmax(axis=1).astype(np.int8)
+    _record(odds, greedy, terms)
+    walk, path, survival = terms[:3]
+    stored = odds.astype(np.float64)
+    stored[1:, EOS] = 1.0 - stored[1:, 0] - stored[1:, 1]
+    for j in range(n):
+        sequences = np.zeros((n_samples, n_positions), np.int8)
+        lengths = np.zeros(n_samples, np.intp)
+        state = _kernel.new_stream(np.array([j, 1, 2], np.uint64))
+        with np.errstate(over="ignore"):  # wrapping sums, without numba
+            _kernel.sample_responses(
+                odds,
+                path,
+                survival,
+                walk[1],
+                np.full(n_samples, j),
+                state,
+                sequences,
+                lengths,
+            )
+        np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
+        observed, expected = [], []
+        for length in range(1, n_positions + 1):
+            for tokens in product((-1, 1), repeat=length):
+                chance, s = 1.0, 0
+                for t, token in enumerate(tokens):
+                    v = (token + 1) // 2
+                    chance *= stored[t, v, s, j]
+                    s = v
+                if length < n_positions:
+                    chance *= stored[length, EOS, s, j]
+                row = np.zeros(n_positions, np.int8)
+                row[:length] = tokens
+                observed.append(np.all(sequences == row, axis=1).sum())
+                expected.append(n_samples * chance)
+        observed, expected = np.array(observed), np.array(expected)
+        assert observed.sum() == n_samples
+        np.testing.assert_allclose(expected.sum(), n_samples, rtol=1e-6)
+        keep = expected > 5
+        statistic = ((observed - expected)[keep] ** 2 / expected[keep]).sum()
+        assert statistic < chi2.ppf(1 - 1e-4, keep.sum() - 1), (j, statistic)
+
+
+def test_draws_step_the_stream_as_numpys_sfc64():
+    # Oracle: numpy's SFC64 bit generator set to the same state gives the
+    # same 64-bit outputs, whose top 53 bits are the draws.
+    state = _kernel.new_stream(np.array([1, 2**63 + 5, 12345], np.uint64))
+    numpy_generator = np.random.SFC64()
+    numpy_generator.state = {
+        "bit_generator": "SFC64",
+        "state": {"state": state.copy()},
+        "has_uint32": 0,
+        "uinteger": 0,
+    }
+    with np.errstate(over="ignore"):  # wrapping sums, without numba
+        draws = [_kernel.draw_uniform(state) for _ in range(1000)]
+    expected = (numpy_generator.random_raw(1000) >> np.uint64(11)) * 2.0**-53
+    np.testing.assert_array_equal(draws, expected)

@@ -20,7 +20,7 @@ from ._kernel import (
     cell_logits,
     count_tokens,
     decode_greedy,
-    normalise_table,
+    new_stream,
     policy_residuals,
     sample_responses,
     tabulate_logits,
@@ -31,9 +31,6 @@ from ._kernel import (
 # tokens in {-1, +1}, padded with 0 after the last token (0 stands for EOS).
 # A cell (s, j) is the prompt j after the previous token -1 (s = 0) or +1
 # (s = 1); at the first position both rows hold the previous value 0.
-# Responses sampled together: their random draws (one per position) fit in
-# cache.
-SAMPLING_BLOCK = 1 << 12
 LOGITS_BLOCK = 8  # positions per product of the tables' logits
 
 # Arrays of logits, probabilities and counts are token-major, (3, ...): numpy
@@ -136,29 +133,32 @@ def _nll_and_grad(flat, X1, X1T, cells, alpha, first):
 def _policy_tables(X1T, coef, temperature, out=None, record=None, dtype=np.float64):
     """Every position's next-token law, per (previous token, prompt) cell.
 
-    Returns ``(greedy, proba)``: ``greedy[t, s, j]`` is the index of the
-    largest logit of position ``t`` in the cell ``(s, j)`` of the prompt
+    Returns ``(greedy, proba, record)``: ``greedy[t, s, j]`` is the index of
+    the largest logit of position ``t`` in the cell ``(s, j)`` of the prompt
     ``X1T[:, j]`` (``X1T``: the prompts as C-ordered columns, as
-    :meth:`ChainOfThoughtClassifier._design` builds them), and ``proba[t, v,
-    s, j]`` the probability of token ``v`` there at ``temperature`` (None
-    when it is 0). One product per ``LOGITS_BLOCK`` positions (a taller
+    :meth:`ChainOfThoughtClassifier._design` builds them), ``proba[t, v, s,
+    j]`` the probability of token ``v`` there at ``temperature`` and
+    ``record`` a :class:`_Record` of the model (None, as ``proba``, when the
+    temperature is 0). One product per ``LOGITS_BLOCK`` positions (a taller
     product runs faster per row); sampling, the policy gradient and the
     round's record all read these tables. A position's table is finished
-    (``exp``, normalised) and read by ``record`` (a :class:`_Record`, if
-    given, which normalises it as it reads it) while it is still in cache.
-    ``out``, the tables of a former call of the same shapes, are overwritten
-    (no new memory to fault in). ``dtype`` is the probabilities' type: the
-    RL rounds take float32, whose ``exp`` and table reads cost less, at a
-    relative error of 6e-8 in a probability (the normalisers and the record
-    are float64).
+    (``exp``) and read by ``record`` (given, or one against the answers -1
+    whose greedy responses only the sampler reads), which normalises it as
+    it reads it, while it is still in cache. ``out``, the tables of a former
+    call of the same shapes, are overwritten (no new memory to fault in).
+    ``dtype`` is the probabilities' type: the RL rounds take float32, whose
+    ``exp`` and table reads cost less, at a relative error of 6e-8 in a
+    probability (the normalisers and the record are float64).
     """
     n_positions, n_prompts = coef.shape[0], X1T.shape[1]
     shape = (n_positions, 3, 2, n_prompts)
     greedy = np.empty(shape[:1] + shape[2:], dtype=np.int8) if out is None else out[0]
     if temperature == 0:
-        proba = np.empty((0, *shape[1:]))  # no logits are written
+        proba, record = np.empty((0, *shape[1:])), None  # no logits are written
     else:
         proba = np.empty(shape, dtype=dtype) if out is None else out[1]
+        if record is None:
+            record = _Record(np.full(n_prompts, -1), n_positions)
     weights = _halves_weights(coef)
     n_block = min(LOGITS_BLOCK, n_positions)
     block = np.empty((n_block * 6, n_prompts))
@@ -172,41 +172,36 @@ def _policy_tables(X1T, coef, temperature, out=None, record=None, dtype=np.float
             tabulate_logits(halves, t == 0, temperature, greedy[t], shifted)
             if temperature > 0:
                 np.exp(shifted, out=shifted)
-            if record is not None:  # normalises the table as it reads it
                 record.advance(proba[t], greedy[t], t, t == n_positions - 1)
-            elif temperature > 0:
-                normalise_table(shifted)
-    return greedy, (proba if temperature > 0 else None)
+    return greedy, (proba if temperature > 0 else None), record
 
 
 def _sample(tables, prompts, rng):
     """Responses to the prompts ``prompts`` (columns of ``tables``), and
     their lengths.
 
-    Greedy when the tables hold no probabilities; otherwise every response
-    draws one uniform 32-bit integer per position, in blocks of
-    ``SAMPLING_BLOCK`` responses, two from each 64-bit output of numpy's SFC64
-    bit generator seeded by ``rng`` (the fastest of numpy's generators).
+    Greedy when the tables hold no probabilities; otherwise each response
+    draws what :func:`~._kernel.sample_responses` needs from one stream
+    seeded by ``rng``.
     """
-    greedy, proba = tables
+    greedy, proba, record = tables
     n_rows, n_positions = len(prompts), greedy.shape[0]
     sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
     lengths = np.empty(n_rows, dtype=np.intp)
     if proba is None:
         decode_greedy(greedy, prompts, sequences, lengths)
         return sequences, lengths
-    bit_generator = np.random.SFC64(rng.randint(2**32, size=4, dtype=np.uint64))
-    for start in range(0, n_rows, SAMPLING_BLOCK):
-        block = slice(start, start + SAMPLING_BLOCK)
-        block_prompts = prompts[block]
-        size = n_positions * len(block_prompts)
-        bits = bit_generator.random_raw((size + 1) // 2).view(np.uint32)[:size]
+    state = new_stream(rng.randint(2**63, size=3).astype(np.uint64))
+    with np.errstate(over="ignore"):  # the stream's sums wrap modulo 2**64
         sample_responses(
             proba,
-            block_prompts,
-            bits.reshape(n_positions, -1),
-            sequences[block],
-            lengths[block],
+            record.path,
+            record.survival,
+            record.walk[1],
+            prompts,
+            state,
+            sequences,
+            lengths,
         )
     return sequences, lengths
 
@@ -229,20 +224,25 @@ def _response_law(proba):
 class _Record:
     """A model's row of ``history_`` on the training prompts, built position
     by position (:func:`~._kernel.advance_record`) as :func:`_policy_tables`
-    finishes each position's law."""
+    finishes each position's law, and its greedy responses (``walk``,
+    ``path``) with the chance that a sampled response follows them
+    (``survival``), which the sampler reads."""
 
     def __init__(self, y_signed, n_positions):
         self.y_signed = y_signed
         self.walk = np.zeros((3, len(y_signed)), dtype=np.intp)
         self.walk[1] = n_positions
+        self.path = np.zeros((len(y_signed), n_positions), dtype=np.int8)
+        self.survival = np.empty((n_positions + 1, len(y_signed)))
+        self.survival[0] = 1.0
         self.alive = np.empty((2, len(y_signed)))
         self.reward = np.zeros(len(y_signed))
         self.mass = np.zeros(n_positions)
 
     def advance(self, proba, greedy, t, last):
         """Read position ``t`` (``last``: the last one) of the model's law."""
-        terms = (self.walk, self.alive, self.reward, self.mass)
-        advance_record(proba, greedy, t, last, self.y_signed, *terms)
+        terms = (self.walk, self.path, self.survival, self.alive, self.reward)
+        advance_record(proba, greedy, t, last, self.y_signed, *terms, self.mass)
 
     def row(self, r, n_kept):
         """``history_[r]``, once every position has been read."""

@@ -9,12 +9,13 @@ left per sampled token is a table read, and that is what these kernels do:
 * :func:`tabulate_logits`: per cell, the greedy token and the logits at a
   temperature shifted by their maximum (whose ``exp`` numpy then takes);
 * :func:`advance_record`: normalises a position's table (the ``exp`` of its
-  shifted logits) in place and takes the greedy response and the law of the
-  sampled response's length and answer one position further (the round's
-  record), in one pass over the table;
-* :func:`sample_responses`: every position of a block of sampled responses
-  (and their lengths), from one uniform 32-bit draw per response and
-  position;
+  shifted logits) in place and takes the greedy response, the probability
+  that a sampled response has followed it so far, and the law of the sampled
+  response's length and answer one position further (the round's record), in
+  one pass over the table;
+* :func:`sample_responses`: sampled responses (and their lengths): one draw
+  decides how far a response follows its prompt's greedy response, and only
+  the tokens after it leaves that response are drawn one by one;
 * :func:`decode_greedy`: every position of the greedy responses (and their
   lengths);
 * :func:`count_tokens`: the weighted counts of every position's tokens per
@@ -39,7 +40,14 @@ from numba import njit
 
 EOS = 2
 SIGNS = (-1.0, 1.0)
-BITS_SCALE = 2.0**32  # random 32-bit integers per unit of a uniform draw
+
+# The sampler's draws: numpy's SFC64 generator (small fast chaotic, 64-bit)
+# stepped inline, so that a response takes only the draws it needs. numba's
+# support for numpy Generators calls the bit generator through a function
+# pointer for every draw, which costs more than a token's own work here.
+_SHIFT_RIGHT, _SHIFT_LEFT, _ROTATE = np.uint64(11), np.uint64(3), np.uint64(24)
+_ROTATE_BACK, _ONE = np.uint64(64 - 24), np.uint64(1)
+_UNIT = 2.0**-53  # a uniform draw per unit of its top 53 bits
 
 
 def _previous(sequences, rows, t):
@@ -90,7 +98,9 @@ def tabulate_logits_reference(halves, first, temperature, greedy, shifted):
 
 
 @njit(cache=True)
-def advance_record(table, greedy, t, last, y_signed, walk, alive, reward, mass):
+def advance_record(
+    table, greedy, t, last, y_signed, walk, path, survival, alive, reward, mass
+):
     """Normalise one position's table and take the record of a model one
     position further, from the position's odds ``table[v, s, j]`` (the
     ``exp`` of its shifted logits, normalised here in place into its law
@@ -102,7 +112,12 @@ def advance_record(table, greedy, t, last, y_signed, walk, alive, reward, mass):
 
     * the greedy response: ``walk[0, j]`` is the cell row of its previous
       token (-1 once it has ended), ``walk[1, j]`` its length (start: the
-      number of positions), ``walk[2, j]`` its last token;
+      number of positions), ``walk[2, j]`` its last token; ``path[j, t]`` is
+      its token (0 from its EOS on) and ``survival[t + 1, j]`` the
+      probability under the stored law (``p`` as ``table`` holds it, EOS
+      taking ``1 - p_{-1} - p_{+1}`` as the sampler does) that a sampled
+      response agrees with it at every position up to ``t`` (``survival[0]``
+      is 1; it stays constant once the greedy response has ended);
     * the law of the sampled response (the forward recursion of
       :meth:`~sklearn_iclr.sequence.ChainOfThoughtClassifier.response_proba`,
       from the law ``p`` in float64): ``alive[v, j]``, the probability that it
@@ -114,15 +129,19 @@ def advance_record(table, greedy, t, last, y_signed, walk, alive, reward, mass):
     # the masses are summed in registers, not through memory
     ended, remaining = 0.0, 0.0
     for j in range(table.shape[2]):
-        s = walk[0, j]
-        if s >= 0:
-            v = greedy[s, j]
-            if v == EOS:
-                walk[0, j], walk[1, j] = -1, t
-            else:
-                walk[0, j], walk[2, j] = v, 2 * v - 1
         a0, b0, e0 = _normalise_cell(table, 0, j)  # after -1 (or at t = 0)
         a1, b1, e1 = _normalise_cell(table, 1, j)  # after +1
+        s, agrees = walk[0, j], 1.0
+        if s >= 0:  # the greedy token's stored probability, read by index
+            v = greedy[s, j]
+            if v == EOS:
+                agrees = 1.0 - np.float64(table[0, s, j]) - table[1, s, j]
+                walk[0, j], walk[1, j] = -1, t
+            else:
+                agrees = table[v, s, j]
+                walk[0, j], walk[2, j] = v, 2 * v - 1
+                path[j, t] = 2 * v - 1
+        survival[t + 1, j] = survival[t, j] * agrees
         answer = 1 if y_signed[j] > 0 else 0
         if t == 0:
             on0, on1 = a0, b0
@@ -164,12 +183,17 @@ def normalise_table(table):
 
 
 def advance_record_reference(
-    table, greedy, t, last, y_signed, walk, alive, reward, mass
+    table, greedy, t, last, y_signed, walk, path, survival, alive, reward, mass
 ):
     """:func:`advance_record` in numpy."""
     proba = normalise_table(table)
     going = np.flatnonzero(walk[0] >= 0)
     v = greedy[walk[0, going], going]
+    stored = table[:EOS, walk[0, going], going].astype(np.float64)
+    stored = np.vstack([stored, 1.0 - stored[0] - stored[1]])
+    survival[t + 1] = survival[t]
+    survival[t + 1, going] *= stored[v, np.arange(len(going))]
+    path[going[v != EOS], t] = 2 * v[v != EOS] - 1
     walk[1, going[v == EOS]] = t
     walk[0, going[v == EOS]] = -1
     walk[0, going[v != EOS]] = v[v != EOS]
@@ -187,50 +211,125 @@ def advance_record_reference(
         mass[t] += alive.sum()
 
 
-@njit(cache=True)
-def sample_responses(proba, prompts, bits, sequences, lengths):
-    """Sampled responses and their lengths: ``proba[t, v, s, j]`` is the law
-    of token ``v`` at position ``t`` after ``SIGNS[s]`` for prompt ``j``.
+def new_stream(seeds):
+    """The state of a stream of draws (:func:`draw_uniform`) seeded by three
+    64-bit integers ``seeds``, past its first 12 outputs."""
+    state = np.empty(4, dtype=np.uint64)
+    state[:3], state[3] = seeds, _ONE
+    with np.errstate(over="ignore"):  # the generator's sums wrap modulo 2**64
+        for _ in range(12):
+            draw_uniform(state)
+    return state
 
-    At position ``t``, response ``i`` (a row of ``sequences``, answering
-    ``prompts[i]``) draws the uniform ``u = bits[t, i] / 2**32`` (``bits``:
-    random 32-bit integers) and the token -1 when ``u < p_{-1}``, +1 when
-    below ``p_{-1} + p_{+1}``, else EOS, which ends it: ``lengths[i] = t``.
-    The responses go position by position, so that one position's law is
-    read at a time.
+
+@njit(cache=True, inline="always")
+def draw_uniform(state):
+    """A uniform draw in ``[0, 1)`` (53 random bits) from the stream
+    ``state`` (:func:`new_stream`), which it advances by one sfc64 step."""
+    a, b, c, counter = state[0], state[1], state[2], state[3]
+    output = a + b + counter
+    state[0] = b ^ (b >> _SHIFT_RIGHT)
+    state[1] = c + (c << _SHIFT_LEFT)
+    state[2] = ((c << _ROTATE) | (c >> _ROTATE_BACK)) + output
+    state[3] = counter + _ONE
+    return (output >> _SHIFT_RIGHT) * _UNIT
+
+
+@njit(cache=True)
+def sample_responses(
+    proba, path, survival, greedy_lengths, prompts, state, sequences, lengths
+):
+    """Sampled responses and their lengths: ``proba[t, v, s, j]`` is the law
+    of token ``v`` at position ``t`` after ``SIGNS[s]`` for prompt ``j``
+    (EOS: ``1 - p_{-1} - p_{+1}``, barred at ``t = 0``), ``path``,
+    ``survival`` and ``greedy_lengths`` its greedy responses as
+    :func:`advance_record` takes them.
+
+    Response ``i`` (a row of ``sequences``, answering ``prompts[i]``) draws
+    ``u`` (:func:`draw_uniform` from ``state``) and agrees with its prompt's
+    greedy response at every position ``t < m``, ``m`` the number of
+    positions ``t >= 1`` with ``u < survival[t, j]`` (all of it when ``u <
+    survival[-1, j]``): the chance of agreeing through ``t`` is
+    ``survival[t + 1, j]``. At ``m`` it takes one of the other tokens in
+    proportion to their probabilities, and each later token is drawn from
+    its law (-1 below ``p_{-1}``, +1 below ``p_{-1} + p_{+1}``, else EOS,
+    which ends it: ``lengths[i] = t``). Once the policy is nearly greedy a
+    response costs one draw and a copy.
     """
     n_positions = proba.shape[0]
-    lengths[:] = n_positions
-    for t in range(n_positions):
-        for i in range(prompts.shape[0]):
-            if lengths[i] < n_positions:  # ended before t
-                continue
-            s = 1 if t > 0 and sequences[i, t - 1] > 0 else 0
-            j = prompts[i]
-            below = proba[t, 0, s, j] * BITS_SCALE
-            # branch-free: the draws are what a branch predictor cannot guess
-            plus = bits[t, i] >= below
-            ends = bits[t, i] >= below + proba[t, 1, s, j] * BITS_SCALE
-            sequences[i, t] = (2 * plus - 1) * (1 - ends)
-            if ends:
-                lengths[i] = t
+    for i in range(prompts.shape[0]):
+        j = prompts[i]
+        u = draw_uniform(state)
+        if u < survival[n_positions, j]:
+            agree = n_positions
+        else:
+            agree = 0
+            for t in range(1, n_positions):
+                agree += u < survival[t, j]
+        for t in range(agree):
+            sequences[i, t] = path[j, t]
+        if agree == n_positions:
+            lengths[i] = greedy_lengths[j]
+            continue
+        t = agree
+        s = 1 if t > 0 and path[j, t - 1] > 0 else 0
+        p0, p1 = np.float64(proba[t, 0, s, j]), np.float64(proba[t, 1, s, j])
+        p2 = 0.0 if t == 0 else 1.0 - p0 - p1
+        w = draw_uniform(state)
+        if path[j, t] < 0:  # the greedy token is -1
+            v = 1 if w * (p1 + p2) < p1 else EOS
+        elif path[j, t] > 0:
+            v = 0 if w * (p0 + p2) < p0 else EOS
+        else:  # the greedy response ends here
+            v = 0 if w * (p0 + p1) < p0 else 1
+        while v != EOS:
+            sequences[i, t] = 2 * v - 1
+            t += 1
+            if t == n_positions:
+                break
+            # both cells are read before the last token selects one
+            minus = (np.float64(proba[t, 0, 0, j]), np.float64(proba[t, 0, 1, j]))
+            plus = (np.float64(proba[t, 1, 0, j]), np.float64(proba[t, 1, 1, j]))
+            p0, p1 = minus[v], plus[v]
+            w = draw_uniform(state)
+            v = 0 if w < p0 else (1 if w < p0 + p1 else EOS)
+        lengths[i] = t
 
 
-def sample_responses_reference(proba, prompts, bits, sequences, lengths):
-    """:func:`sample_responses` in numpy, one position at a time."""
-    alive = np.arange(len(prompts))
-    lengths[:] = proba.shape[0]
-    for t in range(proba.shape[0]):
-        s, j, u = (
-            _previous(sequences, alive, t),
-            prompts[alive],
-            bits[t, alive] / BITS_SCALE,
-        )
-        below = proba[t, 0, s, j]
-        go = u < below + proba[t, 1, s, j]
-        lengths[alive[~go]] = t
-        sequences[alive[go], t] = np.where(u[go] < below[go], -1, 1)
-        alive = alive[go]
+def sample_responses_reference(
+    proba, path, survival, greedy_lengths, prompts, state, sequences, lengths
+):
+    """:func:`sample_responses` one response at a time, token by token along
+    the greedy response (its law read from ``proba``, not from ``survival``),
+    with the same draws from ``state``."""
+    n_positions = proba.shape[0]
+    for i, j in enumerate(prompts):
+        u, agreed, s, t, left = draw_uniform(state), 1.0, 0, 0, False
+        while t < n_positions:  # along the greedy response while u allows
+            law = proba[t, :, s, j].astype(np.float64)
+            law[EOS] = 0.0 if t == 0 else 1.0 - law[0] - law[1]
+            g = EOS if path[j, t] == 0 else int(path[j, t] > 0)
+            left = not u < agreed * law[g]
+            if left:
+                break
+            agreed *= law[g]
+            if g == EOS:
+                break
+            sequences[i, t], s, t = path[j, t], g, t + 1
+        lengths[i] = t
+        if not left:  # it followed the greedy response to its end
+            continue
+        others = [v for v in range(3) if v != g]
+        w = draw_uniform(state)
+        v = others[0] if w * law[others].sum() < law[others[0]] else others[1]
+        while v != EOS:  # then token by token
+            sequences[i, t], s, t = 2 * v - 1, v, t + 1
+            if t == n_positions:
+                break
+            p0, p1 = np.float64(proba[t, 0, s, j]), np.float64(proba[t, 1, s, j])
+            w = draw_uniform(state)
+            v = 0 if w < p0 else (1 if w < p0 + p1 else EOS)
+        lengths[i] = t
 
 
 @njit(cache=True)
