@@ -115,12 +115,20 @@ def test_sample_responses_equals_the_reference(chain):
     _record(proba, greedy, terms)
     walk, path, survival = terms[:3]
     seeds = rng.randint(2**63, size=3).astype(np.uint64)
+    agreements = []
 
     def from_the_same_stream(kernel):
         def sample(*arrays):
             *inputs, sequences, lengths = arrays
+            agreements.append(np.full(len(lengths), -1, np.intp))
             with np.errstate(over="ignore"):  # wrapping sums, without numba
-                kernel(*inputs, _kernel.new_stream(seeds), sequences, lengths)
+                kernel(
+                    *inputs,
+                    _kernel.new_stream(seeds),
+                    sequences,
+                    lengths,
+                    agreements[-1],
+                )
 
         return sample
 
@@ -136,6 +144,35 @@ def test_sample_responses_equals_the_reference(chain):
         walk[1],
         chain["prompts"],
     )
+    np.testing.assert_array_equal(*agreements)
+    # each response agrees with its prompt's greedy response exactly so far
+    responses = np.zeros_like(chain["sequences"])
+    lengths = np.zeros(n_rows, np.intp)
+    from_the_same_stream(_kernel.sample_responses)(
+        proba, path, survival, walk[1], chain["prompts"], responses, lengths
+    )
+    np.testing.assert_array_equal(
+        agreements[-1],
+        _agreement(responses, lengths, chain["prompts"], path, walk[1]),
+    )
+
+
+def _agreement(sequences, lengths, prompts, path, greedy_lengths):
+    """The number of first positions on which each row agrees with its
+    prompt's greedy response, EOS included (all of them if it is that
+    response)."""
+    n_positions = sequences.shape[1]
+    agreed = np.full(len(sequences), n_positions, np.intp)
+    for i, j in enumerate(prompts):
+        for t in range(n_positions):
+            ours = 0 if t == lengths[i] else sequences[i, t]
+            greedy = 0 if t == greedy_lengths[j] else path[j, t]
+            if ours != greedy:
+                agreed[i] = t
+                break
+            if ours == 0:
+                break
+    return agreed
 
 
 @settings(max_examples=100, deadline=None)
@@ -167,16 +204,32 @@ def test_count_tokens_equals_the_reference(chain):
 @settings(max_examples=100, deadline=None)
 @given(chain=chains())
 def test_policy_residuals_equals_the_reference(chain):
+    # Rows that agree with their prompt's greedy response on some first
+    # positions (a third of them all the way) are counted along it once per
+    # prompt; the reference counts every row token by token.
     n = chain["halves"].shape[1]
-    n_positions = chain["sequences"].shape[1]
-    order = np.argsort(chain["prompts"], kind="stable")  # rows sorted by prompt
-    args = [chain[k][order] for k in ("sequences", "lengths", "prompts", "weights")]
+    n_rows, n_positions = chain["sequences"].shape
     rng = np.random.RandomState(n)
+    greedy = rng.randint(3, size=(n_positions, 2, n)).astype(np.int8)
+    greedy[0] %= 2
+    path, greedy_lengths = np.zeros((n, n_positions), np.int8), np.zeros(n, np.intp)
+    _kernel.decode_greedy(greedy, np.arange(n), path, greedy_lengths)
+    sequences, lengths, prompts = (
+        chain[k] for k in ("sequences", "lengths", "prompts")
+    )
+    for i in range(0, n_rows, 3):
+        sequences[i], lengths[i] = path[prompts[i]], greedy_lengths[prompts[i]]
+    for i in range(1, n_rows, 3):
+        m = rng.randint(min(lengths[i], greedy_lengths[prompts[i]]) + 1)
+        sequences[i, :m] = path[prompts[i], :m]
+    agreed = _agreement(sequences, lengths, prompts, path, greedy_lengths)
+    order = np.argsort(prompts, kind="stable")  # rows sorted by prompt
+    args = [a[order] for a in (sequences, lengths, prompts, chain["weights"], agreed)]
     proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, n)).transpose(0, 3, 1, 2)
     proba = proba.astype(chain["dtype"])
     halves, ref_halves = np.full((2, n, n_positions, 6), np.nan)
-    _kernel.policy_residuals(*args, proba, halves)
-    _kernel.policy_residuals_reference(*args, proba, ref_halves)
+    _kernel.policy_residuals(*args, path, proba, halves)
+    _kernel.policy_residuals_reference(*args, path, proba, ref_halves)
     np.testing.assert_allclose(halves, ref_halves, rtol=1e-12, atol=1e-12)
 
 
@@ -188,8 +241,10 @@ def test_policy_residuals_of_a_prompt_without_weight_are_zero_unread():
     proba = np.full((2, 3, 2, 2), 1 / 3)
     proba[..., 1] = np.nan
     halves = np.full((2, 2, 6), np.nan)
+    weights, agreed = np.array([0.5, 0.0, 0.0]), np.zeros(3, np.intp)
+    path = np.array([[1, 0], [1, 1]], dtype=np.int8)
     _kernel.policy_residuals(
-        sequences, lengths, prompts, np.array([0.5, 0.0, 0.0]), proba, halves
+        sequences, lengths, prompts, weights, agreed, path, proba, halves
     )
     np.testing.assert_array_equal(halves[1], 0.0)
     assert np.all(np.isfinite(halves[0]))
@@ -200,7 +255,8 @@ def test_policy_residuals_refuses_rows_not_sorted_by_prompt():
     proba = np.full((2, 3, 2, 2), 1 / 3)
     with pytest.raises(ValueError, match="sorted by prompt"):
         _kernel.policy_residuals(
-            sequences, np.ones(2, np.intp), np.array([1, 0]), np.ones(2), proba,
+            sequences, np.ones(2, np.intp), np.array([1, 0]), np.ones(2),
+            np.zeros(2, np.intp), np.zeros((2, 2), np.int8), proba,
             np.empty((2, 2, 6)),
         )  # fmt: skip
 
@@ -318,6 +374,7 @@ def test_sampled_responses_follow_the_law_of_every_response():
                 state,
                 sequences,
                 lengths,
+                np.empty(n_samples, np.intp),
             )
         np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
         observed, expected = [], []

@@ -177,8 +177,9 @@ def _policy_tables(X1T, coef, temperature, out=None, record=None, dtype=np.float
 
 
 def _sample(tables, prompts, rng):
-    """Responses to the prompts ``prompts`` (columns of ``tables``), and
-    their lengths.
+    """Responses to the prompts ``prompts`` (columns of ``tables``), their
+    lengths and the number of their first positions on which they agree with
+    the greedy responses.
 
     Greedy when the tables hold no probabilities; otherwise each response
     draws what :func:`~._kernel.sample_responses` needs from one stream
@@ -188,9 +189,10 @@ def _sample(tables, prompts, rng):
     n_rows, n_positions = len(prompts), greedy.shape[0]
     sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
     lengths = np.empty(n_rows, dtype=np.intp)
+    agreed = np.full(n_rows, n_positions, dtype=np.intp)
     if proba is None:
         decode_greedy(greedy, prompts, sequences, lengths)
-        return sequences, lengths
+        return sequences, lengths, agreed
     state = new_stream(rng.randint(2**63, size=3).astype(np.uint64))
     with np.errstate(over="ignore"):  # the stream's sums wrap modulo 2**64
         sample_responses(
@@ -202,8 +204,9 @@ def _sample(tables, prompts, rng):
             state,
             sequences,
             lengths,
+            agreed,
         )
-    return sequences, lengths
+    return sequences, lengths, agreed
 
 
 def _response_law(proba):
@@ -688,7 +691,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         n_samples = X1.shape[0]
         k = self.samples_per_prompt
         prompts = np.repeat(np.arange(n_samples), k)
-        responses, lengths = _sample(tables, prompts, rng)
+        responses, lengths, agreed = _sample(tables, prompts, rng)
         rewards = _answers(responses, lengths) == y_signed[prompts]
         rewards = rewards.astype(np.float64)
         if self.rl == "star":
@@ -727,15 +730,14 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             advantages = np.where(grouped > 0, plus[:, None], minus[:, None]).ravel()
         self.chain_coef_ = self.chain_coef_ + self.learning_rate * (
             self._policy_gradient(
-                X1, tables[1], prompts, responses, lengths, advantages, counts
+                X1, tables, prompts, (responses, lengths, agreed), advantages, counts
             )
         )
         return 0
 
-    def _policy_gradient(
-        self, X1, proba, prompts, responses, lengths, advantages, counts
-    ):
-        """``mean_i A_i grad log pi_T(response_i)`` at the sampling temperature.
+    def _policy_gradient(self, X1, tables, prompts, sample, advantages, counts):
+        """``mean_i A_i grad log pi_T(response_i)`` at the sampling temperature,
+        for the responses ``sample`` (:func:`_sample`'s) drawn from ``tables``.
 
         The sum over responses of ``A_i grad log pi_T`` is minus the gradient
         of the negative log-likelihood of their tokens counted with weights
@@ -743,11 +745,15 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         ``[x1, y_prev x1]``, summed per prompt before one product by ``X1``.
         """
         n_positions, (n_prompts, h) = self.chain_coef_.shape[0], X1.shape
+        responses, lengths, agreed = sample
+        _, proba, record = tables
         grad = np.empty_like(self.chain_coef_)
         # the residuals of every position, one row per prompt, in the count
         # buffer's memory
         halves = counts.reshape(n_prompts, n_positions, 6)
-        policy_residuals(responses, lengths, prompts, advantages, proba, halves)
+        policy_residuals(
+            responses, lengths, prompts, advantages, agreed, record.path, proba, halves
+        )
         # every position's contraction in one product, X1.T @ halves (a
         # product of two C-ordered operands: the quickest of its forms)
         products = X1.T @ halves.reshape(n_prompts, -1)

@@ -237,9 +237,12 @@ def draw_uniform(state):
 
 @njit(cache=True)
 def sample_responses(
-    proba, path, survival, greedy_lengths, prompts, state, sequences, lengths
+    proba, path, survival, greedy_lengths, prompts, state, sequences, lengths, agreed
 ):
-    """Sampled responses and their lengths: ``proba[t, v, s, j]`` is the law
+    """Sampled responses, their lengths and the number of their first
+    positions on which they agree with their prompt's greedy response
+    (``agreed``; the number of positions where they follow it to its end,
+    EOS included): ``proba[t, v, s, j]`` is the law
     of token ``v`` at position ``t`` after ``SIGNS[s]`` for prompt ``j``
     (EOS: ``1 - p_{-1} - p_{+1}``, barred at ``t = 0``), ``path``,
     ``survival`` and ``greedy_lengths`` its greedy responses as
@@ -268,6 +271,7 @@ def sample_responses(
                 agree += u < survival[t, j]
         for t in range(agree):
             sequences[i, t] = path[j, t]
+        agreed[i] = agree
         if agree == n_positions:
             lengths[i] = greedy_lengths[j]
             continue
@@ -297,26 +301,26 @@ def sample_responses(
 
 
 def sample_responses_reference(
-    proba, path, survival, greedy_lengths, prompts, state, sequences, lengths
+    proba, path, survival, greedy_lengths, prompts, state, sequences, lengths, agreed
 ):
     """:func:`sample_responses` one response at a time, token by token along
     the greedy response (its law read from ``proba``, not from ``survival``),
     with the same draws from ``state``."""
     n_positions = proba.shape[0]
     for i, j in enumerate(prompts):
-        u, agreed, s, t, left = draw_uniform(state), 1.0, 0, 0, False
+        u, chance, s, t, left = draw_uniform(state), 1.0, 0, 0, False
         while t < n_positions:  # along the greedy response while u allows
             law = proba[t, :, s, j].astype(np.float64)
             law[EOS] = 0.0 if t == 0 else 1.0 - law[0] - law[1]
             g = EOS if path[j, t] == 0 else int(path[j, t] > 0)
-            left = not u < agreed * law[g]
+            left = not u < chance * law[g]
             if left:
                 break
-            agreed *= law[g]
+            chance *= law[g]
             if g == EOS:
                 break
             sequences[i, t], s, t = path[j, t], g, t + 1
-        lengths[i] = t
+        lengths[i], agreed[i] = t, t if left else n_positions
         if not left:  # it followed the greedy response to its end
             continue
         others = [v for v in range(3) if v != g]
@@ -362,14 +366,14 @@ def decode_greedy_reference(greedy, prompts, sequences, lengths):
 
 
 @njit(cache=True, inline="always")
-def _count_row(sequences, i, length, weight, counts, cell):
-    """Add ``weight`` to ``counts[(t, v, s) + cell]`` for every position ``t
-    <= length`` that the row ``sequences[i]`` reaches, ``v`` its token index
-    there (EOS at ``t == length``) and ``s`` its previous token's cell row;
-    ``cell`` indexes the prompt's counts (``(j,)``, or ``()`` for counts of
-    one prompt)."""
-    s = 0
-    for t in range(min(length + 1, counts.shape[0])):
+def _count_row(sequences, i, start, length, weight, counts, cell):
+    """Add ``weight`` to ``counts[(t, v, s) + cell]`` for every position
+    ``start <= t <= length`` that the row ``sequences[i]`` reaches, ``v`` its
+    token index there (EOS at ``t == length``) and ``s`` its previous token's
+    cell row; ``cell`` indexes the prompt's counts (``(j,)``, or ``()`` for
+    counts of one prompt)."""
+    s = 1 if start > 0 and sequences[i, start - 1] > 0 else 0
+    for t in range(start, min(length + 1, counts.shape[0])):
         if t == length:
             counts[(t, EOS, s) + cell] += weight
         else:
@@ -386,7 +390,7 @@ def count_tokens(sequences, lengths, prompts, weights, counts):
     its previous token's cell row. One pass over the rows, in order."""
     for i in range(sequences.shape[0]):
         if weights[i] != 0:
-            _count_row(sequences, i, lengths[i], weights[i], counts, (prompts[i],))
+            _count_row(sequences, i, 0, lengths[i], weights[i], counts, (prompts[i],))
 
 
 def count_tokens_reference(sequences, lengths, prompts, weights, counts):
@@ -403,39 +407,61 @@ def count_tokens_reference(sequences, lengths, prompts, weights, counts):
 
 
 @njit(cache=True)
-def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
+def policy_residuals(sequences, lengths, prompts, weights, agreed, path, proba, halves):
     """Per prompt ``j`` and position ``t``, the residuals ``r[v, s] =
     counts[t, v, s, j] - proba[t, v, s, j] * sum_v counts[t, v, s, j]``
     summed over the previous token, plain (``halves[j, t, v]``) and times its
     value ``y_s`` (``halves[j, t, 3 + v]``; 0 at the first position): the
     coefficients of ``[x1, y_prev x1]`` in minus the likelihood gradient of
-    the counts, which are taken as :func:`count_tokens` takes them (in the
-    same order) one prompt at a time.
+    the counts, which are :func:`count_tokens`' counts of the rows
+    (``weights[i]`` for every position ``t <= lengths[i]`` a row reaches).
 
     The rows must come sorted by prompt, as the responses of a round do: the
     counts of one prompt then fit in a buffer of ``(n_positions, 3, 2)``
     instead of a table of every cell, and its residuals are written once,
-    side by side (a row of ``halves``). A prompt whose rows all weigh 0 (a
-    GRPO group of equal rewards) has residuals 0, written without reading
-    its law.
+    side by side (a row of ``halves``). A row agrees with its prompt's greedy
+    response ``path[j]`` on its first ``agreed[i]`` positions (all of it,
+    EOS included, when ``agreed[i]`` is the number of positions), as
+    :func:`sample_responses` writes them: those positions are counted once
+    per prompt, along the greedy response, with the summed weight of the
+    rows that agree there, and only the rest of each row token by token. A
+    prompt whose rows all weigh 0 (a GRPO group of equal rewards) has
+    residuals 0, written without reading its law.
     """
     n_positions, n_prompts, n_rows = proba.shape[0], proba.shape[3], len(prompts)
     for i in range(1, n_rows):
         if prompts[i] < prompts[i - 1]:
             raise ValueError("policy_residuals needs the rows sorted by prompt.")
     local = np.empty((n_positions, 3, 2))
+    # leaving[m]: the weight of the rows that agree on exactly m positions
+    leaving = np.empty(n_positions + 1)
     i = 0
     for j in range(n_prompts):
         local[:] = 0.0
+        leaving[:] = 0.0
         counted = False
         while i < n_rows and prompts[i] == j:
             if weights[i] != 0:
-                _count_row(sequences, i, lengths[i], weights[i], local, ())
+                m = agreed[i]
+                leaving[m] += weights[i]
+                if m < n_positions:
+                    _count_row(sequences, i, m, lengths[i], weights[i], local, ())
                 counted = True
             i += 1
         if not counted:
             halves[j] = 0.0
             continue
+        agreeing, s = 0.0, 0
+        for t in range(n_positions - 1, -1, -1):  # weight agreeing past t
+            agreeing += leaving[t + 1]
+            leaving[t + 1] = agreeing
+        for t in range(n_positions):  # along the greedy response
+            if path[j, t] == 0:
+                local[t, EOS, s] += leaving[t + 1]
+                break
+            v = 1 if path[j, t] > 0 else 0
+            local[t, v, s] += leaving[t + 1]
+            s = v
         for t in range(n_positions):
             total0 = local[t, 0, 0] + local[t, 1, 0] + local[t, 2, 0]
             total1 = local[t, 0, 1] + local[t, 1, 1] + local[t, 2, 1]
@@ -446,8 +472,11 @@ def policy_residuals(sequences, lengths, prompts, weights, proba, halves):
                 halves[j, t, 3 + v] = 0.0 if t == 0 else SIGNS[0] * r0 + SIGNS[1] * r1
 
 
-def policy_residuals_reference(sequences, lengths, prompts, weights, proba, halves):
-    """:func:`policy_residuals` in numpy (from :func:`count_tokens_reference`)."""
+def policy_residuals_reference(
+    sequences, lengths, prompts, weights, agreed, path, proba, halves
+):
+    """:func:`policy_residuals` in numpy, from :func:`count_tokens_reference`
+    (every row counted token by token; ``agreed`` and ``path`` unread)."""
     counts = np.zeros(proba.shape)
     count_tokens_reference(sequences, lengths, prompts, weights, counts)
     residual = counts - proba * counts.sum(axis=1, keepdims=True)
