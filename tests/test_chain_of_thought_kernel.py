@@ -129,6 +129,8 @@ def test_sample_responses_equals_the_reference(chain):
                     lengths,
                     agreements[-1],
                 )
+            # the greedy responses' tokens, which the samplers leave unwritten
+            _kernel.write_agreed(inputs[1], inputs[4], agreements[-1], sequences)
 
         return sample
 
@@ -223,6 +225,9 @@ def test_policy_residuals_equals_the_reference(chain):
         m = rng.randint(min(lengths[i], greedy_lengths[prompts[i]]) + 1)
         sequences[i, :m] = path[prompts[i], :m]
     agreed = _agreement(sequences, lengths, prompts, path, greedy_lengths)
+    agreed = np.minimum(agreed, rng.randint(n_positions + 2, size=n_rows))
+    for i in range(n_rows):  # as the sampler leaves them: the agreed tokens 0
+        sequences[i, : agreed[i]] = 0
     order = np.argsort(prompts, kind="stable")  # rows sorted by prompt
     args = [a[order] for a in (sequences, lengths, prompts, chain["weights"], agreed)]
     proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, n)).transpose(0, 3, 1, 2)
@@ -362,7 +367,7 @@ def test_sampled_responses_follow_the_law_of_every_response():
     stored[1:, EOS] = 1.0 - stored[1:, 0] - stored[1:, 1]
     for j in range(n):
         sequences = np.zeros((n_samples, n_positions), np.int8)
-        lengths = np.zeros(n_samples, np.intp)
+        lengths, agreed = np.zeros((2, n_samples), np.intp)
         state = _kernel.new_stream(np.array([j, 1, 2], np.uint64))
         with np.errstate(over="ignore"):  # wrapping sums, without numba
             _kernel.sample_responses(
@@ -374,8 +379,9 @@ def test_sampled_responses_follow_the_law_of_every_response():
                 state,
                 sequences,
                 lengths,
-                np.empty(n_samples, np.intp),
+                agreed,
             )
+        _kernel.write_agreed(path, np.full(n_samples, j), agreed, sequences)
         np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
         observed, expected = [], []
         for length in range(1, n_positions + 1):

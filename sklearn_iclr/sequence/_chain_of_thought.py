@@ -24,6 +24,7 @@ from ._kernel import (
     policy_residuals,
     sample_responses,
     tabulate_logits,
+    write_agreed,
 )
 
 # Token alphabet of every position: index 0 is the token -1, index 1 the token
@@ -176,20 +177,28 @@ def _policy_tables(X1T, coef, temperature, out=None, record=None, dtype=np.float
     return greedy, (proba if temperature > 0 else None), record
 
 
-def _sample(tables, prompts, rng):
+def _sample(tables, prompts, rng, whole=True, out=None):
     """Responses to the prompts ``prompts`` (columns of ``tables``), their
     lengths and the number of their first positions on which they agree with
     the greedy responses.
 
     Greedy when the tables hold no probabilities; otherwise each response
     draws what :func:`~._kernel.sample_responses` needs from one stream
-    seeded by ``rng``.
+    seeded by ``rng``. Unless ``whole``, the tokens on which a response agrees
+    with its greedy response are left 0 but the last (its answer): the policy
+    gradient reads them from the greedy response. ``out``, the arrays of a
+    former call for as many prompts, are overwritten (no new memory to fault
+    in).
     """
     greedy, proba, record = tables
     n_rows, n_positions = len(prompts), greedy.shape[0]
-    sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
-    lengths = np.empty(n_rows, dtype=np.intp)
-    agreed = np.full(n_rows, n_positions, dtype=np.intp)
+    if out is None:
+        sequences = np.zeros((n_rows, n_positions), dtype=np.int8)
+        lengths, agreed = np.empty((2, n_rows), dtype=np.intp)
+    else:
+        sequences, lengths, agreed = out
+        sequences.fill(0)
+    agreed.fill(n_positions)
     if proba is None:
         decode_greedy(greedy, prompts, sequences, lengths)
         return sequences, lengths, agreed
@@ -206,6 +215,8 @@ def _sample(tables, prompts, rng):
             lengths,
             agreed,
         )
+    if whole:
+        write_agreed(record.path, prompts, agreed, sequences)
     return sequences, lengths, agreed
 
 
@@ -524,6 +535,13 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         self.pretrained_coef_ = coef.copy()
         self.chain_coef_ = coef
         rng = check_random_state(self.random_state)
+        # the responses of every round, their lengths and agreement: one set
+        # of arrays (see _sample)
+        n_rows = n_samples * self.samples_per_prompt
+        drawn = (
+            np.empty((n_rows, n_features), np.int8),
+            *np.empty((2, n_rows), np.intp),
+        )
         record = _Record(y_signed, n_features)
         # the rounds' tables hold float32 probabilities (see _policy_tables)
         tables = _policy_tables(
@@ -532,7 +550,7 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         self.history_ = [record.row(0, n_kept=0)]
         for r in range(1, n_rounds + 1):
             tic = time.perf_counter()
-            n_kept = self._rl_round(X1, y_signed, tables, rng, counts)
+            n_kept = self._rl_round(X1, y_signed, tables, rng, counts, drawn)
             # the new model's tables overwrite the former model's
             record = _Record(y_signed, n_features)
             tables = _policy_tables(
@@ -684,17 +702,22 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
             )
         return coef, n_iter
 
-    def _rl_round(self, X1, y_signed, tables, rng, counts):
-        """One round from the current model's ``tables`` (``counts``: a
-        buffer for the token counts); returns the number of responses STaR
+    def _rl_round(self, X1, y_signed, tables, rng, counts, drawn):
+        """One round from the current model's ``tables`` (``counts`` and
+        ``drawn``: buffers for the token counts and the responses, as
+        :func:`_sample` returns them); returns the number of responses STaR
         kept (0 for the policy-gradient methods)."""
         n_samples = X1.shape[0]
         k = self.samples_per_prompt
         prompts = np.repeat(np.arange(n_samples), k)
-        responses, lengths, agreed = _sample(tables, prompts, rng)
+        # STaR refits on whole responses; a policy gradient reads the tokens
+        # on which they agree with the greedy responses from those (the
+        # answers are written)
+        star = self.rl == "star"
+        responses, lengths, agreed = _sample(tables, prompts, rng, star, drawn)
         rewards = _answers(responses, lengths) == y_signed[prompts]
         rewards = rewards.astype(np.float64)
-        if self.rl == "star":
+        if star:
             kept = rewards > 0
             if not kept.any():
                 warn_user(

@@ -14,23 +14,26 @@ left per sampled token is a table read, and that is what these kernels do:
   response's length and answer one position further (the round's record), in
   one pass over the table;
 * :func:`sample_responses`: sampled responses (and their lengths): one draw
-  decides how far a response follows its prompt's greedy response, and only
-  the tokens after it leaves that response are drawn one by one;
+  (:func:`draw_uniform`) decides how far a response follows its prompt's
+  greedy response, and only the tokens after it leaves that response are
+  drawn, and written, one by one (:func:`write_agreed` writes the others);
 * :func:`decode_greedy`: every position of the greedy responses (and their
   lengths);
 * :func:`count_tokens`: the weighted counts of every position's tokens per
-  cell, the data of the likelihood gradient (one row at a time, as
-  :func:`policy_residuals` counts them);
-* :func:`policy_residuals`: the same counts, one prompt at a time, turned
-  at once into every position's per-prompt residuals under the position's
-  law, which one product by the prompts turns into the policy gradient;
+  cell, the data of the likelihood gradient (one row at a time);
+* :func:`policy_residuals`: the same counts, one prompt at a time (the
+  positions on which its responses agree with its greedy response counted
+  along it once), turned at once into every position's per-prompt residuals
+  under the position's law, which one product by the prompts turns into the
+  policy gradient;
 * :func:`cell_logits` and :func:`cell_likelihood`: the likelihood fits'
   objective, the negative log-likelihood of the counts in the cells that
   hold one, and its residuals, from the shifted logits of those cells and
   their ``exp`` (which numpy takes between the two).
 
-Each has a numpy reference (``*_reference``), the oracle of the kernels' tests
-(which also run with ``NUMBA_DISABLE_JIT=1``).
+Each of these has a reference in numpy or plain Python (``*_reference``), the
+oracle of the kernels' tests (which also run with ``NUMBA_DISABLE_JIT=1``);
+the draws are checked against numpy's SFC64 generator.
 """
 
 import math
@@ -242,9 +245,11 @@ def sample_responses(
     """Sampled responses, their lengths and the number of their first
     positions on which they agree with their prompt's greedy response
     (``agreed``; the number of positions where they follow it to its end,
-    EOS included): ``proba[t, v, s, j]`` is the law
-    of token ``v`` at position ``t`` after ``SIGNS[s]`` for prompt ``j``
-    (EOS: ``1 - p_{-1} - p_{+1}``, barred at ``t = 0``), ``path``,
+    EOS included), whose tokens but the last (the answer) are left unwritten
+    in ``sequences`` (a policy gradient counts them along the greedy
+    response; :func:`write_agreed` writes them): ``proba[t, v, s, j]`` is
+    the law of token ``v`` at position ``t`` after ``SIGNS[s]`` for prompt
+    ``j`` (EOS: ``1 - p_{-1} - p_{+1}``, barred at ``t = 0``), ``path``,
     ``survival`` and ``greedy_lengths`` its greedy responses as
     :func:`advance_record` takes them.
 
@@ -254,13 +259,17 @@ def sample_responses(
     positions ``t >= 1`` with ``u < survival[t, j]`` (all of it when ``u <
     survival[-1, j]``): the chance of agreeing through ``t`` is
     ``survival[t + 1, j]``. At ``m`` it takes one of the other tokens in
-    proportion to their probabilities, and each later token is drawn from
-    its law (-1 below ``p_{-1}``, +1 below ``p_{-1} + p_{+1}``, else EOS,
-    which ends it: ``lengths[i] = t``). Once the policy is nearly greedy a
-    response costs one draw and a copy.
+    proportion to their probabilities (a second draw). Once every response
+    has done so, the responses that go on draw their later tokens position
+    by position (in the order of the rows, so that one position's law is
+    read at a time), each from its law: -1 below ``p_{-1}``, +1 below
+    ``p_{-1} + p_{+1}``, else EOS, which ends it (``lengths[i] = t``). Once
+    the policy is nearly greedy a response costs one draw.
     """
-    n_positions = proba.shape[0]
-    for i in range(prompts.shape[0]):
+    n_positions, n_rows = proba.shape[0], prompts.shape[0]
+    going = np.empty(n_rows, dtype=np.intp)  # rows with tokens left to draw
+    n_going = 0
+    for i in range(n_rows):
         j = prompts[i]
         u = draw_uniform(state)
         if u < survival[n_positions, j]:
@@ -269,11 +278,11 @@ def sample_responses(
             agree = 0
             for t in range(1, n_positions):
                 agree += u < survival[t, j]
-        for t in range(agree):
-            sequences[i, t] = path[j, t]
         agreed[i] = agree
         if agree == n_positions:
-            lengths[i] = greedy_lengths[j]
+            length = greedy_lengths[j]
+            lengths[i] = length
+            sequences[i, length - 1] = path[j, length - 1]  # its answer
             continue
         t = agree
         s = 1 if t > 0 and path[j, t - 1] > 0 else 0
@@ -286,27 +295,48 @@ def sample_responses(
             v = 0 if w * (p0 + p2) < p0 else EOS
         else:  # the greedy response ends here
             v = 0 if w * (p0 + p1) < p0 else 1
-        while v != EOS:
+        if v == EOS:
+            lengths[i] = t
+            sequences[i, t - 1] = path[j, t - 1]
+        elif t + 1 == n_positions:
+            lengths[i] = n_positions
             sequences[i, t] = 2 * v - 1
-            t += 1
-            if t == n_positions:
-                break
-            # both cells are read before the last token selects one
-            minus = (np.float64(proba[t, 0, 0, j]), np.float64(proba[t, 0, 1, j]))
-            plus = (np.float64(proba[t, 1, 0, j]), np.float64(proba[t, 1, 1, j]))
-            p0, p1 = minus[v], plus[v]
+        else:
+            # lengths holds the next position to draw until the row ends
+            lengths[i] = t + 1
+            sequences[i, t] = 2 * v - 1
+            going[n_going] = i
+            n_going += 1
+    for t in range(1, n_positions):
+        n_kept, last = 0, t + 1 == n_positions
+        for q in range(n_going):
+            i = going[q]
+            going[n_kept] = i
+            if lengths[i] > t:  # it goes on from a later position
+                n_kept += 1
+                continue
+            j = prompts[i]
+            s = 1 if sequences[i, t - 1] > 0 else 0
+            p0, p1 = np.float64(proba[t, 0, s, j]), np.float64(proba[t, 1, s, j])
             w = draw_uniform(state)
-            v = 0 if w < p0 else (1 if w < p0 + p1 else EOS)
-        lengths[i] = t
+            # without branches: the draws are what a branch predictor cannot
+            # guess
+            plus, ends = w >= p0, w >= p0 + p1
+            sequences[i, t] = (2 * plus - 1) * (1 - ends)
+            lengths[i] = t + 1 - ends
+            n_kept += (1 - ends) * (1 - last)
+        n_going = n_kept
 
 
 def sample_responses_reference(
     proba, path, survival, greedy_lengths, prompts, state, sequences, lengths, agreed
 ):
-    """:func:`sample_responses` one response at a time, token by token along
-    the greedy response (its law read from ``proba``, not from ``survival``),
-    with the same draws from ``state``."""
+    """:func:`sample_responses` in plain Python, with the same draws from
+    ``state``: each response goes token by token along the greedy response
+    (its law read from ``proba``, not from ``survival``) while its first draw
+    allows; the responses that go on are then drawn position by position."""
     n_positions = proba.shape[0]
+    going = []
     for i, j in enumerate(prompts):
         u, chance, s, t, left = draw_uniform(state), 1.0, 0, 0, False
         while t < n_positions:  # along the greedy response while u allows
@@ -319,21 +349,42 @@ def sample_responses_reference(
             chance *= law[g]
             if g == EOS:
                 break
-            sequences[i, t], s, t = path[j, t], g, t + 1
+            s, t = g, t + 1
         lengths[i], agreed[i] = t, t if left else n_positions
-        if not left:  # it followed the greedy response to its end
+        if not left:  # it followed the greedy response to its end: its answer
+            if t > 0:
+                sequences[i, t - 1] = path[j, t - 1]
             continue
         others = [v for v in range(3) if v != g]
         w = draw_uniform(state)
         v = others[0] if w * law[others].sum() < law[others[0]] else others[1]
-        while v != EOS:  # then token by token
-            sequences[i, t], s, t = 2 * v - 1, v, t + 1
-            if t == n_positions:
-                break
+        if v == EOS:
+            sequences[i, t - 1] = path[j, t - 1]
+            continue
+        sequences[i, t], lengths[i] = 2 * v - 1, t + 1
+        if t + 1 < n_positions:
+            going.append(i)
+    for t in range(1, n_positions):
+        for i in [i for i in going if lengths[i] == t]:
+            j, s = prompts[i], int(sequences[i, t - 1] > 0)
             p0, p1 = np.float64(proba[t, 0, s, j]), np.float64(proba[t, 1, s, j])
             w = draw_uniform(state)
             v = 0 if w < p0 else (1 if w < p0 + p1 else EOS)
-        lengths[i] = t
+            if v != EOS:
+                sequences[i, t], lengths[i] = 2 * v - 1, t + 1
+        going = [i for i in going if t < lengths[i] < n_positions]
+
+
+@njit(cache=True)
+def write_agreed(path, prompts, agreed, sequences):
+    """Write into each row of ``sequences`` the first ``agreed[i]`` tokens of
+    its prompt's greedy response ``path[prompts[i]]`` (all of it when
+    ``agreed[i]`` is the number of positions), which
+    :func:`sample_responses` leaves unwritten."""
+    for i in range(prompts.shape[0]):
+        j = prompts[i]
+        for t in range(agreed[i]):
+            sequences[i, t] = path[j, t]
 
 
 @njit(cache=True)
@@ -366,13 +417,12 @@ def decode_greedy_reference(greedy, prompts, sequences, lengths):
 
 
 @njit(cache=True, inline="always")
-def _count_row(sequences, i, start, length, weight, counts, cell):
+def _count_row(sequences, i, start, s, length, weight, counts, cell):
     """Add ``weight`` to ``counts[(t, v, s) + cell]`` for every position
     ``start <= t <= length`` that the row ``sequences[i]`` reaches, ``v`` its
     token index there (EOS at ``t == length``) and ``s`` its previous token's
-    cell row; ``cell`` indexes the prompt's counts (``(j,)``, or ``()`` for
-    counts of one prompt)."""
-    s = 1 if start > 0 and sequences[i, start - 1] > 0 else 0
+    cell row (given at ``start``); ``cell`` indexes the prompt's counts
+    (``(j,)``, or ``()`` for counts of one prompt)."""
     for t in range(start, min(length + 1, counts.shape[0])):
         if t == length:
             counts[(t, EOS, s) + cell] += weight
@@ -390,7 +440,9 @@ def count_tokens(sequences, lengths, prompts, weights, counts):
     its previous token's cell row. One pass over the rows, in order."""
     for i in range(sequences.shape[0]):
         if weights[i] != 0:
-            _count_row(sequences, i, 0, lengths[i], weights[i], counts, (prompts[i],))
+            _count_row(
+                sequences, i, 0, 0, lengths[i], weights[i], counts, (prompts[i],)
+            )
 
 
 def count_tokens_reference(sequences, lengths, prompts, weights, counts):
@@ -414,7 +466,9 @@ def policy_residuals(sequences, lengths, prompts, weights, agreed, path, proba, 
     value ``y_s`` (``halves[j, t, 3 + v]``; 0 at the first position): the
     coefficients of ``[x1, y_prev x1]`` in minus the likelihood gradient of
     the counts, which are :func:`count_tokens`' counts of the rows
-    (``weights[i]`` for every position ``t <= lengths[i]`` a row reaches).
+    (``weights[i]`` for every position ``t <= lengths[i]`` a row reaches),
+    from their tokens after their first ``agreed[i]`` (as
+    :func:`sample_responses` leaves them).
 
     The rows must come sorted by prompt, as the responses of a round do: the
     counts of one prompt then fit in a buffer of ``(n_positions, 3, 2)``
@@ -444,8 +498,9 @@ def policy_residuals(sequences, lengths, prompts, weights, agreed, path, proba, 
             if weights[i] != 0:
                 m = agreed[i]
                 leaving[m] += weights[i]
-                if m < n_positions:
-                    _count_row(sequences, i, m, lengths[i], weights[i], local, ())
+                if m < n_positions:  # the rest, from the greedy response's cell
+                    s = 1 if m > 0 and path[j, m - 1] > 0 else 0
+                    _count_row(sequences, i, m, s, lengths[i], weights[i], local, ())
                 counted = True
             i += 1
         if not counted:
@@ -476,7 +531,10 @@ def policy_residuals_reference(
     sequences, lengths, prompts, weights, agreed, path, proba, halves
 ):
     """:func:`policy_residuals` in numpy, from :func:`count_tokens_reference`
-    (every row counted token by token; ``agreed`` and ``path`` unread)."""
+    (every row written whole by :func:`write_agreed`, then counted token by
+    token)."""
+    sequences = sequences.copy()
+    write_agreed(path, prompts, agreed, sequences)
     counts = np.zeros(proba.shape)
     count_tokens_reference(sequences, lengths, prompts, weights, counts)
     residual = counts - proba * counts.sum(axis=1, keepdims=True)
