@@ -233,9 +233,20 @@ def test_policy_residuals_equals_the_reference(chain):
     proba = rng.dirichlet(np.ones(3), size=(n_positions, 2, n)).transpose(0, 3, 1, 2)
     proba = proba.astype(chain["dtype"])
     halves, ref_halves = np.full((2, n, n_positions, 6), np.nan)
-    _kernel.policy_residuals(*args, path, proba, halves)
-    _kernel.policy_residuals_reference(*args, path, proba, ref_halves)
+    _kernel.policy_residuals(*args, path, proba, 0, halves)
+    _kernel.policy_residuals_reference(*args, path, proba, 0, ref_halves)
     np.testing.assert_allclose(halves, ref_halves, rtol=1e-12, atol=1e-12)
+    # the same, a block of prompts at a time (given its rows only)
+    first = rng.randint(n + 1)
+    split = np.searchsorted(args[2], first)
+    for block, rows in (
+        (slice(0, first), slice(0, split)),
+        (slice(first, n), slice(split, None)),
+    ):
+        blocked = np.full((block.stop - block.start, n_positions, 6), np.nan)
+        row_args = [a[rows] for a in args]
+        _kernel.policy_residuals(*row_args, path, proba, block.start, blocked)
+        np.testing.assert_array_equal(blocked, halves[block])
 
 
 def test_policy_residuals_of_a_prompt_without_weight_are_zero_unread():
@@ -249,7 +260,7 @@ def test_policy_residuals_of_a_prompt_without_weight_are_zero_unread():
     weights, agreed = np.array([0.5, 0.0, 0.0]), np.zeros(3, np.intp)
     path = np.array([[1, 0], [1, 1]], dtype=np.int8)
     _kernel.policy_residuals(
-        sequences, lengths, prompts, weights, agreed, path, proba, halves
+        sequences, lengths, prompts, weights, agreed, path, proba, 0, halves
     )
     np.testing.assert_array_equal(halves[1], 0.0)
     assert np.all(np.isfinite(halves[0]))
@@ -261,7 +272,7 @@ def test_policy_residuals_refuses_rows_not_sorted_by_prompt():
     with pytest.raises(ValueError, match="sorted by prompt"):
         _kernel.policy_residuals(
             sequences, np.ones(2, np.intp), np.array([1, 0]), np.ones(2),
-            np.zeros(2, np.intp), np.zeros((2, 2), np.int8), proba,
+            np.zeros(2, np.intp), np.zeros((2, 2), np.int8), proba, 0,
             np.empty((2, 2, 6)),
         )  # fmt: skip
 

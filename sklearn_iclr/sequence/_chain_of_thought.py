@@ -33,6 +33,7 @@ from ._kernel import (
 # A cell (s, j) is the prompt j after the previous token -1 (s = 0) or +1
 # (s = 1); at the first position both rows hold the previous value 0.
 LOGITS_BLOCK = 8  # positions per product of the tables' logits
+RESIDUAL_BLOCK = 128  # prompts whose residuals the policy gradient contracts at once
 
 # Arrays of logits, probabilities and counts are token-major, (3, ...): numpy
 # reduces a leading axis of 3 as three contiguous slabs, where a trailing axis
@@ -770,17 +771,32 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         n_positions, (n_prompts, h) = self.chain_coef_.shape[0], X1.shape
         responses, lengths, agreed = sample
         _, proba, record = tables
-        grad = np.empty_like(self.chain_coef_)
-        # the residuals of every position, one row per prompt, in the count
-        # buffer's memory
-        halves = counts.reshape(n_prompts, n_positions, 6)
-        policy_residuals(
-            responses, lengths, prompts, advantages, agreed, record.path, proba, halves
-        )
-        # every position's contraction in one product, X1.T @ halves (a
-        # product of two C-ordered operands: the quickest of its forms)
-        products = X1.T @ halves.reshape(n_prompts, -1)
+        k = self.samples_per_prompt  # the rows of prompt j: j k to (j + 1) k
+        # the residuals of a block of prompts (one row per prompt, in the
+        # count buffer's memory), contracted while they are still in cache:
+        # X1.T @ halves, blocks of two C-ordered operands
+        size = min(RESIDUAL_BLOCK, n_prompts)
+        halves = counts.reshape(-1)[: size * n_positions * 6].reshape(size, -1, 6)
+        products, block_products = np.zeros((2, h, 6 * n_positions))
+        for first in range(0, n_prompts, size):
+            block = halves[: min(size, n_prompts - first)]
+            rows = slice(first * k, (first + len(block)) * k)
+            policy_residuals(
+                responses[rows],
+                lengths[rows],
+                prompts[rows],
+                advantages[rows],
+                agreed[rows],
+                record.path,
+                proba,
+                first,
+                block,
+            )
+            prompts_block = X1.T[:, first : first + len(block)]
+            np.matmul(prompts_block, block.reshape(len(block), -1), out=block_products)
+            products += block_products
         products = products.reshape(h, n_positions, 6).transpose(1, 2, 0)
+        grad = np.empty_like(self.chain_coef_)
         grad[:, :, :h] = products[:, :3]
         grad[:, :, h:] = products[:, 3:]
         return grad / (self.temperature * len(responses))

@@ -459,11 +459,13 @@ def count_tokens_reference(sequences, lengths, prompts, weights, counts):
 
 
 @njit(cache=True)
-def policy_residuals(sequences, lengths, prompts, weights, agreed, path, proba, halves):
-    """Per prompt ``j`` and position ``t``, the residuals ``r[v, s] =
-    counts[t, v, s, j] - proba[t, v, s, j] * sum_v counts[t, v, s, j]``
-    summed over the previous token, plain (``halves[j, t, v]``) and times its
-    value ``y_s`` (``halves[j, t, 3 + v]``; 0 at the first position): the
+def policy_residuals(
+    sequences, lengths, prompts, weights, agreed, path, proba, first, halves
+):
+    """Per prompt ``j = first + b`` and position ``t``, the residuals ``r[v,
+    s] = counts[t, v, s, j] - proba[t, v, s, j] * sum_v counts[t, v, s, j]``
+    summed over the previous token, plain (``halves[b, t, v]``) and times its
+    value ``y_s`` (``halves[b, t, 3 + v]``; 0 at the first position): the
     coefficients of ``[x1, y_prev x1]`` in minus the likelihood gradient of
     the counts, which are :func:`count_tokens`' counts of the rows
     (``weights[i]`` for every position ``t <= lengths[i]`` a row reaches),
@@ -473,7 +475,8 @@ def policy_residuals(sequences, lengths, prompts, weights, agreed, path, proba, 
     The rows must come sorted by prompt, as the responses of a round do: the
     counts of one prompt then fit in a buffer of ``(n_positions, 3, 2)``
     instead of a table of every cell, and its residuals are written once,
-    side by side (a row of ``halves``). A row agrees with its prompt's greedy
+    side by side (a row of ``halves``); ``halves`` may hold a block of
+    prompts, whose rows only are given. A row agrees with its prompt's greedy
     response ``path[j]`` on its first ``agreed[i]`` positions (all of it,
     EOS included, when ``agreed[i]`` is the number of positions), as
     :func:`sample_responses` writes them: those positions are counted once
@@ -482,7 +485,7 @@ def policy_residuals(sequences, lengths, prompts, weights, agreed, path, proba, 
     prompt whose rows all weigh 0 (a GRPO group of equal rewards) has
     residuals 0, written without reading its law.
     """
-    n_positions, n_prompts, n_rows = proba.shape[0], proba.shape[3], len(prompts)
+    n_positions, n_prompts, n_rows = proba.shape[0], halves.shape[0], len(prompts)
     for i in range(1, n_rows):
         if prompts[i] < prompts[i - 1]:
             raise ValueError("policy_residuals needs the rows sorted by prompt.")
@@ -490,7 +493,8 @@ def policy_residuals(sequences, lengths, prompts, weights, agreed, path, proba, 
     # leaving[m]: the weight of the rows that agree on exactly m positions
     leaving = np.empty(n_positions + 1)
     i = 0
-    for j in range(n_prompts):
+    for b in range(n_prompts):
+        j = first + b
         local[:] = 0.0
         leaving[:] = 0.0
         counted = False
@@ -504,7 +508,7 @@ def policy_residuals(sequences, lengths, prompts, weights, agreed, path, proba, 
                 counted = True
             i += 1
         if not counted:
-            halves[j] = 0.0
+            halves[b] = 0.0
             continue
         agreeing, s = 0.0, 0
         for t in range(n_positions - 1, -1, -1):  # weight agreeing past t
@@ -523,12 +527,12 @@ def policy_residuals(sequences, lengths, prompts, weights, agreed, path, proba, 
             for v in range(3):
                 r0 = local[t, v, 0] - proba[t, v, 0, j] * total0
                 r1 = local[t, v, 1] - proba[t, v, 1, j] * total1
-                halves[j, t, v] = r0 + r1
-                halves[j, t, 3 + v] = 0.0 if t == 0 else SIGNS[0] * r0 + SIGNS[1] * r1
+                halves[b, t, v] = r0 + r1
+                halves[b, t, 3 + v] = 0.0 if t == 0 else SIGNS[0] * r0 + SIGNS[1] * r1
 
 
 def policy_residuals_reference(
-    sequences, lengths, prompts, weights, agreed, path, proba, halves
+    sequences, lengths, prompts, weights, agreed, path, proba, first, halves
 ):
     """:func:`policy_residuals` in numpy, from :func:`count_tokens_reference`
     (every row written whole by :func:`write_agreed`, then counted token by
@@ -543,7 +547,7 @@ def policy_residuals_reference(
         [residual.sum(axis=2), (signs * residual).sum(axis=2)], axis=1
     )
     by_position[0, 3:] = 0.0
-    halves[...] = by_position.transpose(2, 0, 1)
+    halves[...] = by_position.transpose(2, 0, 1)[first : first + len(halves)]
 
 
 @njit(cache=True)
