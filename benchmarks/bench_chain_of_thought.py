@@ -38,7 +38,7 @@ from threadpoolctl import threadpool_limits
 
 from sklearn_iclr.datasets import make_cot_parity
 from sklearn_iclr.sequence import ChainOfThoughtClassifier
-from sklearn_iclr.sequence._chain_of_thought import LOGITS_BLOCK
+from sklearn_iclr.sequence._chain_of_thought import LOGITS_BLOCK, RESIDUAL_BLOCK
 
 
 class ProductSeconds(NamedTuple):
@@ -52,6 +52,7 @@ class ProductSeconds(NamedTuple):
     grouped_logits: float
     c_ordered_contraction: float
     prompt_block_logits: float
+    blocked_contraction: float
 
 
 RL = ("star", "reinforce", "grpo")
@@ -260,7 +261,10 @@ def product_seconds(X1, d, repeats=7):
     product with C-ordered operands, as the policy gradient takes it), and
     the logits of all positions as ``X1 @ W.T``, one ``(b, d + 1) @ (d + 1,
     6 d)`` product per block of ``b = PROMPT_BLOCK`` prompts (the form of
-    prompt-major tables)."""
+    prompt-major tables), and the contraction of all positions summed over
+    blocks of ``RESIDUAL_BLOCK`` prompts, ``(d + 1, b) @ (b, 6 d)`` each (the
+    form the policy gradient takes, here with every operand read from
+    memory)."""
     rng = np.random.RandomState(0)
     weights = rng.standard_normal((6, X1.shape[1]))
     residual = rng.standard_normal((6, X1.shape[0]))
@@ -281,6 +285,13 @@ def product_seconds(X1, d, repeats=7):
             rows = X1[start : start + PROMPT_BLOCK]
             np.matmul(rows, all_weights.T, out=block_out[: len(rows)])
 
+    def blocked_contraction():
+        total, block_total = np.zeros((2, X1.shape[1], 6 * d))
+        for start in range(0, X1.shape[0], RESIDUAL_BLOCK):
+            block = slice(start, start + RESIDUAL_BLOCK)
+            np.matmul(X1t[:, block], all_residuals_t[block], out=block_total)
+            total += block_total
+
     products = (
         (lambda: weights @ X1t, 1),
         (lambda: residual @ X1, 1),
@@ -289,6 +300,7 @@ def product_seconds(X1, d, repeats=7):
         (grouped_logits, d),
         (lambda: X1t @ all_residuals_t, d),
         (prompt_block_logits, d),
+        (blocked_contraction, d),
     )
     seconds = []
     for product, positions in products:
@@ -374,6 +386,7 @@ def rl_speed(d, n, rounds, repeats, seed):
                 median.contraction,
                 median.all_contractions,
                 median.c_ordered_contraction,
+                median.blocked_contraction,
             )
         rows.append(
             {
@@ -390,6 +403,8 @@ def rl_speed(d, n, rounds, repeats, seed):
                 f"logits in blocks of {PROMPT_BLOCK} prompts ms": 1e3
                 * median.prompt_block_logits,
                 "batched contraction, C-ordered ms": 1e3 * median.c_ordered_contraction,
+                f"contraction in blocks of {RESIDUAL_BLOCK} prompts ms": 1e3
+                * median.blocked_contraction,
                 "product floor CPU s": floor,
                 "ratio to floor": seconds / floor,
                 "fit CPU s": float(np.median(fits)),
@@ -445,7 +460,8 @@ def main(argv=None):
             f"{PROMPT_BLOCK} prompts; contraction {products.contraction:.3g} "
             f"alone, {products.all_contractions:.3g} in one product, "
             f"{products.c_ordered_contraction:.3g} in one "
-            "product of C-ordered operands)",
+            f"product of C-ordered operands, {products.blocked_contraction:.3g} "
+            f"in blocks of {RESIDUAL_BLOCK} prompts)",
             meta={
                 "d": d,
                 "n": n,
@@ -460,6 +476,7 @@ def main(argv=None):
                 "c_ordered_contraction_cpu_s_per_position": (
                     products.c_ordered_contraction
                 ),
+                "blocked_contraction_cpu_s_per_position": products.blocked_contraction,
                 "load": os.getloadavg(),
             },
         )
