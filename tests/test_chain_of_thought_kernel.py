@@ -431,3 +431,32 @@ def test_draws_step_the_stream_as_numpys_sfc64():
         draws = [_kernel.draw_uniform(state) for _ in range(1000)]
     expected = (numpy_generator.random_raw(1000) >> np.uint64(11)) * 2.0**-53
     np.testing.assert_array_equal(draws, expected)
+
+
+def test_sampled_responses_never_end_at_the_first_position():
+    # EOS is barred at the first position: a stored law there whose two
+    # tokens do not sum to 1 (float32 rounding, here grossly) leaves no
+    # response of length 0.
+    rng = np.random.RandomState(1)
+    n_positions, n, n_samples = 3, 2, 20_000
+    odds, greedy, terms = _recorded_tables(rng, n_positions, n, np.float32)
+    _record(odds, greedy, terms)
+    odds[0, :2] *= np.float32(0.9)
+    walk, path, survival = terms[:3]
+    sequences = np.zeros((n_samples, n_positions), np.int8)
+    lengths, agreed = np.zeros((2, n_samples), np.intp)
+    prompts = np.repeat(np.arange(n), n_samples // n)
+    with np.errstate(over="ignore"):  # wrapping sums, without numba
+        _kernel.sample_responses(
+            odds,
+            path,
+            survival,
+            walk[1],
+            prompts,
+            _kernel.new_stream(np.array([3, 4, 5], np.uint64)),
+            sequences,
+            lengths,
+            agreed,
+        )
+    assert lengths.min() >= 1
+    assert np.any(agreed == 0)  # some left the greedy response at once
