@@ -560,98 +560,73 @@ PAGE = {
         * **Threshold: met.** The greedy switch point is 0.326 at d = 25
           (1/3 - 0.007).
         * **Rounds against p: met with a steeper slope.** STaR's rounds to 0.95
-          are linear in ``log((1-p)/p)`` (R^2 0.99) with slope 2.56, against
+          are linear in ``log((1-p)/p)`` (R^2 0.99) with slope 2.46, against
           1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
-          ``1/p`` instead (R^2 0.98-1.00).
-        * **Speed of the RL rounds (issue #42): met for STaR, missed for REINFORCE and
-          GRPO.** The floor is the dense products the rounds need, each in its
-          cheapest form: it counts a model's logits as ``X1 @ W.T``, one product per
-          block of 1024 prompts (0.178-0.179 ms per position against 0.185-0.199 in
-          groups of 8 positions, as the tables take them, 0.197-0.199 for all 30 in
-          one product and 0.271-0.276 alone) and the policy gradient contracts all
-          positions in one product of C-ordered operands, ``(d + 1, n) @ (n, 6 d)``
-          (0.251-0.253 ms per position against 0.295-0.298 for ``(6 d, n) @ (n, d +
-          1)`` and 0.343-0.345 alone); STaR's likelihood fits go position by position.
-          Against that floor (12.9-13.0 ms of products a round) ten rounds at d = 30,
-          n = 20000 take 2.42 times their products for STaR, 3.57 for REINFORCE and
-          3.26 for GRPO in the table below (load 6.6 on 2 cores shared with other
-          jobs), against a target of 3; a second run (not stored) gave 2.42, 3.45 and
-          3.20 (load 7.1), and the former code (before GRPO's zero-weight prompts were
-          skipped), run alternately in the same session, 2.43 and 2.36, 3.47 and 3.36,
-          3.24 and 3.25 (load 5.9-7.4): the ratios move by up to 0.1 from run to run.
-          A policy-gradient round takes 42-46 ms: each model's tables are built in
-          float32, the ``exp`` of the shifted logits normalised in place by the
-          record's numba pass (which reads each position's table once, with the sums
-          and the record in float64), and the residuals are written one row per prompt
-          for the C-ordered contraction; a prompt whose responses all weigh 0 (a GRPO
-          group of equal rewards, 63% of the prompts after one round) gets residuals 0
-          without a read of its law, which takes GRPO's residual pass from 5.7 to 3.6
-          ms a round after 9 rounds, 5.9 to 4.1 after 4, 6.7 to 5.9 after 1 and leaves
-          it at 6.7 for the pretrained model (the two kernels alternating in one
-          process, load 3.3-8). What remains past the products of a round (about 31
-          ms) is per sampled token, 4.8e6 per round: the draws (about 4 ms), the
-          sampling kernel's table reads (about 9 ms), the count and residuals (about
-          8.5 ms, 7 of them the dense pass that reads each cell's law and writes its
-          residual), and each model's tables past their product (about 7 ms: the
-          logits kernel 1, float32 ``exp`` 2, normalisation with the record 3-4).
-          Measured no faster (or slower): the draws, the normalisation or the record
-          in the sampling kernel; sampling response by response; counting position by
-          position; tables built in column blocks; unnormalised odds with a normaliser
-          table (tables 0.78 of their CPU, the sampler 1.4 times slower with the extra
-          read, the round unchanged); residuals in blocks of 8 prompts side by side
-          (1.7 times slower); skipping the law's reads in cells of total 0 (1.2 times
-          slower: branches); rows padded against cache-set conflicts; a branch-free
-          sampler (1.1 times slower); one division for both cells of a prompt in the
-          record; sampling blocks of 1024 to 16384 responses (within 4%); the
-          residuals accumulated while sampling (issue #42's linear split: the
-          advantage of a response is a per-prompt ``alpha + beta r_i``, so the
-          residuals are ``alpha`` times those of the plain counts plus ``beta`` times
-          those of the rewarded responses; prototype, same process, load 4.5-4.9): the
-          sampler alone 14.5 ms, 28.3 with the plain part added per sampled token into
-          position-major rows and 51 with a prompt's responses summed in registers,
-          against 9.0 for the whole residual pass, of which the law's reads are 3.9
-          (5.1 without them), less than the 5 ms a round must lose even if they were
-          fused for free; each sampling block's residuals formed right after it, its
-          laws still in cache (GRPO only, REINFORCE's baseline is known after the last
-          block): sampling and residuals 1.09 times slower (blocks of 4096 responses)
-          and 1.18 (1024); tables laid out prompt-major (one row of 180 laws per
-          prompt, logits as ``X1 @ W.T`` per 1024 prompts, a prompt's 8 responses
-          sampled side by side, its residuals read from its row; branch
-          ``cot-major-prompt-major``, not merged): per round the residuals 5.6 ms
-          instead of 8.4 and the sampling kernel 8.0-8.5 instead of 9.2 (one response
-          at a time 18 ms, the responses in chunks of 8 to 4096 14-35 ms), the tables
-          unchanged (13.6-14.2 ms; their logits kernel 2.3-2.4 ms, the position-major
-          one about 1); ten rounds 43.4 and 43.2 ms a round against 45.5 and 45.7 for
-          this code in back-to-back runs (0.95), 3.34 (REINFORCE) and 3.27 (GRPO) of
-          the floor against 3.37 and 3.46: not under 3. Measured no faster in this
-          round (the same draws and residuals, same process, alternating): numpy's
-          SFC64 stream generated in numba into one reused buffer (3.5 ms a round alone
-          against 4.1 for ``random_raw``, but sampling 1.00-1.01 of its time); that
-          stream generated inside the sampling kernel (1.14-1.30 times slower); the
-          sampler with each response's previous-token cell in a byte array (1.13-1.18
-          times slower) or the law read through per-position views (1.04-1.08); the
-          residuals with the law read position by position over blocks of 16 to 256
-          prompts (1.5-2.4 times slower); software prefetch of the law's next lines 16
-          to 128 prompts ahead (within 2%); counts with the previous token re-read
-          from the row (0.91 after one round, 1.08 on the pretrained model's
-          responses); a prompt whose weighted responses are all one response counted
-          once along it, one cell's law read per position (REINFORCE's residual pass
-          0.88-0.92 of its time after 4-9 rounds, with 64-78% of the prompts on one
-          path, but 1.06-1.10 after 0-1: about 0.3 ms a round over ten rounds,
-          interpolated, not kept); the gradient scattered by numba into a block of
-          (positions, 6, d + 1), without the residual matrix (44.9 ms against 17.0 for
-          the residual pass and the contraction, 2.6 times slower; load 3.4-4.6). The
-          contraction itself runs at 0.65-0.8 of the floor's C-ordered product when it
-          is taken in blocks of 128 to 2048 prompts whose residuals stay in cache
-          (4.9-6.0 ms against 7.3-7.5 for all positions, load 1-3). A prototype that
-          fuses the residual pass with that product (the residuals of 128 prompts,
-          then their product, accumulated; not merged) takes 13.1 ms a round against
-          16.9 for the residual pass and the C-ordered contraction (REINFORCE after 4
-          rounds, 15 alternating repeats, load 3.3-4.8; gradients equal to 6e-16
-          relative, a different order of sums): 3.15-3.3 of the present floor for
-          REINFORCE (its 44.7-46.4 ms a round in the two runs, less 3.8), but about 4
-          of a floor that counts the contraction in that form (about 2.6 ms less a
-          round), as a floor of cheapest forms must once the rounds take it.
+          ``1/p`` instead (R^2 0.97-1.00).
+        * **Speed of the RL rounds (issue #42): met.** The floor is the dense
+          products the rounds need, each timed alone over all n prompts in the
+          same run and counted in its cheapest form: a model's logits as ``X1 @
+          W.T``, one product per block of 1024 prompts (0.171 ms per position,
+          against 0.176 in groups of 8 positions as the tables take them, 0.192
+          for all 30 in one product and 0.266 alone), and the policy gradient's
+          contraction of all positions summed over blocks of 128 prompts, the
+          form the rounds take (0.237 ms per position with its operands read
+          from memory, against 0.251 for one ``(d + 1, n) @ (n, 6 d)`` product
+          of C-ordered operands, 0.294 for ``(6 d, n) @ (n, d + 1)`` and 0.332
+          alone); STaR's likelihood fits go position by position. Against that
+          floor (12.2 ms of products a round) ten rounds at d = 30, n = 20000
+          take 2.53 times their products for REINFORCE, 2.39 for GRPO and 2.30
+          for STaR in the table below (load 0.2-0.9), against a target of 3; a
+          second run (not stored) gave 2.54, 2.40 and 2.30. A REINFORCE round
+          takes about 31 ms, against 42-46 before this round's changes. Three
+          changes made the difference, each measured in the same process
+          against the code before it:
+
+          - *A response follows its prompt's greedy response with one draw.*
+            The record that normalises each model's tables walks the greedy
+            responses, and it now also keeps each one's tokens and the chance
+            that a sampled response agrees with it up to each position (the
+            product of the greedy tokens' probabilities). One uniform draw
+            then says how far a response agrees. A second draw picks the token
+            with which it leaves, and only its later tokens are drawn, position
+            by position over the responses still going. After the first round,
+            71-97% of the responses follow their greedy response to its end
+            (37% in the first). Sampling takes 3.1-4.8 ms a round after the
+            first and 17 ms in the first (inside a fit), against 13.0-13.2 a
+            round for the former sampler, which drew every token. The agreeing tokens of a
+            policy-gradient round are not even written: their answers are.
+            The draws come from numpy's SFC64 generator, stepped inside the
+            sampler. numba's support for numpy Generators costs 5.9 ns a draw
+            through a function pointer, against 1.6 ns inline.
+          - *The policy gradient counts the agreeing tokens once per prompt,*
+            along the greedy response and weighted by the responses that
+            agree there. On the responses of the model after 1 and after 5
+            rounds, the residual pass takes 7.6 and 6.7 ms, against 11.0 and
+            11.8 when every token is counted (same process, same blocks).
+          - *It contracts the residuals of 128 prompts at a time*, while they
+            are still in cache, into one sum. The residual pass and the
+            contraction take 11.3-12.0 ms a round, against 14.8-15.1 for one
+            pass and then one product (blocks of 256 and 512 prompts:
+            12.4-13.5).
+
+          Seeded fits now draw other responses than before, from the same law.
+          A chi-square test against the exact probability of every response of
+          4 positions checks the sampler. What remains past the products of a
+          round is about 19 ms: the tables beyond their product (the
+          ``exp``, normalisation and the record, about 8.7 ms), sampling
+          (about 5 ms averaged over the ten rounds), the residual pass
+          (about 5 ms) and the rewards (0.7 ms).
+
+          Tried in former rounds and not merged (each measured slower, or no
+          faster, on the code of its time):
+
+          - SFC64 draws generated in numba, in a buffer or inside the kernel;
+          - per-response previous-token cells;
+          - residuals read per position over prompt blocks;
+          - software prefetch;
+          - tables laid out prompt-major (0.95 of the round then);
+          - unnormalised odds with a normaliser table;
+          - the gradient scattered by numba without a residual matrix.
     """,
     "sections": [
         {
@@ -707,48 +682,45 @@ PAGE = {
                 30, n = 20000, p_cot = 0.25, 10 rounds, 8 samples per prompt.
                 The rounds' CPU time is a fit's minus pretraining alone
                 (medians of 3, alternating). The floor is the dense products
-                the rounds need, each timed over all n prompts in the same
-                run: every model (after pretraining and after each round)
+                the rounds need, each timed alone over all n prompts in the
+                same run. Every model (after pretraining and after each round)
                 needs its logits once per position, one ``(6, d + 1) @ (d +
-                1, n)`` product, since sampling, the policy gradient and the
-                round's record all read one table of next-token laws per
-                (prompt, previous token) cell. A policy-gradient round adds
-                one contraction ``(6, n) @ (n, d + 1)`` per position (the
-                gradient). Both may serve all positions in one product
-                (``(6 d, d + 1) @ (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``),
-                the logits a group of 8 positions (as the tables take them)
-                or a block of 1024 prompts (``X1 @ W.T``, the form of
-                prompt-major tables), and the contraction ``(d + 1, n) @ (n,
-                6 d)`` (C-ordered operands, as the policy gradient takes
-                it); the floor counts whichever form is cheapest. A STaR round adds
-                a logits product and a contraction per evaluation of its
-                likelihood fits, over the
-                ``m <= n`` prompts that reach the position (counted, ``m / n``
-                of a product each). The former floor counted five products per
-                policy-gradient position, three of them the same logits
-                formed again (by the gradient, greedy decoding and the
-                response law): 2.5 times the products the rounds need. The
-                products are timed before every fit, and each algorithm's
-                floor takes the medians of those timed next to its fits. What
-                the products leave is per sampled token, 4.8e6 per round: a
-                32-bit uniform draw (two per output of numpy's SFC64
-                generator), a table read and two comparisons without branches
-                (numba), and the weighted count that feeds the gradient
-                (numba: the responses of a prompt are counted in a small
-                buffer and turned into every position's residuals at once, a
-                prompt whose responses all weigh 0 skipped; one product then
-                contracts all positions). Each model's tables
-                hold float32 probabilities: per position, numba writes the
-                shifted logits, numpy takes their ``exp``, and one numba pass
-                normalises them in place (float64 sums) while it takes the
-                record (greedy answers, the exact law of length and answer)
-                one position further. A STaR
-                round spends most of its time in the likelihood evaluations:
-                per counted cell (about half of the (previous token, prompt)
-                cells: a prompt mostly reaches a position after one previous
-                token) a log, a division and the residual (numba), the ``exp``
-                of the shifted logits (numpy), and L-BFGS-B's own work; both
-                products of an evaluation read one copy of the prompts.
+                1, n)`` product: sampling, the policy gradient and the round's
+                record all read one table of next-token laws per (prompt,
+                previous token) cell. A policy-gradient round adds one
+                contraction ``(6, n) @ (n, d + 1)`` per position, the gradient.
+                Both may serve all positions in one product (``(6 d, d + 1) @
+                (d + 1, n)`` and ``(6 d, n) @ (n, d + 1)``). The logits may
+                also come from a group of 8 positions (as the tables take
+                them) or a block of 1024 prompts (``X1 @ W.T``, the form of
+                prompt-major tables). The contraction may also be ``(d + 1, n)
+                @ (n, 6 d)`` (C-ordered operands) or that product summed over
+                blocks of 128 prompts (as the policy gradient takes it). The
+                floor counts whichever form is cheapest. A STaR round adds a
+                logits product and a contraction per evaluation of its
+                likelihood fits, over the ``m <= n`` prompts that reach the
+                position (counted, ``m / n`` of a product each). The products
+                are timed before every fit, and each algorithm's floor takes
+                the medians of those timed next to its fits.
+
+                What the products leave is per response or per cell (numba).
+                Each model's tables hold float32 probabilities: per position,
+                numba writes the shifted logits, numpy takes their ``exp``,
+                and one numba pass normalises them in place (float64 sums)
+                while it takes the record one position further (the greedy
+                responses, the chance of following them, the exact law of
+                length and answer). A response then costs a uniform draw
+                compared with its greedy response's chances, and a few tokens
+                drawn one by one where it leaves that response. The weighted
+                counts that feed the gradient are turned, one prompt at a
+                time, into every position's residuals; a prompt whose
+                responses all weigh 0 is skipped. A STaR round spends most of
+                its time in the likelihood evaluations: per counted cell (about
+                half of the (previous token, prompt) cells, since a prompt
+                mostly reaches a position after one previous token), a log, a
+                division and the residual (numba), the ``exp`` of the shifted
+                logits (numpy), and L-BFGS-B's own work. Both products of an
+                evaluation read one copy of the prompts.
             """,
             "figures": [
                 {
