@@ -576,7 +576,7 @@ PAGE = {
           alone); STaR's likelihood fits go position by position. Against that
           floor (12.2 ms of products a round) ten rounds at d = 30, n = 20000
           take 2.53 times their products for REINFORCE, 2.39 for GRPO and 2.30
-          for STaR in the table below (load 0.2-0.9), against a target of 3; a
+          for STaR in the table below (load 0.7-0.8), against a target of 3; a
           second run (not stored) gave 2.54, 2.40 and 2.30. A REINFORCE round
           takes about 31 ms, against 42-46 before this round's changes. Three
           changes made the difference, each measured in the same process
@@ -593,8 +593,9 @@ PAGE = {
             71-97% of the responses follow their greedy response to its end
             (37% in the first). Sampling takes 3.1-4.8 ms a round after the
             first and 17 ms in the first (inside a fit), against 13.0-13.2 a
-            round for the former sampler, which drew every token. The agreeing tokens of a
-            policy-gradient round are not even written: their answers are.
+            round for the former sampler, which drew every token. The
+            agreeing tokens of a policy-gradient round are not even written:
+            their answers are.
             The draws come from numpy's SFC64 generator, stepped inside the
             sampler. numba's support for numpy Generators costs 5.9 ns a draw
             through a function pointer, against 1.6 ns inline.
@@ -620,7 +621,8 @@ PAGE = {
           Tried in former rounds and not merged (each measured slower, or no
           faster, on the code of its time):
 
-          - SFC64 draws generated in numba, in a buffer or inside the kernel;
+          - for the former sampler, which drew every token, SFC64 draws
+            generated in numba, in a buffer or inside its kernel;
           - per-response previous-token cells;
           - residuals read per position over prompt blocks;
           - software prefetch;

@@ -97,6 +97,22 @@ def _recorded_tables(rng, n_positions, n, dtype):
     return odds, greedy, terms
 
 
+def _sampled(odds, terms, prompts, seeds):
+    """The responses, lengths and agreements that :func:`~._kernel.sample_responses`
+    draws for ``prompts`` from recorded tables (``terms``: see
+    :func:`_recorded_tables`), seeded by ``seeds``; the responses whole."""
+    walk, path, survival = terms[:3]
+    sequences = np.zeros((len(prompts), len(odds)), np.int8)
+    lengths, agreed = np.zeros((2, len(prompts)), np.intp)
+    state = _kernel.new_stream(np.array(seeds, np.uint64))
+    with np.errstate(over="ignore"):  # wrapping sums, without numba
+        _kernel.sample_responses(
+            odds, path, survival, walk[1], prompts, state, sequences, lengths, agreed
+        )
+    _kernel.write_agreed(path, prompts, agreed, sequences)
+    return sequences, lengths, agreed
+
+
 def _record(odds, greedy, terms, advance=_kernel.advance_record):
     """Normalise ``odds`` in place and fill the record ``terms``."""
     y_signed = np.ones(odds.shape[-1], np.int8)
@@ -266,14 +282,24 @@ def test_policy_residuals_of_a_prompt_without_weight_are_zero_unread():
     assert np.all(np.isfinite(halves[0]))
 
 
-def test_policy_residuals_refuses_rows_not_sorted_by_prompt():
+@pytest.mark.parametrize(
+    "prompts, first_prompt, n_block, match",
+    [
+        ([1, 0], 0, 2, "sorted by prompt"),
+        ([0, 1], 1, 1, "block's prompts only"),
+        ([0, 1], 0, 1, "block's prompts only"),
+    ],
+)
+def test_policy_residuals_refuses_rows_it_cannot_place(
+    prompts, first_prompt, n_block, match
+):
     sequences = np.array([[1, 0], [-1, 0]], dtype=np.int8)
     proba = np.full((2, 3, 2, 2), 1 / 3)
-    with pytest.raises(ValueError, match="sorted by prompt"):
+    with pytest.raises(ValueError, match=match):
         _kernel.policy_residuals(
-            sequences, np.ones(2, np.intp), np.array([1, 0]), np.ones(2),
-            np.zeros(2, np.intp), np.zeros((2, 2), np.int8), proba, 0,
-            np.empty((2, 2, 6)),
+            sequences, np.ones(2, np.intp), np.array(prompts), np.ones(2),
+            np.zeros(2, np.intp), np.zeros((2, 2), np.int8), proba,
+            first_prompt, np.empty((n_block, 2, 6)),
         )  # fmt: skip
 
 
@@ -373,26 +399,10 @@ def test_sampled_responses_follow_the_law_of_every_response():
     odds /= odds.max(axis=1, keepdims=True)
     greedy = odds.argmax(axis=1).astype(np.int8)
     _record(odds, greedy, terms)
-    walk, path, survival = terms[:3]
     stored = odds.astype(np.float64)
     stored[1:, EOS] = 1.0 - stored[1:, 0] - stored[1:, 1]
     for j in range(n):
-        sequences = np.zeros((n_samples, n_positions), np.int8)
-        lengths, agreed = np.zeros((2, n_samples), np.intp)
-        state = _kernel.new_stream(np.array([j, 1, 2], np.uint64))
-        with np.errstate(over="ignore"):  # wrapping sums, without numba
-            _kernel.sample_responses(
-                odds,
-                path,
-                survival,
-                walk[1],
-                np.full(n_samples, j),
-                state,
-                sequences,
-                lengths,
-                agreed,
-            )
-        _kernel.write_agreed(path, np.full(n_samples, j), agreed, sequences)
+        sequences, lengths, _ = _sampled(odds, terms, np.full(n_samples, j), [j, 1, 2])
         np.testing.assert_array_equal(lengths, np.count_nonzero(sequences, axis=1))
         observed, expected = [], []
         for length in range(1, n_positions + 1):
@@ -442,21 +452,7 @@ def test_sampled_responses_never_end_at_the_first_position():
     odds, greedy, terms = _recorded_tables(rng, n_positions, n, np.float32)
     _record(odds, greedy, terms)
     odds[0, :2] *= np.float32(0.9)
-    walk, path, survival = terms[:3]
-    sequences = np.zeros((n_samples, n_positions), np.int8)
-    lengths, agreed = np.zeros((2, n_samples), np.intp)
     prompts = np.repeat(np.arange(n), n_samples // n)
-    with np.errstate(over="ignore"):  # wrapping sums, without numba
-        _kernel.sample_responses(
-            odds,
-            path,
-            survival,
-            walk[1],
-            prompts,
-            _kernel.new_stream(np.array([3, 4, 5], np.uint64)),
-            sequences,
-            lengths,
-            agreed,
-        )
+    _, lengths, agreed = _sampled(odds, terms, prompts, [3, 4, 5])
     assert lengths.min() >= 1
     assert np.any(agreed == 0)  # some left the greedy response at once

@@ -186,10 +186,10 @@ def _sample(tables, prompts, rng, whole=True, out=None):
     Greedy when the tables hold no probabilities; otherwise each response
     draws what :func:`~._kernel.sample_responses` needs from one stream
     seeded by ``rng``. Unless ``whole``, the tokens on which a response agrees
-    with its greedy response are left 0 but the last (its answer): the policy
-    gradient reads them from the greedy response. ``out``, the arrays of a
-    former call for as many prompts, are overwritten (no new memory to fault
-    in).
+    with its greedy response are left 0 (the policy gradient reads them from
+    the greedy response); its answer (last token) is always written. ``out``,
+    the arrays of a former call for as many prompts, are overwritten (no new
+    memory to fault in).
     """
     greedy, proba, record = tables
     n_rows, n_positions = len(prompts), greedy.shape[0]
@@ -203,7 +203,7 @@ def _sample(tables, prompts, rng, whole=True, out=None):
     if proba is None:
         decode_greedy(greedy, prompts, sequences, lengths)
         return sequences, lengths, agreed
-    state = new_stream(rng.randint(2**63, size=3).astype(np.uint64))
+    state = new_stream(rng.randint(2**63, size=3, dtype=np.int64).astype(np.uint64))
     with np.errstate(over="ignore"):  # the stream's sums wrap modulo 2**64
         sample_responses(
             proba,
@@ -777,10 +777,11 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
         # X1.T @ halves, blocks of two C-ordered operands
         size = min(RESIDUAL_BLOCK, n_prompts)
         halves = counts.reshape(-1)[: size * n_positions * 6].reshape(size, -1, 6)
-        products, block_products = np.zeros((2, h, 6 * n_positions))
-        for first in range(0, n_prompts, size):
-            block = halves[: min(size, n_prompts - first)]
-            rows = slice(first * k, (first + len(block)) * k)
+        products = np.zeros((h, 6 * n_positions))
+        block_products = np.empty_like(products)
+        for first_prompt in range(0, n_prompts, size):
+            block = halves[: min(size, n_prompts - first_prompt)]
+            rows = slice(first_prompt * k, (first_prompt + len(block)) * k)
             policy_residuals(
                 responses[rows],
                 lengths[rows],
@@ -789,10 +790,10 @@ class ChainOfThoughtClassifier(ClassifierMixin, BaseEstimator):
                 agreed[rows],
                 record.path,
                 proba,
-                first,
+                first_prompt,
                 block,
             )
-            prompts_block = X1.T[:, first : first + len(block)]
+            prompts_block = X1.T[:, first_prompt : first_prompt + len(block)]
             np.matmul(prompts_block, block.reshape(len(block), -1), out=block_products)
             products += block_products
         products = products.reshape(h, n_positions, 6).transpose(1, 2, 0)

@@ -116,7 +116,8 @@ def advance_record(
     * the greedy response: ``walk[0, j]`` is the cell row of its previous
       token (-1 once it has ended), ``walk[1, j]`` its length (start: the
       number of positions), ``walk[2, j]`` its last token; ``path[j, t]`` is
-      its token (0 from its EOS on) and ``survival[t + 1, j]`` the
+      its token (written up to its EOS: ``path`` starts at 0) and
+      ``survival[t + 1, j]`` the
       probability under the stored law (``p`` as ``table`` holds it, EOS
       taking ``1 - p_{-1} - p_{+1}`` as the sampler does) that a sampled
       response agrees with it at every position up to ``t`` (``survival[0]``
@@ -178,8 +179,8 @@ def _normalise_cell(table, s, j):
 def normalise_table(table):
     """The law of a position's odds ``table``, as :func:`advance_record`
     takes it (a float64 sum, a reciprocal and a product): written into
-    ``table``, and returned in float64. The tables taken without a record
-    are normalised by it."""
+    ``table``, and returned in float64 (the normalisation of
+    :func:`advance_record_reference`)."""
     p = table * (1.0 / table.sum(axis=0, dtype=np.float64))
     table[...] = p
     return p
@@ -245,9 +246,10 @@ def sample_responses(
     """Sampled responses, their lengths and the number of their first
     positions on which they agree with their prompt's greedy response
     (``agreed``; the number of positions where they follow it to its end,
-    EOS included), whose tokens but the last (the answer) are left unwritten
-    in ``sequences`` (a policy gradient counts them along the greedy
-    response; :func:`write_agreed` writes them): ``proba[t, v, s, j]`` is
+    EOS included), whose tokens are left unwritten in ``sequences`` (a policy
+    gradient counts them along the greedy response; :func:`write_agreed`
+    writes them), but the answer (last token) of every response is written:
+    ``proba[t, v, s, j]`` is
     the law of token ``v`` at position ``t`` after ``SIGNS[s]`` for prompt
     ``j`` (EOS: ``1 - p_{-1} - p_{+1}``, barred at ``t = 0``), ``path``,
     ``survival`` and ``greedy_lengths`` its greedy responses as
@@ -259,7 +261,8 @@ def sample_responses(
     positions ``t >= 1`` with ``u < survival[t, j]`` (all of it when ``u <
     survival[-1, j]``): the chance of agreeing through ``t`` is
     ``survival[t + 1, j]``. At ``m`` it takes one of the other tokens in
-    proportion to their probabilities (a second draw). Once every response
+    proportion to their probabilities (a second draw; at ``t = 0``, where EOS
+    is barred, the other sign without one). Once every response
     has done so, the responses that go on draw their later tokens position
     by position (in the order of the rows, so that one position's law is
     read at a time), each from its law: -1 below ``p_{-1}``, +1 below
@@ -285,16 +288,19 @@ def sample_responses(
             sequences[i, length - 1] = path[j, length - 1]  # its answer
             continue
         t = agree
-        s = 1 if t > 0 and path[j, t - 1] > 0 else 0
-        p0, p1 = np.float64(proba[t, 0, s, j]), np.float64(proba[t, 1, s, j])
-        p2 = 0.0 if t == 0 else 1.0 - p0 - p1
-        w = draw_uniform(state)
-        if path[j, t] < 0:  # the greedy token is -1
-            v = 1 if w * (p1 + p2) < p1 else EOS
-        elif path[j, t] > 0:
-            v = 0 if w * (p0 + p2) < p0 else EOS
-        else:  # the greedy response ends here
-            v = 0 if w * (p0 + p1) < p0 else 1
+        if t == 0:  # EOS is barred: the other sign
+            v = 0 if path[j, 0] > 0 else 1
+        else:
+            s = 1 if path[j, t - 1] > 0 else 0
+            p0, p1 = np.float64(proba[t, 0, s, j]), np.float64(proba[t, 1, s, j])
+            p2 = 1.0 - p0 - p1
+            w = draw_uniform(state)
+            if path[j, t] < 0:  # the greedy token is -1
+                v = 1 if w * (p1 + p2) < p1 else EOS
+            elif path[j, t] > 0:
+                v = 0 if w * (p0 + p2) < p0 else EOS
+            else:  # the greedy response ends here
+                v = 0 if w * (p0 + p1) < p0 else 1
         if v == EOS:
             lengths[i] = t
             sequences[i, t - 1] = path[j, t - 1]
@@ -355,9 +361,12 @@ def sample_responses_reference(
             if t > 0:
                 sequences[i, t - 1] = path[j, t - 1]
             continue
-        others = [v for v in range(3) if v != g]
-        w = draw_uniform(state)
-        v = others[0] if w * law[others].sum() < law[others[0]] else others[1]
+        if t == 0:  # EOS is barred: the other sign
+            v = 1 - g
+        else:
+            others = [v for v in range(3) if v != g]
+            w = draw_uniform(state)
+            v = others[0] if w * law[others].sum() < law[others[0]] else others[1]
         if v == EOS:
             sequences[i, t - 1] = path[j, t - 1]
             continue
@@ -460,9 +469,9 @@ def count_tokens_reference(sequences, lengths, prompts, weights, counts):
 
 @njit(cache=True)
 def policy_residuals(
-    sequences, lengths, prompts, weights, agreed, path, proba, first, halves
+    sequences, lengths, prompts, weights, agreed, path, proba, first_prompt, halves
 ):
-    """Per prompt ``j = first + b`` and position ``t``, the residuals ``r[v,
+    """Per prompt ``j = first_prompt + b`` and position ``t``, the residuals ``r[v,
     s] = counts[t, v, s, j] - proba[t, v, s, j] * sum_v counts[t, v, s, j]``
     summed over the previous token, plain (``halves[b, t, v]``) and times its
     value ``y_s`` (``halves[b, t, 3 + v]``; 0 at the first position): the
@@ -489,12 +498,17 @@ def policy_residuals(
     for i in range(1, n_rows):
         if prompts[i] < prompts[i - 1]:
             raise ValueError("policy_residuals needs the rows sorted by prompt.")
+    if (
+        n_rows
+        and not first_prompt <= prompts[0] <= prompts[-1] < first_prompt + n_prompts
+    ):
+        raise ValueError("policy_residuals needs the rows of the block's prompts only.")
     local = np.empty((n_positions, 3, 2))
     # leaving[m]: the weight of the rows that agree on exactly m positions
     leaving = np.empty(n_positions + 1)
     i = 0
     for b in range(n_prompts):
-        j = first + b
+        j = first_prompt + b
         local[:] = 0.0
         leaving[:] = 0.0
         counted = False
@@ -510,8 +524,10 @@ def policy_residuals(
         if not counted:
             halves[b] = 0.0
             continue
+        # from here on leaving[t + 1] holds the weight of the rows that agree
+        # at position t: those that leave it after t
         agreeing, s = 0.0, 0
-        for t in range(n_positions - 1, -1, -1):  # weight agreeing past t
+        for t in range(n_positions - 1, -1, -1):
             agreeing += leaving[t + 1]
             leaving[t + 1] = agreeing
         for t in range(n_positions):  # along the greedy response
@@ -532,7 +548,7 @@ def policy_residuals(
 
 
 def policy_residuals_reference(
-    sequences, lengths, prompts, weights, agreed, path, proba, first, halves
+    sequences, lengths, prompts, weights, agreed, path, proba, first_prompt, halves
 ):
     """:func:`policy_residuals` in numpy, from :func:`count_tokens_reference`
     (every row written whole by :func:`write_agreed`, then counted token by
@@ -547,7 +563,8 @@ def policy_residuals_reference(
         [residual.sum(axis=2), (signs * residual).sum(axis=2)], axis=1
     )
     by_position[0, 3:] = 0.0
-    halves[...] = by_position.transpose(2, 0, 1)[first : first + len(halves)]
+    block = slice(first_prompt, first_prompt + len(halves))
+    halves[...] = by_position.transpose(2, 0, 1)[block]
 
 
 @njit(cache=True)
