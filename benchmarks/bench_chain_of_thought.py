@@ -560,24 +560,24 @@ PAGE = {
         * **Threshold: met.** The greedy switch point is 0.326 at d = 25
           (1/3 - 0.007).
         * **Rounds against p: met with a steeper slope.** STaR's rounds to 0.95
-          are linear in ``log((1-p)/p)`` (R^2 0.99) with slope 2.46, against
+          are linear in ``log((1-p)/p)`` (R^2 0.97) with slope 2.72, against
           1.44 for exact odds doubling; REINFORCE and GRPO rounds grow like
-          ``1/p`` instead (R^2 0.97-1.00).
+          ``1/p`` instead (R^2 0.98-1.00).
         * **Speed of the RL rounds (issue #42): met.** The floor is the dense
           products the rounds need, each timed alone over all n prompts in the
           same run and counted in its cheapest form: a model's logits as ``X1 @
-          W.T``, one product per block of 1024 prompts (0.171 ms per position,
-          against 0.176 in groups of 8 positions as the tables take them, 0.192
-          for all 30 in one product and 0.266 alone), and the policy gradient's
+          W.T``, one product per block of 1024 prompts (0.175 ms per position,
+          against 0.188 in groups of 8 positions as the tables take them, 0.184
+          for all 30 in one product and 0.268 alone), and the policy gradient's
           contraction of all positions summed over blocks of 128 prompts, the
-          form the rounds take (0.237 ms per position with its operands read
-          from memory, against 0.251 for one ``(d + 1, n) @ (n, 6 d)`` product
-          of C-ordered operands, 0.294 for ``(6 d, n) @ (n, d + 1)`` and 0.332
+          form the rounds take (0.240 ms per position with its operands read
+          from memory, against 0.250 for one ``(d + 1, n) @ (n, 6 d)`` product
+          of C-ordered operands, 0.293 for ``(6 d, n) @ (n, d + 1)`` and 0.333
           alone); STaR's likelihood fits go position by position. Against that
-          floor (12.2 ms of products a round) ten rounds at d = 30, n = 20000
-          take 2.53 times their products for REINFORCE, 2.39 for GRPO and 2.30
-          for STaR in the table below (load 0.7-0.8), against a target of 3; a
-          second run (not stored) gave 2.54, 2.40 and 2.30. A REINFORCE round
+          floor (12.4 ms of products a round) ten rounds at d = 30, n = 20000
+          take 2.49 times their products for REINFORCE, 2.31 for GRPO and 2.42
+          for STaR in the table below (load 1.0-1.5), against a target of 3; a
+          second run (not stored) gave 2.62, 2.23 and 2.30. A REINFORCE round
           takes about 31 ms, against 42-46 before this round's changes. Three
           changes made the difference, each measured in the same process
           against the code before it:
