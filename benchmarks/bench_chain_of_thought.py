@@ -591,8 +591,8 @@ PAGE = {
             with which it leaves, and only its later tokens are drawn, position
             by position over the responses still going. After the first round,
             71-97% of the responses follow their greedy response to its end
-            (37% in the first). Sampling takes 3.1-4.8 ms a round after the
-            first and 17 ms in the first (inside a fit), against 13.0-13.2 a
+            (37% in the first). Sampling takes 3.0-5.2 ms a round after the
+            first and 14 ms in the first (inside a fit), against 13.0-13.2 a
             round for the former sampler, which drew every token. The
             agreeing tokens of a policy-gradient round are not even written:
             their answers are.
