@@ -199,9 +199,9 @@ def _sample(tables, prompts, rng, whole=True, out=None):
     else:
         sequences, lengths, agreed = out
         sequences.fill(0)
-    agreed.fill(n_positions)
     if proba is None:
         decode_greedy(greedy, prompts, sequences, lengths)
+        agreed.fill(n_positions)
         return sequences, lengths, agreed
     state = new_stream(rng.randint(2**63, size=3, dtype=np.int64).astype(np.uint64))
     with np.errstate(over="ignore"):  # the stream's sums wrap modulo 2**64

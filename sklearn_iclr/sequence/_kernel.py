@@ -246,14 +246,14 @@ def sample_responses(
     """Sampled responses, their lengths and the number of their first
     positions on which they agree with their prompt's greedy response
     (``agreed``; the number of positions where they follow it to its end,
-    EOS included), whose tokens are left unwritten in ``sequences`` (a policy
-    gradient counts them along the greedy response; :func:`write_agreed`
-    writes them), but the answer (last token) of every response is written:
-    ``proba[t, v, s, j]`` is
-    the law of token ``v`` at position ``t`` after ``SIGNS[s]`` for prompt
-    ``j`` (EOS: ``1 - p_{-1} - p_{+1}``, barred at ``t = 0``), ``path``,
-    ``survival`` and ``greedy_lengths`` its greedy responses as
-    :func:`advance_record` takes them.
+    EOS included). The agreeing tokens are left unwritten in ``sequences``
+    (a policy gradient counts them along the greedy response;
+    :func:`write_agreed` writes them), but every response's answer (last
+    token) is written. ``proba[t, v, s, j]`` is the law of token ``v`` at
+    position ``t`` after ``SIGNS[s]`` for prompt ``j`` (EOS: ``1 - p_{-1} -
+    p_{+1}``, barred at ``t = 0``); ``path``, ``survival`` and
+    ``greedy_lengths`` are its greedy responses as :func:`advance_record`
+    takes them.
 
     Response ``i`` (a row of ``sequences``, answering ``prompts[i]``) draws
     ``u`` (:func:`draw_uniform` from ``state``) and agrees with its prompt's
@@ -262,12 +262,12 @@ def sample_responses(
     survival[-1, j]``): the chance of agreeing through ``t`` is
     ``survival[t + 1, j]``. At ``m`` it takes one of the other tokens in
     proportion to their probabilities (a second draw; at ``t = 0``, where EOS
-    is barred, the other sign without one). Once every response
-    has done so, the responses that go on draw their later tokens position
-    by position (in the order of the rows, so that one position's law is
-    read at a time), each from its law: -1 below ``p_{-1}``, +1 below
-    ``p_{-1} + p_{+1}``, else EOS, which ends it (``lengths[i] = t``). Once
-    the policy is nearly greedy a response costs one draw.
+    is barred, the other sign without one). Once every response has done
+    so, the responses that go on draw their later tokens position by
+    position (in the order of the rows, so that one position's law is read
+    at a time), each from its law: -1 below ``p_{-1}``, +1 below ``p_{-1} +
+    p_{+1}``, else EOS, which ends it (``lengths[i] = t``). Once the policy
+    is nearly greedy a response costs one draw.
     """
     n_positions, n_rows = proba.shape[0], prompts.shape[0]
     going = np.empty(n_rows, dtype=np.intp)  # rows with tokens left to draw
